@@ -1,0 +1,137 @@
+"""Events the loop emits, and the Sink protocol every observer implements.
+
+The loop never prints and never writes files: renderers, the session store and the JSON writers
+are sinks that receive these events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ReasoningDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class AssistantMessage:
+    """One complete assistant reply, as it was added to the history."""
+
+    text: str
+    reasoning: str
+    tool_calls: list[dict[str, Any]]  # [{"id", "name", "args"}]
+    usage: dict[str, int] | None = None
+
+
+@dataclass(frozen=True)
+class ToolStart:
+    id: str
+    name: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolEnd:
+    id: str
+    name: str
+    args: dict[str, Any]
+    output: str
+    is_error: bool
+    duration_ms: int
+    display: str | None = None
+
+
+@dataclass(frozen=True)
+class PermissionDenied:
+    id: str
+    name: str
+    args: dict[str, Any]
+    reason: str
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token usage of one request, as the API reported it."""
+
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class ErrorEvent:
+    message: str
+    retrying: bool
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A warning or progress line for the user (stderr in one-shot mode)."""
+
+    message: str
+
+
+@dataclass(frozen=True)
+class Compacted:
+    trigger: str
+    pre_tokens: int
+    post_tokens: int
+
+
+@dataclass(frozen=True)
+class TurnEnd:
+    """The loop finished a user turn (one or more model steps)."""
+
+    subtype: str  # success | error_max_turns | error_during_execution | error_interrupted
+    text: str
+    num_turns: int
+    error: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+Event = (
+    TextDelta
+    | ReasoningDelta
+    | AssistantMessage
+    | ToolStart
+    | ToolEnd
+    | PermissionDenied
+    | Usage
+    | ErrorEvent
+    | Notice
+    | Compacted
+    | TurnEnd
+)
+
+
+class Sink(Protocol):
+    def emit(self, event: Event) -> None: ...
+
+
+class FanOut:
+    """Sends every event to each sink in order."""
+
+    def __init__(self, *sinks: Sink) -> None:
+        self.sinks = list(sinks)
+
+    def emit(self, event: Event) -> None:
+        for sink in self.sinks:
+            sink.emit(event)
+
+
+class Recorder:
+    """A sink that keeps every event (tests, subagents, benchmarks)."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
