@@ -1,0 +1,110 @@
+"""Command line: parse flags, then run one-shot or the REPL. `--version` imports nothing heavy."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from agent import __version__
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_INTERRUPTED = 0, 1, 2, 53, 130
+MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
+
+
+def parser() -> Any:
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="agent",
+        description="A terminal coding agent for any OpenAI-compatible API.",
+        epilog="With no prompt and a terminal, opens the interactive REPL. "
+        "Exit codes: 0 ok, 1 run failed, 2 usage/config, 53 turn limit, 130 interrupted.",
+    )
+    p.add_argument("prompt", nargs="*", help='the question; "-" reads it from stdin')
+    p.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
+    p.add_argument("--think", action="store_true", help="use the provider's reasoning model")
+    p.add_argument("--model", help="model name (overrides AGENT_MODEL and settings)")
+    p.add_argument("--base-url", help="OpenAI-compatible base URL (overrides AGENT_BASE_URL)")
+    p.add_argument(
+        "--provider", help="deepseek, openai, ollama, groq, openrouter, vllm, llamacpp, custom"
+    )
+    p.add_argument("--max-turns", type=int, metavar="N", help="model steps per turn (default 50)")
+    p.add_argument(
+        "-c", "--continue", dest="cont", action="store_true", help="continue the latest session"
+    )
+    p.add_argument("-r", "--resume", nargs="?", const="", metavar="ID", help="resume a session")
+    p.add_argument("--permission-mode", choices=MODES)
+    p.add_argument(
+        "--allowed-tools",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="allow rule(s); repeat the flag or separate with commas",
+    )
+    p.add_argument(
+        "--disallowed-tools",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="deny rule(s); repeat the flag or separate with commas",
+    )
+    p.add_argument("--worktree", nargs="?", const="", metavar="NAME")
+    p.add_argument("--no-mcp", action="store_true", help="start no MCP servers")
+    p.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="trust this project's settings, hooks and MCP servers for this run",
+    )
+    p.add_argument("--verbose", action="store_true")
+    p.add_argument("--version", action="version", version=f"agent {__version__}")
+    return p
+
+
+def split_rules(values: list[str]) -> tuple[str, ...]:
+    """`a,b(c, d)` → ("a", "b(c, d)"): commas inside parentheses stay."""
+    out: list[str] = []
+    for value in values:
+        depth, cur = 0, ""
+        for ch in value:
+            depth += (ch == "(") - (ch == ")")
+            if ch == "," and depth == 0:
+                out.append(cur.strip())
+                cur = ""
+            else:
+                cur += ch
+        out.append(cur.strip())
+    return tuple(r for r in out if r)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv in (["--version"], ["-V"]):  # the fast path: no argparse, nothing else
+        print(f"agent {__version__}")
+        return EXIT_OK
+    args = parser().parse_args(argv)
+    from agent.oneshot import read_prompt, run_oneshot
+
+    prompt = read_prompt(args.prompt)
+    if prompt is None:
+        from agent.repl_basic import run_repl
+
+        return run_repl(args)
+    return run_oneshot(args, prompt)
+
+
+def flags_from(args: Any) -> Any:
+    from agent.config import Flags
+
+    return Flags(
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        think=args.think,
+        max_turns=args.max_turns,
+        permission_mode=args.permission_mode,
+        allowed_tools=split_rules(args.allowed_tools),
+        disallowed_tools=split_rules(args.disallowed_tools),
+        trust_project=args.trust_project,
+        no_mcp=args.no_mcp,
+        verbose=args.verbose,
+    )

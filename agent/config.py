@@ -1,0 +1,185 @@
+"""load_config(flags, env, cwd) -> Config: environment, .env, settings files and flags merged."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent import settings as st
+from agent.providers import Provider, preset, with_overrides
+from agent.settings import ConfigError
+
+__all__ = ["Config", "ConfigError", "Flags", "load_config"]
+
+
+@dataclass(frozen=True)
+class Flags:
+    """Command-line choices that override settings (None = not given)."""
+
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    think: bool = False
+    max_turns: int | None = None
+    permission_mode: str | None = None
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
+    trust_project: bool = False
+    no_mcp: bool = False
+    verbose: bool = False
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Seconds to wait for the first token, between data, and for a whole request."""
+
+    first_token: float = 120.0
+    idle: float = 90.0
+    total: float = 900.0
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything a run needs, resolved once at start-up."""
+
+    cwd: Path
+    root: Path
+    provider: Provider
+    model: str
+    base_url: str
+    api_key: str
+    think: bool
+    extra_body: dict[str, Any]
+    max_turns: int
+    temperature: float | None
+    permission_mode: str
+    permissions: dict[str, Any]
+    settings: dict[str, Any]
+    trusted: bool
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    warnings: tuple[str, ...] = ()
+    no_mcp: bool = False
+    verbose: bool = False
+
+
+def load_env_files(env: dict[str, str], root: Path) -> dict[str, str]:
+    """Add `.env` of the project and of ~/.agent; the real environment wins."""
+    from dotenv import dotenv_values
+
+    merged: dict[str, str] = {}
+    for path in (st.user_dir() / ".env", root / ".env"):
+        if path.is_file():
+            merged.update({k: v for k, v in dotenv_values(path).items() if v is not None})
+    merged.update(env)
+    return merged
+
+
+def load_settings(root: Path, trusted: bool) -> tuple[dict[str, Any], list[str]]:
+    """Merge user < project < local settings; restrict the project's files if untrusted."""
+    merged: dict[str, Any] = {}
+    warnings: list[str] = []
+    user = st.user_dir() / "settings.json"
+    files = [(user, False)]
+    if (root / ".agent").resolve() != user.parent.resolve():  # a project at ~ is the user's
+        files += [
+            (root / ".agent/settings.json", True),
+            (root / ".agent/settings.local.json", True),
+        ]
+    for path, is_project in files:
+        data = st.read_settings(path)
+        warnings += st.unknown_keys(path, data)
+        if is_project and not trusted:
+            data, dropped = st.restrict_untrusted(path, data)
+            if dropped:
+                warnings.append(
+                    f"{path}: ignored {', '.join(dropped)} (project not trusted; "
+                    "run with --trust-project or answer the trust prompt)"
+                )
+        merged = st.merge(merged, data)
+    return merged, warnings
+
+
+def pick_provider(flags: Flags, env: dict[str, str], s: dict[str, Any]) -> Provider:
+    """--provider > settings > custom when AGENT_BASE_URL is set > deepseek (or openai)."""
+    name = flags.provider or s.get("provider")
+    if not name:
+        if env.get("AGENT_BASE_URL") or flags.base_url:
+            name = "custom"
+        elif not env.get("DEEPSEEK_API_KEY") and env.get("OPENAI_API_KEY"):
+            name = "openai"
+        else:
+            name = "deepseek"
+    try:
+        return with_overrides(preset(name), s)
+    except KeyError as e:
+        raise ConfigError(str(e.args[0])) from None
+
+
+def api_key(p: Provider, env: dict[str, str], s: dict[str, Any]) -> str:
+    """AGENT_API_KEY, else the provider's variable; exit 2 naming the variable if required."""
+    var = s.get("apiKeyEnv") or p.api_key_env
+    key = env.get("AGENT_API_KEY") or env.get(var, "")
+    if key:
+        return key
+    if p.needs_key:
+        raise ConfigError(f"no API key: set {var} (or AGENT_API_KEY) for provider {p.name}")
+    return "sk-no-key-needed"
+
+
+def pick_model(p: Provider, flags: Flags, env: dict[str, str], s: dict[str, Any]) -> str:
+    """--model > AGENT_MODEL > settings > preset; --think swaps in the reasoning model."""
+    explicit = flags.model or env.get("AGENT_MODEL") or s.get("model")
+    if flags.think and not flags.model and p.thinking_model:
+        return p.thinking_model
+    model = explicit or p.model
+    if not model:
+        raise ConfigError(f"provider {p.name} needs a model: set AGENT_MODEL or pass --model")
+    return model
+
+
+def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | None = None) -> Config:
+    """Resolve the run's configuration; raises ConfigError (exit 2) with a fix-it message."""
+    cwd = (cwd or Path.cwd()).resolve()
+    root = st.project_root(cwd)
+    trusted = flags.trust_project or st.is_trusted(root)
+    env = load_env_files(dict(os.environ if env is None else env), root)
+    s, warnings = load_settings(root, trusted)
+    env.update({k: str(v) for k, v in s.get("env", {}).items() if k not in env})
+    p = pick_provider(flags, env, s)
+    base_url = flags.base_url or env.get("AGENT_BASE_URL") or s.get("baseUrl") or p.base_url
+    if not base_url:
+        raise ConfigError("provider custom needs a base URL: set AGENT_BASE_URL or --base-url")
+    model = pick_model(p, flags, env, s)
+    think_body = p.thinking_body if flags.think and model != p.thinking_model else {}
+    perms = dict(s.get("permissions", {}))
+    perms["alwaysAllow"] = [*perms.get("alwaysAllow", []), *flags.allowed_tools]
+    perms["neverAllow"] = [
+        *perms.get("neverAllow", []),
+        *s.get("disallowedTools", []),
+        *flags.disallowed_tools,
+    ]
+    t = s.get("timeouts", {})
+    return Config(
+        cwd=cwd,
+        root=root,
+        provider=p,
+        model=model,
+        base_url=base_url,
+        api_key=api_key(p, env, s),
+        think=flags.think,
+        extra_body=dict(think_body),
+        max_turns=flags.max_turns or int(s.get("maxTurns", 50)),
+        temperature=s.get("temperature"),
+        permission_mode=flags.permission_mode or perms.get("mode") or "default",
+        permissions=perms,
+        settings=s,
+        trusted=trusted,
+        timeouts=Timeouts(
+            float(t.get("firstToken", 120)), float(t.get("idle", 90)), float(t.get("total", 900))
+        ),
+        warnings=tuple(warnings),
+        no_mcp=flags.no_mcp,
+        verbose=flags.verbose,
+    )

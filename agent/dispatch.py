@@ -1,0 +1,128 @@
+"""Tool calls to results: parse, check, run through the middleware layers, never raise.
+
+`compose(execute, *layers)` builds the per-call pipeline (seam 1): each layer is
+`async (call, ctx, next) -> ToolResult`, outermost first. Read-only calls of one reply run
+concurrently; a mutating call waits for everything before it and blocks everything after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.events import Sink, ToolEnd, ToolStart
+from agent.schema import parse_arguments, validate
+from agent.tools import Tool, ToolContext, ToolResult, cap, error
+
+
+@dataclass
+class Call:
+    """A tool call ready to run: parsed arguments, or the reason they could not be parsed."""
+
+    id: str
+    name: str
+    args: dict[str, Any]
+    raw: str = ""
+    problem: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)  # decision source etc., for audit
+
+
+Next = Callable[[Call, ToolContext], Awaitable[ToolResult]]
+Middleware = Callable[[Call, ToolContext, Next], Awaitable[ToolResult]]
+
+
+def compose(execute: Next, *layers: Middleware) -> Next:
+    """Wrap `execute` so that layers[0] runs first and layers[-1] right before execution."""
+    handler = execute
+    for layer in reversed(layers):
+        handler = _bind(layer, handler)
+    return handler
+
+
+def _bind(layer: Middleware, nxt: Next) -> Next:
+    async def run(call: Call, ctx: ToolContext) -> ToolResult:
+        return await layer(call, ctx, nxt)
+
+    return run
+
+
+def prepare(call_id: str, name: str, raw: str, tools: dict[str, Tool]) -> Call:
+    """Parse and check one call; problems are kept on the Call and answered without running."""
+    tool = tools.get(name)
+    if tool is None:
+        known = ", ".join(sorted(tools))
+        return Call(call_id, name, {}, raw, f"unknown tool {name!r}. Available tools: {known}")
+    try:
+        args = parse_arguments(raw)
+    except ValueError as e:
+        return Call(call_id, name, {}, raw, f"{e}. Resend the {name} call with a JSON object")
+    args, problems = validate(args, tool.parameters)
+    if problems:
+        return Call(
+            call_id, name, args, raw, f"invalid arguments for {name}: {'; '.join(problems)}"
+        )
+    return Call(call_id, name, args, raw)
+
+
+class Dispatcher:
+    """Runs a reply's tool calls through the pipeline and emits ToolStart/ToolEnd."""
+
+    def __init__(self, tools: dict[str, Tool], layers: tuple[Middleware, ...] = ()) -> None:
+        self.tools = tools
+        self.pipeline = compose(self.execute, *layers)
+
+    async def execute(self, call: Call, ctx: ToolContext) -> ToolResult:
+        tool = self.tools.get(call.name)
+        if tool is None:  # removed since the call was prepared (e.g. an MCP server died)
+            return error(f"tool {call.name!r} is no longer available", can_retry=False)
+        try:
+            result = await tool.run(call.args, ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # a bug in a tool must not end the session
+            return error(f"{call.name} failed: {type(e).__name__}: {e}", can_retry=False)
+        if len(result.output) > 12_000:
+            result = ToolResult(cap(result.output), result.is_error, result.display)
+        return result
+
+    async def run_one(self, call: Call, ctx: ToolContext, sink: Sink) -> ToolResult:
+        sink.emit(ToolStart(call.id, call.name, call.args))
+        t0 = time.perf_counter()
+        if call.problem:
+            result = error(call.problem, can_retry=True)
+        else:
+            result = await self.pipeline(call, ctx)
+        ms = int((time.perf_counter() - t0) * 1000)
+        sink.emit(
+            ToolEnd(
+                call.id, call.name, call.args, result.output, result.is_error, ms, result.display
+            )
+        )
+        return result
+
+    async def run_all(
+        self, calls: list[Call], ctx: ToolContext, sink: Sink, done: dict[str, ToolResult]
+    ) -> None:
+        """Fill `done` (call id → result) in the model's order; read-only runs run together.
+
+        `done` is filled as calls finish, so an interrupted batch keeps what completed.
+        """
+        batch: list[Call] = []
+
+        async def one(call: Call) -> None:
+            done[call.id] = await self.run_one(call, ctx, sink)
+
+        for call in calls:
+            tool = self.tools.get(call.name)
+            if tool is not None and tool.read_only and not call.problem:
+                batch.append(call)
+                continue
+            if batch:
+                await asyncio.gather(*(one(c) for c in batch))
+                batch.clear()
+            await one(call)
+        if batch:
+            await asyncio.gather(*(one(c) for c in batch))

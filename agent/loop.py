@@ -1,0 +1,199 @@
+"""The agent loop: stream a reply, run its tool calls, append the results, repeat.
+
+It emits events to a sink and never prints. A turn ends when the model answers without tool
+calls, when the step limit is reached, when the request fails for good, or on interruption —
+and in every case the history stays a valid request for the next turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.dispatch import Call, Dispatcher, prepare
+from agent.events import AssistantMessage, Notice, Sink, TurnEnd, Usage
+from agent.llm import LLM, LLMError
+from agent.stream import Reply
+from agent.tools import Tool, ToolContext
+
+INTERRUPTED = "Error: interrupted by the user before this tool call finished.\ncan_retry: false"
+REPEAT_LIMIT = 3  # identical calls in one turn before the model is told to change course
+RECOVERY_LIMIT = 2  # cut or malformed replies the loop re-prompts for within one turn
+
+
+@dataclass
+class Totals:
+    """Token and cost totals of a session, from the API's usage reports."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost_usd: float = 0.0
+    requests: int = 0
+
+
+@dataclass
+class Agent:
+    """One conversation: history, tools, the client, and where events go."""
+
+    llm: LLM
+    tools: dict[str, Tool]
+    dispatcher: Dispatcher
+    sink: Sink
+    ctx: ToolContext
+    system_prompt: str
+    max_turns: int = 50
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    totals: Totals = field(default_factory=Totals)
+
+    def __post_init__(self) -> None:
+        if not self.messages:
+            self.messages.append({"role": "system", "content": self.system_prompt})
+        self._schemas = [t.schema() for t in self.tools.values()]  # fixed order: cache-stable
+
+    async def run_turn(self, content: str) -> TurnEnd:
+        """Run one user turn to its end; returns (and emits) the TurnEnd."""
+        self.messages.append({"role": "user", "content": content})
+        state = _TurnState()
+        try:
+            end = await self._steps(state)
+        except asyncio.CancelledError:
+            self._close_pending(state)
+            end = TurnEnd("error_interrupted", state.last_text, state.steps, "interrupted")
+            self.sink.emit(end)
+            raise
+        self.sink.emit(end)
+        return end
+
+    async def _steps(self, state: _TurnState) -> TurnEnd:
+        while True:
+            if state.steps >= self.max_turns:
+                msg = f"reached the turn limit ({self.max_turns}); raise it with --max-turns"
+                return TurnEnd("error_max_turns", state.last_text, state.steps, msg)
+            state.steps += 1
+            try:
+                reply = await self.llm.complete(
+                    self.messages, self._schemas, self.sink, state.steps
+                )
+            except LLMError as e:
+                return TurnEnd("error_during_execution", state.last_text, state.steps, str(e))
+            self._count(reply)
+            state.last_text = reply.text or state.last_text
+            if not await self._handle(reply, state):
+                return TurnEnd("success", reply.text, state.steps)
+
+    async def _handle(self, reply: Reply, state: _TurnState) -> bool:
+        """Add the reply to the history; run its tools. True = ask the model again."""
+        msg: dict[str, Any] = {"role": "assistant", "content": reply.text}
+        if reply.reasoning:
+            msg["reasoning_content"] = reply.reasoning
+        calls = [prepare(c.id, c.name, c.arguments, self.tools) for c in reply.calls]
+        broken = reply.finish_reason == "length" and any(c.problem for c in calls)
+        if calls and not broken:
+            msg["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": _wire(c)},
+                }
+                for c in calls
+            ]
+        self.messages.append(msg)
+        self.sink.emit(
+            AssistantMessage(
+                reply.text,
+                reply.reasoning,
+                [{"id": c.id, "name": c.name, "args": c.args} for c in calls] if not broken else [],
+                reply.usage,
+            )
+        )
+        if broken or reply.malformed:
+            return self._recover(state, broken, reply, calls)
+        if reply.finish_reason == "length":
+            self.sink.emit(Notice("the reply was cut at the model's output token limit"))
+        if not calls:
+            return False
+        await self._run_tools(calls, state)
+        return True
+
+    def _recover(self, state: _TurnState, broken: bool, reply: Reply, calls: list[Call]) -> bool:
+        """Tell the model its tool call could not be used, instead of running a broken one."""
+        state.recoveries += 1
+        if state.recoveries > RECOVERY_LIMIT:
+            self.sink.emit(Notice("the model keeps sending unusable tool calls; stopping"))
+            return False
+        if broken:
+            names = ", ".join(c.name for c in calls)
+            note = (
+                f"Your reply hit the output token limit while writing the arguments of {names}; "
+                "nothing was executed. Retry with smaller arguments (e.g. write a file in parts)."
+            )
+        else:
+            note = (
+                f"Your tool call arrived as text markup and {reply.malformed}; nothing was "
+                "executed. Call tools through the function-calling interface."
+            )
+        self.sink.emit(Notice(note))
+        self.messages.append({"role": "user", "content": f"[agent] {note}"})
+        return True
+
+    async def _run_tools(self, calls: list[Call], state: _TurnState) -> None:
+        for c in calls:
+            key = (c.name, c.raw)
+            state.seen[key] = state.seen.get(key, 0) + 1
+            if state.seen[key] > REPEAT_LIMIT and not c.problem:
+                c.problem = (
+                    f"this exact {c.name} call was already made {REPEAT_LIMIT} times this turn "
+                    "with the same arguments; use its earlier result or try something different"
+                )
+        state.pending = calls
+        state.done = {}
+        await self.dispatcher.run_all(calls, self.ctx, self.sink, state.done)
+        for c in calls:
+            r = state.done[c.id]
+            self.messages.append({"role": "tool", "tool_call_id": c.id, "content": r.output})
+        state.pending = []
+
+    def _close_pending(self, state: _TurnState) -> None:
+        """Give every call of an interrupted step a result, so the history stays valid."""
+        for c in state.pending:
+            r = state.done.get(c.id)
+            out = r.output if r is not None else INTERRUPTED
+            self.messages.append({"role": "tool", "tool_call_id": c.id, "content": out})
+        state.pending = []
+
+    def _count(self, reply: Reply) -> None:
+        t = self.totals
+        t.requests += 1
+        u = reply.usage
+        if not u:
+            return
+        t.input_tokens += u["input_tokens"]
+        t.output_tokens += u["output_tokens"]
+        t.cached_tokens += u["cached_tokens"]
+        t.reasoning_tokens += u["reasoning_tokens"]
+        p = self.llm.cfg.provider
+        t.cost_usd += p.cost(u["input_tokens"], u["cached_tokens"], u["output_tokens"])
+        self.sink.emit(Usage(**u))
+
+
+@dataclass
+class _TurnState:
+    steps: int = 0
+    last_text: str = ""
+    recoveries: int = 0
+    seen: dict[tuple[str, str], int] = field(default_factory=dict)
+    pending: list[Call] = field(default_factory=list)
+    done: dict[str, Any] = field(default_factory=dict)
+
+
+def _wire(call: Call) -> str:
+    """Arguments to keep in the history: the model's own text when it is valid JSON."""
+    try:
+        json.loads(call.raw or "{}")
+    except ValueError:
+        return json.dumps(call.args)  # providers may reject invalid JSON in the history
+    return call.raw or "{}"

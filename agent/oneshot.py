@@ -1,0 +1,164 @@
+"""One-shot runs: `agent "question"`, `agent -`, piped stdin; text, json or stream-json output."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import select
+import signal
+import sys
+import time
+from typing import Any
+
+from agent.cli import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_MAX_TURNS, EXIT_OK, EXIT_USAGE, flags_from
+
+EXIT_BY_SUBTYPE = {
+    "success": EXIT_OK,
+    "error_max_turns": EXIT_MAX_TURNS,
+    "error_during_execution": EXIT_FAIL,
+    "error_interrupted": EXIT_INTERRUPTED,
+}
+STDIN_WAIT = 0.5  # seconds to wait for piped context when a prompt is also given
+
+
+def _read_stdin() -> str:
+    data = sys.stdin.buffer.read()
+    return data.decode("utf-8", errors="replace")
+
+
+def read_prompt(words: list[str]) -> str | None:
+    """The prompt from arguments and/or stdin; None means "open the REPL"."""
+    if words == ["-"]:
+        return _read_stdin()
+    tty = sys.stdin is None or sys.stdin.closed or sys.stdin.isatty()
+    if not words:
+        return None if tty else _read_stdin()
+    prompt = " ".join(words)
+    if tty:
+        return prompt
+    try:  # a prompt plus piped data: attach it, but never hang on a silent open pipe
+        ready, _, _ = select.select([sys.stdin], [], [], STDIN_WAIT)
+    except (OSError, ValueError):
+        ready = []
+    context = _read_stdin() if ready else ""
+    if context.strip():
+        return f"{prompt}\n\n<stdin>\n{context.rstrip()}\n</stdin>"
+    return prompt
+
+
+def make_renderer(fmt: str, verbose: bool) -> Any:
+    from agent import render
+
+    if fmt == "json":
+        return render.JsonRenderer()
+    if fmt == "stream-json":
+        return render.StreamJsonRenderer()
+    return render.TextRenderer(verbose=verbose)
+
+
+def result_line(subtype: str, text: str, **extra: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "type": "result",
+        "subtype": subtype,
+        "is_error": subtype != "success",
+        "result": text,
+        "session_id": "",
+        "num_turns": 0,
+        "duration_ms": 0,
+        "duration_api_ms": 0,
+        "usage": {
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "reasoning_tokens": 0,
+        },
+        "total_cost_usd": 0.0,
+        "permission_denials": [],
+    }
+    base.update(extra)
+    return base
+
+
+def _fail_early(renderer: Any, fmt: str, message: str, code: int) -> int:
+    print(f"agent: {message}", file=sys.stderr)
+    if fmt != "text":
+        renderer.finish(result_line("error_during_execution", "", error=message))
+    return code
+
+
+def run_oneshot(args: Any, prompt: str) -> int:
+    from agent.config import ConfigError, load_config
+
+    t0 = time.monotonic()
+    fmt = args.output_format
+    renderer = make_renderer(fmt, args.verbose)
+    for flag in ("cont", "resume", "worktree"):
+        if getattr(args, flag) not in (None, False):
+            name = {"cont": "--continue", "resume": "--resume", "worktree": "--worktree"}[flag]
+            return _fail_early(
+                renderer, fmt, f"{name} is not available in this version", EXIT_USAGE
+            )
+    try:
+        cfg = load_config(flags_from(args))
+    except ConfigError as e:
+        return _fail_early(renderer, fmt, str(e), EXIT_USAGE)
+    for w in cfg.warnings:
+        print(f"agent: warning: {w}", file=sys.stderr)
+    if not prompt.strip():
+        return _fail_early(
+            renderer, fmt, "empty prompt: pass a question or pipe one in", EXIT_USAGE
+        )
+    from agent.app import build
+
+    run = build(cfg, renderer)
+    renderer.start(run.init_event())
+    subtype, text, error = asyncio.run(_drive(run, prompt))
+    a = run.agent
+    t = a.totals
+    extra: dict[str, Any] = {"error": error} if error else {}
+    renderer.finish(
+        result_line(
+            subtype,
+            text,
+            session_id=run.session_id,
+            num_turns=t.requests,
+            duration_ms=int((time.monotonic() - t0) * 1000),
+            duration_api_ms=int(a.llm.api_seconds * 1000),
+            usage={
+                "input_tokens": t.input_tokens,
+                "output_tokens": t.output_tokens,
+                "cache_read_input_tokens": t.cached_tokens,
+                "reasoning_tokens": t.reasoning_tokens,
+            },
+            total_cost_usd=round(t.cost_usd, 6),
+            permission_denials=run.denials.items,
+            **extra,
+        )
+    )
+    return EXIT_BY_SUBTYPE[subtype]
+
+
+async def _drive(run: Any, prompt: str) -> tuple[str, str, str | None]:
+    """Run the turn; SIGINT/SIGTERM cancel it and still leave a valid history."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(run.agent.run_turn(run.user_message(prompt)))
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, task.cancel)
+    try:
+        end = await task
+    except asyncio.CancelledError:
+        return "error_interrupted", "", "interrupted"
+    finally:
+        await _shutdown()
+    return end.subtype, end.text, end.error
+
+
+async def _shutdown() -> None:
+    """Stop background processes the tools started (bash run_in_background)."""
+    shell = sys.modules.get("agent.tools.shell")
+    stop = getattr(shell, "shutdown", None)
+    if stop is not None:
+        res = stop()
+        if asyncio.iscoroutine(res):
+            await res

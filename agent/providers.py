@@ -1,0 +1,132 @@
+"""Provider presets: base URL, models, context limits, prices and wire quirks.
+
+Figures live in this table, not in code paths; settings may override any of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Provider:
+    """One OpenAI-compatible endpoint and how it behaves on the wire."""
+
+    name: str
+    base_url: str
+    model: str
+    api_key_env: str  # the variable holding the key ("" = no key needed)
+    thinking_model: str | None = None  # model to use for --think (None = same model + body)
+    thinking_body: dict[str, Any] = field(default_factory=dict)  # extra_body for --think
+    context_limit: int = 128_000
+    # USD per million tokens: input (cache miss), cached input (hit), output
+    price_in: float = 0.0
+    price_cached: float = 0.0
+    price_out: float = 0.0
+    include_usage: bool = True  # send stream_options.include_usage
+    # Which assistant reasoning goes back in requests: "none" (old R1 rejected it),
+    # "tool_calls" (DeepSeek thinking mode requires it for tool-call turns), "all".
+    reasoning_input: str = "tool_calls"
+    needs_key: bool = True
+
+    def cost(self, prompt: int, cached: int, completion: int) -> float:
+        """Dollar cost of one request's usage."""
+        miss = max(prompt - cached, 0)
+        return (
+            miss * self.price_in + cached * self.price_cached + completion * self.price_out
+        ) / 1e6
+
+
+PRESETS: dict[str, Provider] = {
+    p.name: p
+    for p in (
+        Provider(
+            "deepseek",
+            "https://api.deepseek.com",
+            "deepseek-chat",
+            "DEEPSEEK_API_KEY",
+            thinking_model="deepseek-reasoner",
+            context_limit=128_000,
+            price_in=0.28,
+            price_cached=0.028,
+            price_out=0.42,
+        ),
+        Provider(
+            "openai",
+            "https://api.openai.com/v1",
+            "gpt-4.1",
+            "OPENAI_API_KEY",
+            thinking_model="o4-mini",
+            context_limit=1_000_000,
+            price_in=2.0,
+            price_cached=0.5,
+            price_out=8.0,
+            reasoning_input="none",
+        ),
+        Provider(
+            "groq",
+            "https://api.groq.com/openai/v1",
+            "llama-3.3-70b-versatile",
+            "GROQ_API_KEY",
+            context_limit=128_000,
+            price_in=0.59,
+            price_cached=0.59,
+            price_out=0.79,
+            include_usage=False,
+            reasoning_input="none",
+        ),
+        Provider(
+            "openrouter",
+            "https://openrouter.ai/api/v1",
+            "deepseek/deepseek-chat",
+            "OPENROUTER_API_KEY",
+            thinking_body={"reasoning": {"enabled": True}},
+            context_limit=128_000,
+            price_in=0.28,
+            price_cached=0.028,
+            price_out=0.42,
+        ),
+        Provider(
+            "ollama",
+            "http://localhost:11434/v1",
+            "qwen3",
+            "OLLAMA_API_KEY",
+            thinking_body={"think": True},
+            context_limit=32_768,
+            needs_key=False,
+        ),
+        Provider("vllm", "http://localhost:8000/v1", "default", "VLLM_API_KEY", needs_key=False),
+        Provider(
+            "llamacpp", "http://localhost:8080/v1", "default", "LLAMACPP_API_KEY", needs_key=False
+        ),
+        Provider("custom", "", "", "AGENT_API_KEY", needs_key=False),
+    )
+}
+
+
+def preset(name: str) -> Provider:
+    """The preset called `name`; KeyError names the known ones."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        known = ", ".join(PRESETS)
+        raise KeyError(f"unknown provider {name!r} (known: {known})") from None
+
+
+# Settings keys that override preset fields, by their camelCase settings name.
+OVERRIDES = {
+    "contextLimit": "context_limit",
+    "thinkingModel": "thinking_model",
+    "includeUsage": "include_usage",
+    "reasoningInput": "reasoning_input",
+    "priceIn": "price_in",
+    "priceCached": "price_cached",
+    "priceOut": "price_out",
+}
+
+
+def with_overrides(p: Provider, settings: dict[str, Any]) -> Provider:
+    """Apply `contextLimit`, `thinkingModel`, prices… from merged settings to a preset."""
+    changes = {field_: settings[key] for key, field_ in OVERRIDES.items() if key in settings}
+    return replace(p, **changes) if changes else p

@@ -1,0 +1,164 @@
+"""Settings files: read, validate and merge user < project < local (SPEC §3).
+
+A file that is not valid JSON or has a wrong type raises ConfigError naming the file and the
+line/column or key; unknown keys are warnings. A project's files are someone else's code: until
+the project is trusted, keys that could run code, redirect traffic or loosen permissions are
+dropped with one warning.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(Exception):
+    """Bad usage or configuration: the program stops with exit code 2 and this message."""
+
+
+# key -> (accepted types, what a user should read in the message)
+SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
+    "provider": ((str,), "a provider name"),
+    "model": ((str,), "a model name"),
+    "baseUrl": ((str,), "a URL"),
+    "apiKeyEnv": ((str,), "an environment variable name"),
+    "thinkingModel": ((str,), "a model name"),
+    "contextLimit": ((int,), "a number of tokens"),
+    "maxTurns": ((int,), "a whole number"),
+    "temperature": ((int, float), "a number"),
+    "includeUsage": ((bool,), "true or false"),
+    "reasoningInput": ((str,), '"none", "tool_calls" or "all"'),
+    "priceIn": ((int, float), "USD per million tokens"),
+    "priceCached": ((int, float), "USD per million tokens"),
+    "priceOut": ((int, float), "USD per million tokens"),
+    "permissions": ((dict,), "an object"),
+    "mcpServers": ((dict,), "an object"),
+    "hooks": ((dict,), "an object"),
+    "disallowedTools": ((list,), "a list of rules"),
+    "env": ((dict,), "an object of strings"),
+    "timeouts": ((dict,), 'an object like {"firstToken": 60, "idle": 60, "total": 600}'),
+    "retry": ((dict,), 'an object like {"attempts": 5, "baseDelay": 1.0, "maxDelay": 30}'),
+    "actions": ((dict,), "an object"),
+}
+PERMISSION_LISTS = ("alwaysAllow", "ask", "neverAllow", "approvedDirs", "additionalDirectories")
+MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
+# Keys a project may not set until it is trusted (they run code or send traffic elsewhere).
+UNTRUSTED_DROP = ("baseUrl", "apiKeyEnv", "env", "mcpServers", "hooks")
+
+
+def read_settings(path: Path) -> dict[str, Any]:
+    """Parse and type-check one settings file; {} when it does not exist."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return {}
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read settings: {e.strerror}") from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(
+            f"{path}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}"
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a JSON object at the top level")
+    check_types(path, data)
+    return data
+
+
+def check_types(path: Path, data: dict[str, Any]) -> None:
+    """Raise ConfigError for a known key with the wrong type."""
+    for key, value in data.items():
+        if key not in SCHEMA:
+            continue
+        types, expected = SCHEMA[key]
+        if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
+            got = type(value).__name__ if value is not None else "null"
+            raise ConfigError(f"{path}: key {key!r} must be {expected}, got {got}")
+    perms = data.get("permissions", {})
+    for key in PERMISSION_LISTS:
+        value = perms.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{path}: key 'permissions.{key}' must be a list of strings")
+    mode = perms.get("mode")
+    if mode is not None and mode not in MODES:
+        raise ConfigError(f"{path}: key 'permissions.mode' must be one of {', '.join(MODES)}")
+
+
+def unknown_keys(path: Path, data: dict[str, Any]) -> list[str]:
+    """Warnings for keys this version does not know (typos, newer settings)."""
+    return [f"{path}: unknown setting {k!r} ignored" for k in data if k not in SCHEMA]
+
+
+def restrict_untrusted(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Drop what an untrusted project may not set; return the rest and the dropped keys."""
+    dropped = [k for k in UNTRUSTED_DROP if k in data]
+    out = {k: v for k, v in data.items() if k not in UNTRUSTED_DROP}
+    perms = dict(out.get("permissions", {}))
+    if perms.pop("alwaysAllow", None):
+        dropped.append("permissions.alwaysAllow")
+    if perms.get("mode") in ("bypassPermissions", "acceptEdits"):
+        dropped.append(f"permissions.mode={perms.pop('mode')}")
+    if perms.pop("approvedDirs", None):
+        dropped.append("permissions.approvedDirs")
+    if perms.pop("additionalDirectories", None):
+        dropped.append("permissions.additionalDirectories")
+    if "permissions" in out:
+        out["permissions"] = perms
+    return out, dropped
+
+
+def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """Later wins for scalars; lists are concatenated; objects merge key by key."""
+    out = dict(base)
+    for key, value in over.items():
+        old = out.get(key)
+        if isinstance(old, list) and isinstance(value, list):
+            out[key] = old + [v for v in value if v not in old]
+        elif isinstance(old, dict) and isinstance(value, dict):
+            out[key] = merge(old, value)
+        else:
+            out[key] = value
+    return out
+
+
+def user_dir() -> Path:
+    """~/.agent, where user settings, trust decisions and history live."""
+    return Path(os.path.expanduser("~")) / ".agent"
+
+
+def project_root(cwd: Path) -> Path:
+    """The nearest ancestor holding `.agent/` or `.git`, else cwd itself."""
+    for d in (cwd, *cwd.parents):
+        if (d / ".agent").is_dir() or (d / ".git").exists():
+            return d
+    return cwd
+
+
+def is_trusted(root: Path) -> bool:
+    """Whether the user trusted this project before (stored in ~/.agent/trusted.json)."""
+    try:
+        data = json.loads((user_dir() / "trusted.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and str(root) in data.get("projects", [])
+
+
+def trust(root: Path) -> None:
+    """Remember that the user trusts this project (atomic write)."""
+    path = user_dir() / "trusted.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        projects = list(data.get("projects", []))
+    except (OSError, ValueError, AttributeError):
+        projects = []
+    if str(root) not in projects:
+        projects.append(str(root))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"projects": projects}, indent=2), encoding="utf-8")
+    os.replace(tmp, path)
