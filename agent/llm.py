@@ -92,6 +92,12 @@ class LLM:
             )
         return self._client
 
+    async def aclose(self) -> None:
+        """Close the HTTP client (before the event loop closes)."""
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
     def request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict:
         kw: dict[str, Any] = {
             "model": self.model,
@@ -184,7 +190,9 @@ class LLM:
             while True:
                 limit = start + t.first_token if not last else last[0] + t.idle
                 limit = min(limit, start + t.total)
-                done, _ = await asyncio.wait({consumer}, timeout=max(limit - loop.time(), 0))
+                # wake at least once per idle window: the first chunk moves the deadline
+                wait = max(min(limit - loop.time(), t.idle), 0)
+                done, _ = await asyncio.wait({consumer}, timeout=wait)
                 if done:
                     return consumer.result()
                 limit = start + t.first_token if not last else last[0] + t.idle
@@ -209,6 +217,12 @@ class LLM:
                 else:
                     last.append(loop.time())
                 asm.feed(chunk)
+        except Exception as e:
+            import openai
+
+            if last and isinstance(e, openai.APIConnectionError):
+                raise CutStream(f"the connection dropped mid-reply ({e.__cause__ or e})") from e
+            raise
         finally:
             await stream.close()
         reply = asm.finish()

@@ -151,6 +151,7 @@ async def _drive(run: Any, prompt: str) -> tuple[str, str, str | None]:
         return "error_interrupted", "", "interrupted"
     finally:
         await _shutdown()
+        await run.agent.llm.aclose()
     return end.subtype, end.text, end.error
 
 

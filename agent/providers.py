@@ -47,6 +47,7 @@ PRESETS: dict[str, Provider] = {
             "deepseek-chat",
             "DEEPSEEK_API_KEY",
             thinking_model="deepseek-reasoner",
+            thinking_body={"thinking": {"type": "enabled"}},
             context_limit=128_000,
             price_in=0.28,
             price_cached=0.028,

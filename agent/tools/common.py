@@ -1,0 +1,115 @@
+"""Helpers shared by the built-in tools: argument checks, path resolution, error guarding."""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+from typing import Any
+
+from agent.tools import Run, ToolContext, ToolResult, error
+
+
+class ToolError(Exception):
+    """An expected failure inside a tool; `guard` turns it into an error result."""
+
+    def __init__(self, what: str, *, can_retry: bool = True, hint: str = "") -> None:
+        super().__init__(what)
+        self.what = what
+        self.can_retry = can_retry
+        self.hint = hint
+
+    def result(self) -> ToolResult:
+        return error(self.what, can_retry=self.can_retry, hint=self.hint)
+
+
+def guard(fn: Run) -> Run:
+    """Wrap a tool run so expected failures (ToolError, OSError) come back as error values."""
+
+    @functools.wraps(fn)
+    async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        try:
+            return await fn(args, ctx)
+        except ToolError as exc:
+            return exc.result()
+        except OSError as exc:
+            where = f" ({exc.filename})" if exc.filename else ""
+            return error(f"{exc.strerror or exc}{where}", can_retry=False)
+
+    return run
+
+
+def str_arg(args: dict[str, Any], name: str, *, required: bool = True, default: str = "") -> str:
+    value = args.get(name)
+    if value is None:
+        if required:
+            raise ToolError(f"missing required parameter '{name}'")
+        return default
+    if not isinstance(value, str):
+        raise ToolError(f"parameter '{name}' must be a string, got {type(value).__name__}")
+    return value
+
+
+def int_arg(args: dict[str, Any], name: str, default: int | None, *, minimum: int = 0) -> int | None:
+    value = args.get(name)
+    if value is None:
+        return default
+    # Models sometimes send numbers as strings ("20"); accept those, refuse anything else.
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        value = int(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ToolError(f"parameter '{name}' must be an integer, got {value!r}")
+    if value < minimum:
+        raise ToolError(f"parameter '{name}' must be >= {minimum}, got {value}")
+    return value
+
+
+def bool_arg(args: dict[str, Any], name: str, default: bool = False) -> bool:
+    value = args.get(name, default)
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    if not isinstance(value, bool):
+        raise ToolError(f"parameter '{name}' must be true or false, got {value!r}")
+    return value
+
+
+def resolve(ctx: ToolContext, raw: str) -> Path:
+    """A model-given path as an absolute path: `~` expanded, relative to the workspace."""
+    if not raw.strip():
+        raise ToolError("the path is empty", hint="give a file path relative to the workspace")
+    path = Path(os.path.expanduser(raw))
+    if not path.is_absolute():
+        path = Path(ctx.cwd) / path
+    # normpath, not resolve(): keep symlinks in place so writes go through them deliberately.
+    return Path(os.path.normpath(path))
+
+
+def shown(ctx: ToolContext, path: Path) -> str:
+    """How a path is printed back: relative to the workspace when inside it."""
+    try:
+        return str(path.relative_to(Path(ctx.cwd)))
+    except ValueError:
+        return str(path)
+
+
+def did_you_mean(path: Path) -> str:
+    """A cheap hint for a missing path: similar names in its directory, or the missing parent."""
+    import difflib
+
+    parent = path.parent
+    while not parent.is_dir() and parent != parent.parent:
+        parent = parent.parent
+    if parent != path.parent:
+        return f"directory {path.parent} does not exist (nearest existing: {parent})"
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return ""
+    if len(names) > 5000:  # too many to compare cheaply
+        return ""
+    close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
+    if not close:
+        return f"no similar names in {parent}; use glob to search for the file"
+    return "did you mean: " + ", ".join(str(parent / name) for name in close)

@@ -1,0 +1,175 @@
+"""Text encodings: detect (BOM, UTF-8, UTF-16 without BOM, cp1251/GB18030 fallback), decode,
+re-encode exactly as found, and write files atomically.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+SNIFF_BYTES = 8192
+
+# Longest BOM first: the UTF-32 LE BOM starts with the UTF-16 LE one.
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+@dataclass(frozen=True)
+class TextFormat:
+    """How a file's text is stored, so a rewrite keeps it byte-for-byte compatible."""
+
+    encoding: str = "utf-8"
+    bom: bytes = b""
+    newline: str = "\n"
+    fallback: bool = False  # True when not UTF-8 and the encoding was guessed
+
+    @property
+    def ascii_compatible(self) -> bool:
+        """True when b"\\n" bytes are exactly the line breaks (not UTF-16/32)."""
+        return not self.encoding.startswith(("utf-16", "utf-32"))
+
+    def describe(self) -> str:
+        name = self.encoding + (" with BOM" if self.bom else "")
+        if self.fallback:
+            name += " (not valid UTF-8; decoded with a fallback guess)"
+        return name
+
+
+def sniff_bom(head: bytes) -> tuple[str, bytes] | None:
+    for bom, encoding in _BOMS:
+        if head.startswith(bom):
+            return encoding, bom
+    return None
+
+
+def sniff_utf16(head: bytes) -> str | None:
+    """UTF-16 without a BOM: ASCII-heavy text has a NUL in every other byte."""
+    sample = head[: SNIFF_BYTES - SNIFF_BYTES % 2]
+    if len(sample) < 4:
+        return None
+    even, odd = sample[0::2], sample[1::2]
+    even_nul, odd_nul = even.count(0) / len(even), odd.count(0) / len(odd)
+    if odd_nul > 0.4 and even_nul < 0.05:
+        return "utf-16-le"
+    if even_nul > 0.4 and odd_nul < 0.05:
+        return "utf-16-be"
+    return None
+
+
+def looks_binary(head: bytes) -> bool:
+    """NUL bytes in the first 8 KB mean binary, unless the text is UTF-16/32."""
+    if sniff_bom(head) is not None and not head.startswith(codecs.BOM_UTF8):
+        return False
+    return b"\0" in head[:SNIFF_BYTES] and sniff_utf16(head) is None
+
+
+def guess_legacy(sample: bytes) -> str:
+    """Pick cp1251 or GB18030 for bytes that are not UTF-8.
+
+    Russian cp1251 text puts nearly all high bytes in 0xC0-0xFF (letters) plus Ё/ё; GB18030
+    Chinese spreads its lead/trail bytes over 0x81-0xFE. And Cyrillic text with spaces is
+    rarely valid GB18030, while almost any bytes decode as cp1251.
+    """
+    high = [b for b in sample if b >= 0x80]
+    if not high:
+        return "cp1251"
+    cyrillic = sum(1 for b in high if b >= 0xC0 or b in (0xA8, 0xB8)) / len(high)
+    try:
+        sample.decode("gb18030")
+    except UnicodeDecodeError:
+        # A multi-byte character cut at the end of the sample is not evidence against GB18030.
+        try:
+            sample[:-1].decode("gb18030")
+        except UnicodeDecodeError:
+            return "cp1251"
+    return "cp1251" if cyrillic >= 0.9 else "gb18030"
+
+
+def detect(data: bytes) -> TextFormat:
+    """The encoding, BOM and dominant line ending of `data` (whole file or a large sample)."""
+    found = sniff_bom(data)
+    if found:
+        encoding, bom = found
+        fallback = False
+    else:
+        bom = b""
+        encoding = sniff_utf16(data[:SNIFF_BYTES]) or "utf-8"
+        if encoding == "utf-8":
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                # Only a character cut at the end of a sample is still UTF-8.
+                if exc.start < len(data) - 3 or exc.reason != "unexpected end of data":
+                    encoding, fallback = guess_legacy(data[: 1 << 20]), True
+    text = data[len(bom) :].decode(encoding, errors="replace")
+    return TextFormat(encoding, bom, newline_style(text), fallback)
+
+
+def newline_style(text: str) -> str:
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf and crlf >= text.count("\n") - crlf else "\n"
+
+
+def decode(data: bytes, fmt: TextFormat | None = None) -> tuple[str, TextFormat, int]:
+    """Text of `data`, its format, and how many undecodable bytes became U+FFFD."""
+    fmt = fmt or detect(data)
+    body = data[len(fmt.bom) :]
+    try:
+        return body.decode(fmt.encoding), fmt, 0
+    except UnicodeDecodeError:
+        pass
+    text = body.decode(fmt.encoding, errors="replace")
+    # "replace" inserts one U+FFFD per bad sequence and "ignore" none: the difference counts them.
+    bad = len(text) - len(body.decode(fmt.encoding, errors="ignore"))
+    return text, fmt, bad
+
+
+def with_newlines(text: str, newline: str) -> str:
+    """`text` with every line ending converted to `newline`."""
+    unified = text.replace("\r\n", "\n")
+    return unified if newline == "\n" else unified.replace("\n", newline)
+
+
+def encode(text: str, fmt: TextFormat) -> bytes:
+    """Bytes for `text` in `fmt`; raises UnicodeEncodeError for unrepresentable characters."""
+    return fmt.bom + text.encode(fmt.encoding)
+
+
+def decode_output(data: bytes) -> tuple[str, str | None]:
+    """Process output as text: UTF-8 if valid, else a stated cp1251/GB18030 fallback."""
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        if exc.reason == "unexpected end of data" and exc.start >= len(data) - 3:
+            return data.decode("utf-8", errors="replace"), None
+    encoding = guess_legacy(data[: 1 << 20])
+    return data.decode(encoding, errors="replace"), encoding
+
+
+def atomic_write(path: Path, data: bytes, mode: int | None) -> None:
+    """Write via a temp file in the same directory and os.replace, keeping `mode`.
+
+    A crash mid-write leaves either the old file or the new one, never a torn file.
+    """
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    # 0o666 lets the umask decide a new file's mode, like an ordinary open() would.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

@@ -1,0 +1,85 @@
+"""Build an in-process Agent wired to the fake server, with small tools defined here."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from agent.config import Flags, load_config
+from agent.dispatch import Dispatcher
+from agent.events import Recorder
+from agent.llm import LLM
+from agent.loop import Agent
+from agent.permissions import Gate
+from agent.tools import Tool, ToolContext, ToolResult
+
+
+async def _echo(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    return ToolResult("echo:" + json.dumps(args, sort_keys=True))
+
+
+async def _slow(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    await asyncio.sleep(float(args.get("seconds", 0.2)))
+    return ToolResult(f"slept {args.get('seconds')}")
+
+
+async def _touch(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    (ctx.cwd / args["path"]).write_text("touched")
+    return ToolResult(f"touched {args['path']}")
+
+
+OPEN: list[Agent] = []  # closed by the `_isolated` fixture before the event loop ends
+OBJ = {"type": "object"}
+ECHO = Tool(
+    "echo", "Echo the arguments.",
+    {**OBJ, "properties": {"text": {"type": "string"}, "n": {"type": "integer"}},
+     "required": ["text"]},
+    _echo, read_only=True,
+)
+SLOW = Tool("slow", "Sleep.", {**OBJ, "properties": {"seconds": {"type": "number"}}}, _slow,
+            read_only=True)
+TOUCH = Tool("touch", "Create a file.", {**OBJ, "properties": {"path": {"type": "string"}},
+                                          "required": ["path"]}, _touch)
+TOOLS = {t.name: t for t in (ECHO, SLOW, TOUCH)}
+
+
+def make_agent(
+    fake: Any,
+    tmp_path: Path,
+    *,
+    settings: dict[str, Any] | None = None,
+    flags: Flags | None = None,
+    env: dict[str, str] | None = None,
+    mode: str = "bypassPermissions",
+    max_turns: int = 10,
+) -> tuple[Agent, Recorder]:
+    """An Agent over the real openai client against `fake`; fast retries unless overridden."""
+    (tmp_path / ".agent").mkdir(exist_ok=True)
+    merged = {"retry": {"baseDelay": 0.01, "maxDelay": 0.05}, **(settings or {})}
+    (tmp_path / ".agent" / "settings.json").write_text(json.dumps(merged))
+    base_env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "fake-model"}
+    cfg = load_config(flags or Flags(trust_project=True), {**base_env, **(env or {})}, tmp_path)
+    rec = Recorder()
+    gate = Gate(TOOLS, cfg.permissions, mode, rec)
+    agent = Agent(
+        llm=LLM(cfg),
+        tools=TOOLS,
+        dispatcher=Dispatcher(TOOLS, (gate,)),
+        sink=rec,
+        ctx=ToolContext(cwd=tmp_path),
+        system_prompt="You are a test.",
+        max_turns=max_turns,
+    )
+    OPEN.append(agent)
+    return agent, rec
+
+
+async def close_all() -> None:
+    while OPEN:
+        await OPEN.pop().llm.aclose()
+
+
+def of_type(rec: Recorder, kind: type) -> list[Any]:
+    return [e for e in rec.events if isinstance(e, kind)]

@@ -1,0 +1,198 @@
+"""Provider behaviour over real HTTP: retries, errors, timeouts, usage options, reasoning rules."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_openai import FakeOpenAI, chunk, error, raw, text, tool_calls
+from helpers import close_all, make_agent, of_type
+
+from agent.config import Flags
+from agent.events import ErrorEvent, ReasoningDelta, TextDelta
+from agent.llm import wire_messages
+
+
+@pytest.fixture(autouse=True)
+async def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[None]:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    yield
+    await close_all()
+
+
+@pytest.mark.parametrize("status", [429, 500, 502, 503])
+async def test_transient_errors_are_retried(fake: FakeOpenAI, tmp_path: Path, status: int) -> None:
+    fake.script(error(status, "busy"), error(status, "busy"), text("finally"))
+    agent, rec = make_agent(fake, tmp_path)
+    end = await agent.run_turn("q")
+    assert end.subtype == "success" and end.text == "finally"
+    assert [e.retrying for e in of_type(rec, ErrorEvent)] == [True, True]
+    assert fake.requests[0]["messages"] == fake.requests[2]["messages"]
+
+
+async def test_retry_after_is_honoured(fake: FakeOpenAI, tmp_path: Path) -> None:
+    fake.script(error(429, "slow down", headers={"Retry-After": "1"}), text("ok"))
+    agent, _ = make_agent(fake, tmp_path)
+    import time
+
+    t0 = time.monotonic()
+    await agent.run_turn("q")
+    assert time.monotonic() - t0 >= 0.95
+
+
+@pytest.mark.parametrize(
+    ("status", "words"),
+    [
+        (400, "request rejected (400)"),
+        (401, "AGENT_API_KEY"),
+        (402, "insufficient balance"),
+        (422, "request rejected (422)"),
+    ],
+)
+async def test_client_errors_are_never_retried(
+    fake: FakeOpenAI, tmp_path: Path, status: int, words: str
+) -> None:
+    fake.script(error(status, "nope"))
+    agent, _ = make_agent(fake, tmp_path)
+    end = await agent.run_turn("q")
+    assert end.subtype == "error_during_execution"
+    assert words in (end.error or "")
+    assert len(fake.requests) == 1
+
+
+async def test_retries_give_up(fake: FakeOpenAI, tmp_path: Path) -> None:
+    fake.script(*(error(503, "down") for _ in range(3)))
+    agent, _ = make_agent(fake, tmp_path, settings={"retry": {"attempts": 3, "baseDelay": 0.01}})
+    end = await agent.run_turn("q")
+    assert end.subtype == "error_during_execution" and "gave up after 3" in (end.error or "")
+
+
+async def test_cut_stream_is_retried_without_duplicates(fake: FakeOpenAI, tmp_path: Path) -> None:
+    fake.script(text("partial answ", pieces=4, cut_after=2), text("full answer"))
+    agent, rec = make_agent(fake, tmp_path)
+    end = await agent.run_turn("q")
+    assert end.text == "full answer"
+    assert fake.requests[0]["messages"] == fake.requests[1]["messages"]
+    assert [m["role"] for m in agent.messages] == ["system", "user", "assistant"]
+    assert "CutStream" in of_type(rec, ErrorEvent)[0].message
+
+
+async def test_stream_ending_without_finish_reason_is_retried(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    fake.script(raw([chunk({"content": "half"})]), text("whole"))
+    agent, _ = make_agent(fake, tmp_path)
+    assert (await agent.run_turn("q")).text == "whole"
+
+
+async def test_idle_timeout_retries(fake: FakeOpenAI, tmp_path: Path) -> None:
+    fake.script(text("abcdef", pieces=3, stall_after=1, stall_seconds=5), text("fresh"))
+    agent, rec = make_agent(fake, tmp_path, settings={"timeouts": {"idle": 0.4}})
+    end = await agent.run_turn("q")
+    assert end.text == "fresh"
+    assert "idle" in of_type(rec, ErrorEvent)[0].message
+
+
+async def test_first_token_timeout(fake: FakeOpenAI, tmp_path: Path) -> None:
+    fake.script(text("late", stall_after=0, stall_seconds=5), text("on time"))
+    agent, rec = make_agent(fake, tmp_path, settings={"timeouts": {"firstToken": 0.4}})
+    assert (await agent.run_turn("q")).text == "on time"
+    assert "first token" in of_type(rec, ErrorEvent)[0].message
+
+
+async def test_keepalive_comments_are_ignored(fake: FakeOpenAI, tmp_path: Path) -> None:
+    fake.script(text("fine", keepalive=3))
+    agent, _ = make_agent(fake, tmp_path)
+    assert (await agent.run_turn("q")).text == "fine"
+
+
+async def test_rejected_stream_options_are_dropped_and_remembered(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    fake.script(error(400, "Unrecognized request argument: stream_options"), text("a"), text("b"))
+    agent, _ = make_agent(fake, tmp_path)
+    await agent.run_turn("q1")
+    await agent.run_turn("q2")
+    assert "stream_options" in fake.requests[0]
+    assert "stream_options" not in fake.requests[1] and "stream_options" not in fake.requests[2]
+
+
+async def test_midstream_error_event_is_retried(fake: FakeOpenAI, tmp_path: Path) -> None:
+    fake.script(raw([chunk({"content": "x"}), {"error": {"message": "upstream died"}}]), text("ok"))
+    agent, rec = make_agent(fake, tmp_path)
+    assert (await agent.run_turn("q")).text == "ok"
+    assert "upstream died" in of_type(rec, ErrorEvent)[0].message
+
+
+def _assistants(body: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in body["messages"] if m["role"] == "assistant"]
+
+
+async def test_reasoning_streams_and_is_sent_back_for_tool_turns(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    fake.script(
+        tool_calls([("echo", {"text": "x"})], reasoning="I should echo."),
+        text("done", reasoning="Now answer."),
+        text("second"),
+    )
+    agent, rec = make_agent(fake, tmp_path, settings={"reasoningInput": "tool_calls"})
+    await agent.run_turn("q")
+    await agent.run_turn("q2")
+    assert "".join(e.text for e in of_type(rec, ReasoningDelta)) == "I should echo.Now answer."
+    first, second = _assistants(fake.requests[2])
+    assert first["reasoning_content"] == "I should echo."
+    assert "reasoning_content" not in second
+    assert agent.messages[4]["reasoning_content"] == "Now answer."  # stored either way
+
+
+async def test_old_reasoner_rule_strips_reasoning(fake: FakeOpenAI, tmp_path: Path) -> None:
+    fake.script(tool_calls([("echo", {"text": "x"})], reasoning="hmm"), text("done"))
+    agent, _ = make_agent(fake, tmp_path, settings={"reasoningInput": "none"})
+    await agent.run_turn("q")
+    assert "reasoning_content" not in _assistants(fake.requests[1])[0]
+
+
+async def test_reasoning_rule_adapts_to_a_400(fake: FakeOpenAI, tmp_path: Path) -> None:
+    msg = "The `reasoning_content` in the thinking mode must be passed back to the API."
+    fake.script(tool_calls([("echo", {"text": "x"})], reasoning="hmm"), error(400, msg), text("ok"))
+    agent, _ = make_agent(fake, tmp_path, settings={"reasoningInput": "none"})
+    assert (await agent.run_turn("q")).text == "ok"
+    assert "reasoning_content" not in _assistants(fake.requests[1])[0]
+    assert _assistants(fake.requests[2])[0]["reasoning_content"] == "hmm"
+
+
+def test_wire_messages_rules() -> None:
+    msgs = [
+        {"role": "assistant", "content": "", "reasoning_content": "r1", "tool_calls": [{}]},
+        {"role": "assistant", "content": "a", "reasoning_content": "r2"},
+    ]
+    assert [("reasoning_content" in m) for m in wire_messages(msgs, "all")] == [True, True]
+    assert [("reasoning_content" in m) for m in wire_messages(msgs, "tool_calls")] == [True, False]
+    assert [("reasoning_content" in m) for m in wire_messages(msgs, "none")] == [False, False]
+    assert msgs[1]["reasoning_content"] == "r2"  # the stored history is untouched
+
+
+async def test_think_uses_the_reasoning_model(fake: FakeOpenAI, tmp_path: Path) -> None:
+    fake.script(text("42", reasoning="thinking hard"))
+    agent, rec = make_agent(
+        fake, tmp_path, flags=Flags(provider="deepseek", think=True, trust_project=True),
+        env={"AGENT_MODEL": ""},
+    )
+    await agent.run_turn("q")
+    assert fake.requests[0]["model"] == "deepseek-reasoner"
+    assert of_type(rec, ReasoningDelta) and of_type(rec, TextDelta)
+
+
+async def test_think_with_explicit_model_sends_thinking_body(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    fake.script(text("42"))
+    flags = Flags(provider="deepseek", model="deepseek-v4-pro", think=True, trust_project=True)
+    agent, _ = make_agent(fake, tmp_path, flags=flags,
+                          settings={})
+    await agent.run_turn("q")
+    assert fake.requests[0]["model"] == "deepseek-v4-pro"
+    assert fake.requests[0]["thinking"] == {"type": "enabled"}

@@ -1,0 +1,165 @@
+"""The loop end to end over real HTTP/SSE: tools, dialects, errors as values, turn limits."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_openai import FakeOpenAI, text, tool_calls
+from helpers import close_all, make_agent, of_type
+
+from agent.events import AssistantMessage, Notice, TextDelta, ToolEnd, TurnEnd
+
+
+@pytest.fixture(autouse=True)
+async def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[None]:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    yield
+    await close_all()
+
+
+def tool_results(request: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in request["messages"] if m["role"] == "tool"]
+
+
+async def test_text_streams_as_deltas(fake: FakeOpenAI, tmp_path: Path) -> None:
+    fake.script(text("The answer is 42.", pieces=6))
+    agent, rec = make_agent(fake, tmp_path)
+    end = await agent.run_turn("question")
+    assert end.subtype == "success" and end.text == "The answer is 42."
+    assert len(of_type(rec, TextDelta)) == 6
+    body = fake.requests[0]
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    assert [m["role"] for m in body["messages"]] == ["system", "user"]
+    assert [t["function"]["name"] for t in body["tools"]] == ["echo", "slow", "touch"]
+    assert agent.totals.input_tokens > 0
+
+
+@pytest.mark.parametrize("dialect", ["openai", "no_index", "index0", "one_chunk", "args_in_first"])
+async def test_tool_call_dialects_run_and_reply(
+    fake: FakeOpenAI, tmp_path: Path, dialect: str
+) -> None:
+    calls = [("echo", {"text": "a"}), ("echo", {"text": "b", "n": 2})]
+    fake.script(tool_calls(calls, pieces=5, dialect=dialect), text("done"))
+    agent, _ = make_agent(fake, tmp_path)
+    end = await agent.run_turn("go")
+    assert end.subtype == "success" and end.num_turns == 2
+    second = fake.requests[1]["messages"]
+    assistant = second[-3]
+    assert [c["function"]["name"] for c in assistant["tool_calls"]] == ["echo", "echo"]
+    results = [m["content"] for m in tool_results(fake.requests[1])]
+    assert results == ['echo:{"text": "a"}', 'echo:{"n": 2, "text": "b"}']
+    ids = [c["id"] for c in assistant["tool_calls"]]
+    assert [m["tool_call_id"] for m in tool_results(fake.requests[1])] == ids
+
+
+async def test_interleaved_parallel_calls(fake: FakeOpenAI, tmp_path: Path) -> None:
+    calls = [("slow", {"seconds": 0.3}), ("slow", {"seconds": 0.3})]
+    fake.script(tool_calls(calls, pieces=4, interleave=True), text("ok"))
+    agent, rec = make_agent(fake, tmp_path)
+    loop = asyncio.get_running_loop()
+    t0 = loop.time()
+    await agent.run_turn("go")
+    assert loop.time() - t0 < 0.55, "read-only calls of one reply run concurrently"
+    assert [e.output for e in of_type(rec, ToolEnd)] == ["slept 0.3", "slept 0.3"]
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "expect"),
+    [
+        ("echo", '{"text": "a",', "not valid JSON"),
+        ("nope", '{"text": "a"}', "unknown tool 'nope'"),
+        ("echo", '{"n": 1}', "missing required parameter 'text'"),
+        ("echo", '{"text": "a", "n": "many"}', "parameter 'n' must be integer"),
+        ("echo", "[1, 2]", "must be a JSON object"),
+    ],
+)
+async def test_bad_calls_become_error_results(
+    fake: FakeOpenAI, tmp_path: Path, name: str, args: str, expect: str
+) -> None:
+    fake.script(tool_calls([(name, args)]), text("sorry"))
+    agent, rec = make_agent(fake, tmp_path)
+    end = await agent.run_turn("go")
+    assert end.subtype == "success"
+    [result] = tool_results(fake.requests[1])
+    assert expect in result["content"] and "can_retry: true" in result["content"]
+    assert of_type(rec, ToolEnd)[0].is_error
+    assistant = fake.requests[1]["messages"][-2]
+    json.loads(assistant["tool_calls"][0]["function"]["arguments"])  # history stays valid JSON
+
+
+async def test_model_mistakes_are_repaired(fake: FakeOpenAI, tmp_path: Path) -> None:
+    fake.script(tool_calls([("echo", '{"text": "a", "n": "3"}')]), text("ok"))
+    agent, _ = make_agent(fake, tmp_path)
+    await agent.run_turn("go")
+    assert tool_results(fake.requests[1])[0]["content"] == 'echo:{"n": 3, "text": "a"}'
+
+
+async def test_length_cut_inside_arguments_never_executes(fake: FakeOpenAI, tmp_path: Path) -> None:
+    cut = tool_calls([("touch", '{"path": "x.txt", "conte')], finish="length")
+    fake.script(cut, text("I will write it in parts."))
+    agent, rec = make_agent(fake, tmp_path)
+    end = await agent.run_turn("write a big file")
+    assert not (tmp_path / "x.txt").exists()
+    assert end.subtype == "success"
+    msgs = fake.requests[1]["messages"]
+    assert "tool_calls" not in msgs[-2]
+    assert msgs[-1]["role"] == "user" and "output token limit" in msgs[-1]["content"]
+    assert of_type(rec, Notice)
+
+
+async def test_turn_limit(fake: FakeOpenAI, tmp_path: Path) -> None:
+    fake.script(*(tool_calls([("echo", {"text": str(i)})]) for i in range(3)))
+    agent, _ = make_agent(fake, tmp_path, max_turns=3)
+    end = await agent.run_turn("loop forever")
+    assert end.subtype == "error_max_turns" and "--max-turns" in (end.error or "")
+
+
+async def test_identical_calls_are_capped(fake: FakeOpenAI, tmp_path: Path) -> None:
+    fake.script(*(tool_calls([("echo", {"text": "same"})]) for _ in range(4)), text("ok"))
+    agent, _ = make_agent(fake, tmp_path)
+    await agent.run_turn("go")
+    last = tool_results(fake.requests[4])[-1]["content"]
+    assert "already made 3 times" in last
+
+
+async def test_interrupt_leaves_a_valid_history(fake: FakeOpenAI, tmp_path: Path) -> None:
+    calls = [("echo", {"text": "fast"}), ("slow", {"seconds": 30})]
+    fake.script(tool_calls(calls), text("after"))
+    agent, rec = make_agent(fake, tmp_path)
+    task = asyncio.ensure_future(agent.run_turn("go"))
+    await asyncio.sleep(0.5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert of_type(rec, TurnEnd)[-1].subtype == "error_interrupted"
+    results = [m for m in agent.messages if m["role"] == "tool"]
+    assert len(results) == 2 and "interrupted" in results[1]["content"]
+    end = await agent.run_turn("continue")
+    assert end.text == "after"
+    sent = fake.requests[1]["messages"]
+    ids = [c["id"] for m in sent if m["role"] == "assistant" for c in m.get("tool_calls", [])]
+    assert ids == [m["tool_call_id"] for m in sent if m["role"] == "tool"]
+
+
+async def test_dsml_leak_runs_through_the_normal_path(fake: FakeOpenAI, tmp_path: Path) -> None:
+    leak = ('<｜DSML｜tool_calls><｜DSML｜invoke name="echo"><｜DSML｜parameter name="text" '
+            'string="true">hi</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜tool_calls>')
+    fake.script(text(leak, pieces=9), text("done"))
+    agent, rec = make_agent(fake, tmp_path)
+    await agent.run_turn("go")
+    assert "".join(e.text for e in of_type(rec, TextDelta)) == "done"
+    assert tool_results(fake.requests[1])[0]["content"] == 'echo:{"text": "hi"}'
+    assert of_type(rec, AssistantMessage)[0].tool_calls[0]["name"] == "echo"
+
+
+async def test_permission_denied_without_terminal(fake: FakeOpenAI, tmp_path: Path) -> None:
+    fake.script(tool_calls([("touch", {"path": "x"})]), text("could not"))
+    agent, rec = make_agent(fake, tmp_path, mode="default")
+    await agent.run_turn("touch x")
+    assert not (tmp_path / "x").exists()
+    assert "permission denied" in tool_results(fake.requests[1])[0]["content"]
