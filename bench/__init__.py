@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m bench` prints figures against budgets and same-run baselines."""

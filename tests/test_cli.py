@@ -1,0 +1,280 @@
+"""One-shot runs as real subprocesses: stdout/stderr separation, exit codes, JSON schemas."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_openai import FakeOpenAI, error, text, tool_calls
+
+AGENT = [sys.executable, "-m", "agent"]
+
+
+def run(env: dict[str, str], cwd: Path, *args: str, stdin: str | None = None,
+        timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*AGENT, *args], env=env, cwd=cwd, input=stdin, capture_output=True, text=True,
+        timeout=timeout, stdin=None if stdin is not None else subprocess.DEVNULL,
+    )
+
+
+def lines(out: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in out.splitlines()]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    p = tmp_path / "proj"
+    p.mkdir()
+    (p / "notes.txt").write_text("the secret word is mango\n")
+    return p
+
+
+def test_version_is_instant_and_light(tmp_path: Path) -> None:
+    code = (
+        "import sys, runpy; sys.argv=['agent','--version'];"
+        "from agent.cli import main; main();"
+        "heavy=[m for m in ('openai','mcp','rich','prompt_toolkit','httpx','httpx2','pydantic')"
+        " if m in sys.modules]; print('HEAVY', heavy)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines()[0].startswith("agent ")
+    assert "HEAVY []" in out.stdout
+
+
+def test_help_lists_the_flags(tmp_path: Path) -> None:
+    out = subprocess.run([*AGENT, "--help"], capture_output=True, text=True, check=True)
+    for flag in ("--output-format", "--think", "--max-turns", "--permission-mode", "--provider"):
+        assert flag in out.stdout
+
+
+def test_text_mode_answer_alone_on_stdout(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
+    fake.script(
+        tool_calls([("read_file", {"path": "notes.txt"})]),
+        text("The word is mango.", pieces=4),
+    )
+    r = run(fake_env, project, "what is the secret word?")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "The word is mango.\n"
+    assert "read_file" in r.stderr
+    tool_msg = [m for m in fake.requests[1]["messages"] if m["role"] == "tool"][0]
+    assert "mango" in tool_msg["content"]
+    first_user = fake.requests[0]["messages"][1]["content"]
+    assert "<env>" in first_user and first_user.endswith("what is the secret word?")
+
+
+def test_json_lines_schema(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
+    fake.script(tool_calls([("read_file", {"path": "notes.txt"})]), text("mango", pieces=2))
+    r = run(fake_env, project, "--output-format", "json", "word?")
+    assert r.returncode == 0, r.stderr
+    events = lines(r.stdout)
+    init, *middle, result = events
+    assert init["type"] == "system" and init["subtype"] == "init"
+    assert {"session_id", "cwd", "model", "tools", "mcp_servers", "permission_mode"} <= set(init)
+    assert "read_file" in init["tools"] and init["model"] == "fake-model"
+    kinds = [e["type"] for e in middle]
+    assert kinds == ["tool_call", "tool_result", "text", "text"]
+    call, res = middle[0], middle[1]
+    assert call["tool"] == "read_file" and call["args"] == {"path": "notes.txt"}
+    assert res["id"] == call["id"] and res["is_error"] is False and "mango" in res["result"]
+    assert isinstance(res["duration_ms"], int)
+    assert result["type"] == "result" and result["subtype"] == "success"
+    assert result["is_error"] is False and result["result"] == "mango"
+    assert result["session_id"] == init["session_id"] and result["num_turns"] == 2
+    assert set(result["usage"]) == {"input_tokens", "output_tokens", "cache_read_input_tokens",
+                                    "reasoning_tokens"}
+    assert result["usage"]["input_tokens"] > 0
+    assert isinstance(result["total_cost_usd"], float) and result["permission_denials"] == []
+    assert isinstance(result["duration_ms"], int) and isinstance(result["duration_api_ms"], int)
+
+
+def test_stream_json_claude_shape(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
+    fake.script(tool_calls([("read_file", {"path": "notes.txt"})], text="Looking."),
+                text("mango"))
+    r = run(fake_env, project, "--output-format", "stream-json", "word?")
+    assert r.returncode == 0, r.stderr
+    events = lines(r.stdout)
+    assert [e["type"] for e in events] == ["system", "assistant", "user", "assistant", "result"]
+    first = events[1]["message"]
+    assert first["role"] == "assistant"
+    assert [b["type"] for b in first["content"]] == ["text", "tool_use"]
+    use = first["content"][1]
+    assert use["name"] == "read_file" and use["input"] == {"path": "notes.txt"}
+    block = events[2]["message"]["content"][0]
+    assert block["type"] == "tool_result" and block["tool_use_id"] == use["id"]
+    assert events[3]["message"]["content"] == [{"type": "text", "text": "mango"}]
+    assert events[-1]["result"] == "mango" and events[-1]["subtype"] == "success"
+
+
+def test_denied_write_is_reported(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
+    fake.script(tool_calls([("write_file", {"path": "x.txt", "content": "hi"})]),
+                text("I could not write."))
+    r = run(fake_env, project, "--output-format", "json", "write x")
+    assert r.returncode == 0
+    assert not (project / "x.txt").exists()
+    result = lines(r.stdout)[-1]
+    assert result["permission_denials"][0]["tool_name"] == "write_file"
+    assert result["permission_denials"][0]["tool_input"] == {"path": "x.txt", "content": "hi"}
+
+
+def test_accept_edits_mode_writes(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
+    fake.script(tool_calls([("write_file", {"path": "x.txt", "content": "hi\n"})]), text("ok"))
+    r = run(fake_env, project, "--permission-mode", "acceptEdits", "write x")
+    assert r.returncode == 0, r.stderr
+    assert (project / "x.txt").read_text() == "hi\n"
+
+
+def test_max_turns_exit_53(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
+    fake.script(*(tool_calls([("glob", {"pattern": f"*{i}"})]) for i in range(2)))
+    r = run(fake_env, project, "--max-turns", "2", "--output-format", "json", "loop")
+    assert r.returncode == 53
+    assert lines(r.stdout)[-1]["subtype"] == "error_max_turns"
+
+
+def test_api_failure_exit_1_with_result_last(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    fake.script(error(402, "Insufficient Balance"))
+    r = run(fake_env, project, "--output-format", "json", "hi")
+    assert r.returncode == 1
+    result = lines(r.stdout)[-1]
+    assert result["subtype"] == "error_during_execution" and result["is_error"] is True
+    assert "insufficient balance" in result["error"]
+    fake.script(error(401, "bad key"))
+    r = run(fake_env, project, "hi")
+    assert r.returncode == 1 and r.stdout == ""
+    assert "AGENT_API_KEY" in r.stderr
+
+
+def test_missing_key_exit_2(fake_env: dict, project: Path) -> None:
+    env = {k: v for k, v in fake_env.items() if not k.startswith("AGENT_")}
+    r = run(env, project, "hi")
+    assert r.returncode == 2
+    assert "DEEPSEEK_API_KEY" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_bad_settings_exit_2_names_file_and_position(fake_env: dict, project: Path) -> None:
+    (project / ".agent").mkdir()
+    (project / ".agent" / "settings.json").write_text('{\n  "model": "x",\n  oops\n}')
+    r = run(fake_env, project, "--output-format", "json", "hi")
+    assert r.returncode == 2
+    assert "settings.json" in r.stderr and "line 3" in r.stderr
+    assert lines(r.stdout)[-1]["type"] == "result"
+    (project / ".agent" / "settings.json").write_text('{"maxTurns": "many"}')
+    r = run(fake_env, project, "hi")
+    assert r.returncode == 2 and "'maxTurns'" in r.stderr
+
+
+def test_bad_flag_exit_2(fake_env: dict, project: Path) -> None:
+    assert run(fake_env, project, "--no-such-flag").returncode == 2
+
+
+def test_prompt_from_stdin_dash(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
+    fake.script(text("ok"))
+    r = run(fake_env, project, "-", stdin="question from stdin\n")
+    assert r.returncode == 0 and r.stdout == "ok\n"
+    assert fake.requests[0]["messages"][1]["content"].endswith("question from stdin\n")
+
+
+def test_piped_stdin_is_the_prompt(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
+    fake.script(text("ok"))
+    r = run(fake_env, project, stdin="piped question")
+    assert r.returncode == 0
+    assert fake.requests[0]["messages"][1]["content"].endswith("piped question")
+
+
+def test_prompt_and_stdin_attach_context(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
+    fake.script(text("ok"))
+    r = run(fake_env, project, "summarise this", stdin="line one\nline two\n")
+    assert r.returncode == 0
+    content = fake.requests[0]["messages"][1]["content"]
+    assert "summarise this\n\n<stdin>\nline one\nline two\n</stdin>" in content
+
+
+def test_think_text_mode_reasoning_on_stderr(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    fake.script(text("42", reasoning="deep thought", pieces=2))
+    env = {**fake_env, "DEEPSEEK_API_KEY": "k"}
+    env.pop("AGENT_MODEL")
+    r = run(env, project, "--provider", "deepseek", "--think", "answer?")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "42\n"
+    assert "[thinking]" in r.stderr and "deep thought" in r.stderr and "[/thinking]" in r.stderr
+    assert fake.requests[0]["model"] == "deepseek-reasoner"
+
+
+def test_think_json_reasoning_events(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
+    fake.script(text("42", reasoning="hmm", pieces=1))
+    r = run(fake_env, project, "--think", "--output-format", "json", "answer?")
+    kinds = [e["type"] for e in lines(r.stdout)]
+    assert kinds == ["system", "reasoning", "text", "result"]
+
+
+def test_retry_is_reported_as_error_event(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    fake.script(error(503, "overloaded", headers={"Retry-After": "0"}), text("ok"))
+    r = run(fake_env, project, "--output-format", "json", "hi")
+    events = lines(r.stdout)
+    assert [e["type"] for e in events] == ["system", "error", "text", "result"]
+    assert events[1]["retrying"] is True and "503" in events[1]["message"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_signal_interrupts_with_130(
+    fake: FakeOpenAI, fake_env: dict, project: Path, sig: signal.Signals
+) -> None:
+    fake.script(tool_calls([("bash", {"command": "sleep 30"})]))
+    proc = subprocess.Popen(
+        [*AGENT, "--permission-mode", "bypassPermissions", "--output-format", "json", "go"],
+        env=fake_env, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 20
+    while not fake.requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.8)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    result = lines(out)[-1]
+    assert result["subtype"] == "error_interrupted"
+
+
+def test_untrusted_project_cannot_redirect_traffic(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    (project / ".agent").mkdir()
+    (project / ".agent" / "settings.json").write_text(
+        json.dumps({"baseUrl": "http://127.0.0.1:9/v1", "env": {"X": "1"}})
+    )
+    env = {k: v for k, v in fake_env.items() if k != "AGENT_BASE_URL"}
+    env["AGENT_BASE_URL"] = fake.base_url
+    fake.script(text("ok"))
+    r = run(env, project, "hi")
+    assert r.returncode == 0
+    assert "not trusted" in r.stderr and "baseUrl" in r.stderr
+
+
+def test_no_stdin_wait_when_prompt_given_and_pipe_silent(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    """A CI runner may leave stdin an open, silent pipe: a prompt argument must not hang on it."""
+    fake.script(text("ok"))
+    proc = subprocess.Popen([*AGENT, "hi"], env=fake_env, cwd=project, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        proc.wait(timeout=20)
+        assert proc.stdout is not None and proc.stdout.read() == "ok\n"
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.kill()
+        proc.communicate()
