@@ -1,38 +1,88 @@
 """A plain line-based REPL: one turn per line, Ctrl-C stops a turn, Ctrl-D exits.
 
 A stand-in until the prompt_toolkit REPL lands; it uses the same loop and text renderer and asks
-permission on the terminal (y once, s this session, n no).
+permission on the terminal (y once, s this session, d/a remember, n no with a reason). A project
+that brings its own configuration is trusted only after the user says so (asked once).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 from typing import Any
 
 from agent.cli import EXIT_OK, EXIT_USAGE, flags_from
 
+CHOICES = {"y": "[y] once", "s": "[s] this session", "d": "[d] remember this directory",
+           "a": "[a] remember this command prefix", "n": "[N]o (n <reason> tells the model why)"}
+DIFF_LINES = 120  # diff lines shown in the prompt
 
-async def ask_on_terminal(call: Any, tool: Any) -> tuple[bool, str]:
-    from agent.render import summarize_args
 
-    print(
-        f"\nallow {call.name} {summarize_args(call.args, 200)} ? [y]es / [s]ession / [N]o: ",
-        end="",
-        file=sys.stderr,
-        flush=True,
+def _paint(diff: str, color: bool) -> str:
+    lines = diff.splitlines()
+    if len(lines) > DIFF_LINES:
+        lines = [*lines[:DIFF_LINES], f"... ({len(lines) - DIFF_LINES} more diff lines)"]
+    if not color:
+        return "\n".join(lines)
+    codes = {"+": "\033[32m", "-": "\033[31m", "@": "\033[36m"}
+    return "\n".join(
+        f"{codes[ln[0]]}{ln}\033[0m" if ln[:1] in codes and not ln.startswith(("+++", "---"))
+        else ln for ln in lines
     )
-    answer = (await asyncio.to_thread(sys.stdin.readline)).strip().lower()
-    if answer in ("y", "yes"):
-        return True, ""
-    if answer in ("s", "session"):
-        ask_on_terminal.session.add(call.name)  # type: ignore[attr-defined]
-        return True, ""
-    return False, "the user declined"
 
 
-ask_on_terminal.session = set()  # type: ignore[attr-defined]
+def parse_answer(text: str, choices: tuple[str, ...]) -> tuple[str, str]:
+    """(choice, reason): y/s/d/a when offered; anything else is no, with the text as reason."""
+    words = text.strip().split(maxsplit=1)
+    first = words[0].lower() if words else "n"
+    if first in choices and first != "n":
+        return first, ""
+    if first in ("yes",):
+        return "y", ""
+    if first in ("n", "no"):
+        return "n", words[1] if len(words) > 1 else ""
+    return "n", text.strip()
+
+
+async def ask_on_terminal(req: Any) -> Any:
+    """The permission prompt: tool, resolved path or full command, diff, then the answer."""
+    from agent.asking import Answer
+
+    color = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+    out = [f"\n── permission: {req.tool} ──"]
+    out.append(f"command: {req.target}" if req.tool == "bash" else f"target: {req.target}")
+    if req.reason:
+        out.append(f"why: {req.reason}")
+    if req.diff:
+        out.append(_paint(req.diff, color))
+    if req.remember:
+        out.append(f"remember adds: {', '.join(req.remember)}")
+    out.append(" · ".join(CHOICES[c] for c in req.choices) + " : ")
+    print("\n".join(out), end="", file=sys.stderr, flush=True)
+    line = await asyncio.to_thread(sys.stdin.readline)
+    choice, reason = parse_answer(line, req.choices)
+    return Answer(choice, reason)
+
+
+def _trust_prompt(cfg: Any) -> bool:
+    """Ask once whether to trust a project that brings its own settings, hooks or servers."""
+    from agent import settings as st
+
+    files = [cfg.root / ".agent" / n for n in ("settings.json", "settings.local.json",
+                                                 "hooks.json")] + [cfg.root / ".mcp.json"]
+    present = [f for f in files if f.is_file()]
+    if cfg.trusted or not present or (cfg.root / ".agent").resolve() == st.user_dir().resolve():
+        return False
+    names = ", ".join(str(f.relative_to(cfg.root)) for f in present)
+    print(f"This project has its own agent configuration ({names}). Trusting it lets it run "
+          "hooks, start MCP servers and loosen permissions.\nTrust this project? [y/N]: ",
+          end="", file=sys.stderr, flush=True)
+    if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+        return False
+    st.trust(cfg.root)
+    return True
 
 
 def run_repl(args: Any) -> int:
@@ -42,6 +92,8 @@ def run_repl(args: Any) -> int:
 
     try:
         cfg = load_config(flags_from(args))
+        if _trust_prompt(cfg):
+            cfg = load_config(flags_from(args))
     except ConfigError as e:
         print(f"agent: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -49,20 +101,27 @@ def run_repl(args: Any) -> int:
         print(f"agent: warning: {w}", file=sys.stderr)
     run = build(cfg, TextRenderer(verbose=args.verbose), ask_on_terminal)
     print(f"agent · {run.agent.llm.model} · Ctrl-C stops a turn, Ctrl-D exits", file=sys.stderr)
-    while True:
-        try:
-            line = input("> ")
-        except EOFError:
-            print(file=sys.stderr)
-            return EXIT_OK
-        except KeyboardInterrupt:
-            print(file=sys.stderr)
-            continue
-        if not line.strip():
-            continue
-        if line.strip() in ("/exit", "/quit"):
-            return EXIT_OK
-        asyncio.run(_turn(run, line))
+    loop = asyncio.new_event_loop()  # one loop for the session: the HTTP client lives on it
+    loop.run_until_complete(run.start())
+    try:
+        while True:
+            try:
+                line = input("> ")
+            except EOFError:
+                print(file=sys.stderr)
+                return EXIT_OK
+            except KeyboardInterrupt:
+                print(file=sys.stderr)
+                continue
+            if not line.strip():
+                continue
+            if line.strip() in ("/exit", "/quit"):
+                return EXIT_OK
+            loop.run_until_complete(_turn(run, line))
+    finally:
+        loop.run_until_complete(run.agent.llm.aclose())
+        loop.run_until_complete(run.end())
+        loop.close()
 
 
 async def _turn(run: Any, line: str) -> None:

@@ -277,4 +277,4 @@ def test_no_stdin_wait_when_prompt_given_and_pipe_silent(
         assert proc.stdin is not None
         proc.stdin.close()
         proc.kill()
-        proc.communicate()
+        proc.wait()
