@@ -1,0 +1,212 @@
+"""Append-only JSONL session store (SPEC §8): `.agent/sessions/<id>.jsonl`.
+
+One JSON record per line, written with a single `os.write` on an O_APPEND descriptor as it
+happens, so a crash loses at most the record being written. `load` repairs a torn last line
+(rewriting through temp file + fsync + rename) and skips garbage lines without losing the
+complete records around them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+GITIGNORE = "sessions/\nsettings.local.json\naudit.jsonl\n*.log\nworktrees/\n"
+
+
+def sessions_dir(root: Path) -> Path:
+    return root / ".agent" / "sessions"
+
+
+def ensure_agent_dir(root: Path) -> Path:
+    """Create `.agent/` with a .gitignore for what is personal (first creation only)."""
+    d = root / ".agent"
+    if not d.is_dir():
+        d.mkdir(parents=True, exist_ok=True)
+    ignore = d / ".gitignore"
+    if not ignore.exists():
+        with contextlib.suppress(OSError):
+            ignore.write_text(GITIGNORE, encoding="utf-8")
+    return d
+
+
+def new_id() -> str:
+    """Sortable by creation time, unique across concurrent agents."""
+    return time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:8]
+
+
+class SessionFile:
+    """The writer of one session: append records, flushed to the kernel per record."""
+
+    def __init__(self, root: Path, session_id: str) -> None:
+        self.id = session_id
+        ensure_agent_dir(root)
+        d = sessions_dir(root)
+        d.mkdir(parents=True, exist_ok=True)
+        self.path = d / f"{session_id}.jsonl"
+        self.blob_dir = d / f"{session_id}.files"
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        if os.fstat(self._fd).st_size:
+            self._heal()
+
+    def _heal(self) -> None:
+        """A file resumed after a crash may end mid-line: start the next record on a new line."""
+        with open(self.path, "rb") as f:
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":
+                os.write(self._fd, b"\n")
+
+    def append(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        os.write(self._fd, line.encode("utf-8"))
+
+    def put_blob(self, data: bytes) -> str:
+        """Store bytes content-addressed (deduplicated); returns the hash."""
+        import hashlib
+
+        digest = hashlib.sha256(data).hexdigest()
+        path = self.blob_dir / digest
+        if not path.exists():
+            self.blob_dir.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+        return digest
+
+    def get_blob(self, digest: str) -> bytes:
+        return (self.blob_dir / digest).read_bytes()
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+@dataclass
+class Loaded:
+    """A session read back: its records in order, and what had to be repaired."""
+
+    id: str
+    path: Path
+    records: list[dict[str, Any]] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def load(path: Path) -> Loaded:
+    """Read every complete record; drop a torn last line (repairing the file) and garbage."""
+    data = path.read_bytes()
+    out = Loaded(path.stem, path)
+    lines = data.split(b"\n")
+    torn = lines.pop() if lines else b""  # after the last newline: empty, or a torn record
+    good = 0
+    for n, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            rec = json.loads(raw)
+            if not isinstance(rec, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            out.repaired.append(f"line {n}: unreadable record skipped")
+            continue
+        out.records.append(rec)
+        good += 1
+    if torn.strip():
+        try:
+            rec = json.loads(torn)
+            out.records.append(rec)  # complete but missing its newline: keep it
+            _atomic_write(path, data + b"\n")
+        except ValueError:
+            out.repaired.append(f"line {len(lines) + 1}: torn last record removed")
+            _atomic_write(path, data[: len(data) - len(torn)])
+    return out
+
+
+def messages_of(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The conversation as the loop keeps it, honouring compactions and rewinds."""
+    msgs: list[dict[str, Any]] = []
+    for rec in records:
+        kind = rec.get("t")
+        if kind == "message":
+            msgs.append(rec["message"])
+        elif kind in ("compact", "rewind") and "messages" in rec:
+            msgs = list(rec["messages"])
+        elif kind == "truncate":
+            msgs = msgs[: int(rec["keep"])]
+    return msgs
+
+
+@dataclass
+class Summary:
+    id: str
+    path: Path
+    mtime: float
+    turns: int
+    first_prompt: str
+    cost: float
+    cwd: str
+
+
+def summarize(path: Path) -> Summary | None:
+    """Date, turns, first prompt and cost for the picker (None for an unreadable file)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        mtime = path.stat().st_mtime
+    except OSError:
+        return None
+    turns, first, cost, cwd = 0, "", 0.0, ""
+    for line in text.splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if rec.get("t") == "meta":
+            cwd = rec.get("cwd", "")
+        elif rec.get("t") == "checkpoint":
+            turns += 1
+            first = first or rec.get("prompt", "")
+        elif rec.get("t") == "usage":
+            cost += float(rec.get("cost", 0.0))
+    return Summary(path.stem, path, mtime, turns, first, cost, cwd)
+
+
+def list_sessions(root: Path, cwd: Path | None = None) -> list[Summary]:
+    """Sessions of this project, newest first; only those started in `cwd` when given."""
+    d = sessions_dir(root)
+    if not d.is_dir():
+        return []
+    found = [s for p in d.glob("*.jsonl") if (s := summarize(p)) is not None]
+    if cwd is not None:
+        found = [s for s in found if s.cwd == str(cwd)]
+    return sorted(found, key=lambda s: s.mtime, reverse=True)
+
+
+def prune(root: Path, keep: int = 100, max_age_days: float = 30.0, protect: str = "") -> int:
+    """Delete sessions beyond the newest `keep` or older than `max_age_days`; returns count."""
+    import shutil
+
+    now = time.time()
+    removed = 0
+    for n, s in enumerate(list_sessions(root)):
+        if s.id == protect or (n < keep and now - s.mtime < max_age_days * 86400):
+            continue
+        with contextlib.suppress(OSError):
+            s.path.unlink()
+            shutil.rmtree(s.path.with_suffix(".files"), ignore_errors=True)
+            removed += 1
+    return removed

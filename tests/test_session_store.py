@@ -1,0 +1,128 @@
+"""The JSONL store: appends, torn and garbage lines, listing, pruning, snapshots and restore."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from agent.checkpoints import Snapshots, checkpoints, plan_restore, restore
+from agent.dispatch import Call
+from agent.session import SessionFile, list_sessions, load, messages_of, new_id, prune
+from agent.tools import ToolContext, ToolResult
+
+
+def test_append_and_load_roundtrip(tmp_path: Path) -> None:
+    s = SessionFile(tmp_path, new_id())
+    s.append({"t": "meta", "cwd": str(tmp_path)})
+    s.append({"t": "message", "message": {"role": "user", "content": "héllo"}})
+    loaded = load(s.path)
+    assert loaded.repaired == []
+    assert messages_of(loaded.records) == [{"role": "user", "content": "héllo"}]
+    assert (tmp_path / ".agent" / ".gitignore").read_text().startswith("sessions/")
+
+
+def test_torn_last_line_is_repaired(tmp_path: Path) -> None:
+    s = SessionFile(tmp_path, "x")
+    for i in range(3):
+        s.append({"t": "message", "message": {"role": "user", "content": str(i)}})
+    s.close()
+    with open(s.path, "ab") as f:
+        f.write(b'{"t":"message","message":{"role":"assi')
+    loaded = load(s.path)
+    assert [m["content"] for m in messages_of(loaded.records)] == ["0", "1", "2"]
+    assert "torn" in loaded.repaired[0]
+    assert s.path.read_bytes().endswith(b"\n") and load(s.path).repaired == []
+
+
+def test_garbage_line_in_the_middle_is_skipped(tmp_path: Path) -> None:
+    p = tmp_path / "s.jsonl"
+    good = json.dumps({"t": "message", "message": {"role": "user", "content": "a"}})
+    p.write_text(f"{good}\n\x00\x01garbage\n[1,2]\n{good}\n")
+    loaded = load(p)
+    assert len(messages_of(loaded.records)) == 2 and len(loaded.repaired) == 2
+
+
+def test_reopened_file_after_torn_write_starts_a_new_line(tmp_path: Path) -> None:
+    s = SessionFile(tmp_path, "y")
+    s.append({"t": "a"})
+    s.close()
+    with open(s.path, "ab") as f:
+        f.write(b'{"t": "tor')
+    s2 = SessionFile(tmp_path, "y")
+    s2.append({"t": "b"})
+    assert [r["t"] for r in load(s2.path).records] == ["a", "b"]
+
+
+def test_list_filters_by_cwd_and_sorts_newest_first(tmp_path: Path) -> None:
+    for n, cwd in enumerate(["/a", "/b", "/a"]):
+        s = SessionFile(tmp_path, f"s{n}")
+        s.append({"t": "meta", "cwd": cwd})
+        s.append({"t": "checkpoint", "n": 1, "time": 0, "prompt": f"p{n}", "msg_index": 1})
+        s.close()
+        os.utime(s.path, (1000 + n, 1000 + n))
+    assert [x.id for x in list_sessions(tmp_path, Path("/a"))] == ["s2", "s0"]
+    assert list_sessions(tmp_path)[0].first_prompt == "p2"
+
+
+def test_prune_keeps_newest(tmp_path: Path) -> None:
+    for n in range(5):
+        s = SessionFile(tmp_path, f"s{n}")
+        s.put_blob(b"data")
+        s.close()
+        os.utime(s.path, (time.time() - n, time.time() - n))
+    assert prune(tmp_path, keep=2) == 3
+    assert sorted(x.id for x in list_sessions(tmp_path)) == ["s0", "s1"]
+    assert not (tmp_path / ".agent/sessions/s4.files").exists()
+
+
+async def _write(call: Call, ctx: ToolContext) -> ToolResult:
+    path = ctx.cwd / call.args["path"]
+    if call.args.get("delete"):
+        path.unlink()
+    else:
+        path.write_text(call.args["content"])
+    return ToolResult("ok")
+
+
+async def test_snapshots_and_restore(tmp_path: Path) -> None:
+    store = SessionFile(tmp_path, "z")
+    snaps = Snapshots(store)
+    ctx = ToolContext(cwd=tmp_path)
+    (tmp_path / "a.txt").write_text("original")
+    snaps.begin_turn("edit a, create b", 1)
+    await snaps(Call("1", "write_file", {"path": "a.txt", "content": "changed"}), ctx, _write)
+    await snaps(Call("2", "write_file", {"path": "b.txt", "content": "new"}), ctx, _write)
+    snaps.begin_turn("edit a again", 3)
+    await snaps(Call("3", "edit_file", {"path": "a.txt", "content": "changed twice"}), ctx, _write)
+    records = load(store.path).records
+    cps = checkpoints(records)
+    assert [c.n for c in cps] == [1, 2]
+    assert len(cps[0].files) == 2 and len(cps[1].files) == 1
+    plans = plan_restore(records, 1)
+    assert not any(p.conflict for p in plans)
+    restore(store, plans)
+    assert (tmp_path / "a.txt").read_text() == "original"
+    assert not (tmp_path / "b.txt").exists()
+
+
+async def test_restore_refuses_files_changed_outside(tmp_path: Path) -> None:
+    store = SessionFile(tmp_path, "w")
+    snaps = Snapshots(store)
+    ctx = ToolContext(cwd=tmp_path)
+    snaps.begin_turn("create", 1)
+    await snaps(Call("1", "write_file", {"path": "c.txt", "content": "agent"}), ctx, _write)
+    (tmp_path / "c.txt").write_text("user edit")
+    plans = plan_restore(load(store.path).records, 1)
+    assert plans[0].conflict
+    assert restore(store, plans) == []
+    assert (tmp_path / "c.txt").read_text() == "user edit"
+    assert restore(store, plans, force=True) == [str((tmp_path / "c.txt").resolve())]
+    assert not (tmp_path / "c.txt").exists()
+
+
+async def test_blobs_are_deduplicated(tmp_path: Path) -> None:
+    store = SessionFile(tmp_path, "d")
+    assert store.put_blob(b"same") == store.put_blob(b"same")
+    assert len(list(store.blob_dir.iterdir())) == 1
