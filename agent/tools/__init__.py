@@ -73,12 +73,12 @@ def cap(text: str, limit: int = RESULT_CAP, *, how_to_see_more: str = "") -> str
     """Keep the head and tail of `text` within `limit` chars, with a marker saying what was cut."""
     if len(text) <= limit:
         return text
-    cut = len(text) - limit
     more = f" {how_to_see_more}" if how_to_see_more else ""
-    marker = f"\n[... {cut} characters cut ...{more}]\n"
-    head = (limit * 2) // 3
-    tail = limit - head
-    return text[:head] + marker + text[-tail:]
+    # The marker counts against the limit, so a capped text is never re-capped downstream.
+    room = max(limit - len(f"\n[... {len(text)} characters cut ...{more}]\n"), 0)
+    marker = f"\n[... {len(text) - room} characters cut ...{more}]\n"
+    head = (room * 2) // 3
+    return text[:head] + marker + text[len(text) - (room - head) :]
 
 
 def builtin_tools() -> tuple[Tool, ...]:

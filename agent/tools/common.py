@@ -50,7 +50,9 @@ def str_arg(args: dict[str, Any], name: str, *, required: bool = True, default: 
     return value
 
 
-def int_arg(args: dict[str, Any], name: str, default: int | None, *, minimum: int = 0) -> int | None:
+def int_arg(
+    args: dict[str, Any], name: str, default: int | None, *, minimum: int = 0
+) -> int | None:
     value = args.get(name)
     if value is None:
         return default
@@ -94,7 +96,7 @@ def shown(ctx: ToolContext, path: Path) -> str:
         return str(path)
 
 
-def did_you_mean(path: Path) -> str:
+def did_you_mean(path: Path, ctx: ToolContext) -> str:
     """A cheap hint for a missing path: similar names in its directory, or the missing parent."""
     import difflib
 
@@ -112,4 +114,4 @@ def did_you_mean(path: Path) -> str:
     close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.6)
     if not close:
         return f"no similar names in {parent}; use glob to search for the file"
-    return "did you mean: " + ", ".join(str(parent / name) for name in close)
+    return "did you mean: " + ", ".join(shown(ctx, parent / name) for name in close)

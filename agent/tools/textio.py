@@ -36,6 +36,11 @@ class TextFormat:
         """True when b"\\n" bytes are exactly the line breaks (not UTF-16/32)."""
         return not self.encoding.startswith(("utf-16", "utf-32"))
 
+    def label(self) -> str:
+        """Short form for summaries: `cp1251, CRLF`."""
+        bom = " with BOM" if self.bom else ""
+        return f"{self.encoding}{bom}, {'CRLF' if self.newline == chr(13) + chr(10) else 'LF'}"
+
     def describe(self) -> str:
         name = self.encoding + (" with BOM" if self.bom else "")
         if self.fallback:
@@ -71,6 +76,15 @@ def looks_binary(head: bytes) -> bool:
     return b"\0" in head[:SNIFF_BYTES] and sniff_utf16(head) is None
 
 
+def utf8_ok(data: bytes) -> bool:
+    """Valid UTF-8, allowing one character cut off at the end (a sample or a cut stream)."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.reason == "unexpected end of data" and exc.start >= len(data) - 3
+    return True
+
+
 def guess_legacy(sample: bytes) -> str:
     """Pick cp1251 or GB18030 for bytes that are not UTF-8.
 
@@ -96,19 +110,14 @@ def guess_legacy(sample: bytes) -> str:
 def detect(data: bytes) -> TextFormat:
     """The encoding, BOM and dominant line ending of `data` (whole file or a large sample)."""
     found = sniff_bom(data)
+    fallback = False
     if found:
         encoding, bom = found
-        fallback = False
     else:
         bom = b""
         encoding = sniff_utf16(data[:SNIFF_BYTES]) or "utf-8"
-        if encoding == "utf-8":
-            try:
-                data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                # Only a character cut at the end of a sample is still UTF-8.
-                if exc.start < len(data) - 3 or exc.reason != "unexpected end of data":
-                    encoding, fallback = guess_legacy(data[: 1 << 20]), True
+        if encoding == "utf-8" and not utf8_ok(data):
+            encoding, fallback = guess_legacy(data[: 1 << 20]), True
     text = data[len(bom) :].decode(encoding, errors="replace")
     return TextFormat(encoding, bom, newline_style(text), fallback)
 
@@ -145,11 +154,8 @@ def encode(text: str, fmt: TextFormat) -> bytes:
 
 def decode_output(data: bytes) -> tuple[str, str | None]:
     """Process output as text: UTF-8 if valid, else a stated cp1251/GB18030 fallback."""
-    try:
-        return data.decode("utf-8"), None
-    except UnicodeDecodeError as exc:
-        if exc.reason == "unexpected end of data" and exc.start >= len(data) - 3:
-            return data.decode("utf-8", errors="replace"), None
+    if utf8_ok(data):
+        return data.decode("utf-8", errors="replace"), None
     encoding = guess_legacy(data[: 1 << 20])
     return data.decode(encoding, errors="replace"), encoding
 

@@ -1,0 +1,278 @@
+"""read_file (here) plus write_file and edit_file (edits.py): the file tools the model sees."""
+
+from __future__ import annotations
+
+import asyncio
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from agent.tools import RESULT_CAP, Tool, ToolContext, ToolResult, cap, error, textio
+from agent.tools.common import ToolError, did_you_mean, guard, int_arg, resolve, shown, str_arg
+
+DEFAULT_LIMIT = 2000
+MAX_LINE = 2000  # characters kept of one line
+CHUNK = 1 << 20
+COLLECT_CAP = 1 << 20  # raw bytes gathered for one page; the result cap is far smaller anyway
+SIZE_CAP = 10 << 20  # above this a file is read only in part (no total line count)
+
+_KINDS = {
+    "image": "png jpg jpeg gif bmp ico webp tif tiff psd heic heif avif icns raw cr2 nef",
+    "pdf": "pdf",
+    "archive": "zip tar gz tgz bz2 xz 7z rar zst lz4 lzma jar war ear whl egg apk deb rpm dmg iso",
+    "executable": "exe dll so dylib o a lib obj bin class pyc pyo pyd wasm elf out node",
+    "media": "mp3 mp4 wav ogg flac aac m4a avi mov mkv webm wmv flv",
+    "font": "ttf otf woff woff2 eot",
+    "office": "doc docx xls xlsx ppt pptx odt ods odp",
+    "database": "sqlite sqlite3 db mdb parquet feather pkl pickle npy npz h5 hdf5",
+}
+_ADVICE = {
+    "image": "images cannot be read as text; ask the user what it shows, or inspect its metadata "
+    "with bash (`file`, `identify`)",
+    "pdf": "PDF cannot be read as text; extract the text with bash, e.g. `pdftotext FILE -`",
+    "archive": "list an archive with bash (`unzip -l FILE`, `tar -tf FILE`)",
+    "executable": "compiled files are not text; use bash with `file`, `strings` or `xxd | head`",
+    "media": "audio/video is not text; use bash with `ffprobe` for its metadata",
+    "font": "fonts are not text; use bash with `fc-scan` or `file` for details",
+    "office": "office documents are zip archives; convert with bash (e.g. `pandoc FILE -t plain`)",
+    "database": "data files are binary; inspect them with bash (e.g. `sqlite3 FILE .schema`) or "
+    "a short Python script",
+}
+BINARY_EXTENSIONS = {ext: kind for kind, exts in _KINDS.items() for ext in exts.split()}
+
+
+@dataclass
+class Page:
+    """Raw lines of one read: the lines, where they start, and what is known about the rest."""
+
+    lines: list[bytes] = field(default_factory=list)
+    first: int = 1  # line number of lines[0]
+    total: int | None = None  # None when the file was too big to count
+    size: int = 0
+    last_cut: bool = False  # the final line was not read to its end
+
+
+_Read = tuple[list[str], Page, list[str]]  # decoded lines, where they sit, notes for the model
+
+
+def _skip_lines(f: BinaryIO, data: bytes, count: int) -> tuple[bytes, int]:
+    """Drop `count` lines from the stream starting with `data`; returns (rest, lines dropped)."""
+    dropped = 0
+    while True:
+        newlines = data.count(b"\n")
+        if dropped + newlines >= count:
+            rest = data.split(b"\n", count - dropped)[-1]
+            return rest, count
+        dropped += newlines
+        data = f.read(CHUNK)
+        if not data:
+            return b"", dropped
+
+
+def _collect(f: BinaryIO, data: bytes, size: int, offset: int, limit: int) -> Page:
+    """Lines offset..offset+limit-1 of a byte-oriented file, reading only what is needed."""
+    data, dropped = _skip_lines(f, data, offset - 1)
+    acc, eof = bytearray(data), False
+    newlines = acc.count(b"\n")
+    while newlines < limit and len(acc) < COLLECT_CAP:
+        chunk = f.read(CHUNK)
+        if not chunk:
+            eof = True
+            break
+        acc += chunk
+        newlines += chunk.count(b"\n")
+    blob = bytes(acc)
+    parts = blob.split(b"\n", limit)
+    page = Page(lines=parts, first=dropped + 1)
+    if len(parts) > limit:
+        parts.pop()  # the unread rest
+    elif parts[-1] == b"":
+        parts.pop()  # nothing after the last newline
+    else:
+        page.last_cut = not eof  # stopped at COLLECT_CAP inside a line
+    if size <= SIZE_CAP:
+        total = dropped + blob.count(b"\n")
+        while chunk := f.read(CHUNK):
+            total += chunk.count(b"\n")
+        f.seek(max(size - 1, 0))
+        page.total = total + (1 if size and f.read(1) != b"\n" else 0)
+    return page
+
+
+def _sniff(path: Path, ctx: ToolContext) -> None:
+    """Refuse what cannot be read as text: missing, directories, devices, binary by name."""
+    if not path.exists():
+        if path.is_symlink():
+            raise ToolError(f"{path} is a broken symbolic link", can_retry=False)
+        raise ToolError(f"file not found: {path}", can_retry=True, hint=did_you_mean(path, ctx))
+    if path.is_dir():
+        raise ToolError(
+            f"{path} is a directory, not a file",
+            hint=f"use glob with path='{path}' (e.g. pattern '*') to list its files",
+        )
+    if not stat.S_ISREG(path.stat().st_mode):
+        raise ToolError(f"{path} is not a regular file (device, pipe or socket)", can_retry=False)
+    kind = BINARY_EXTENSIONS.get(path.suffix.lower().lstrip("."))
+    if kind:
+        what = f"{path.name} is a binary file ({kind})"
+        raise ToolError(what, can_retry=False, hint=_ADVICE[kind])
+
+
+def _cut(line: str) -> str:
+    if len(line) <= MAX_LINE:
+        return line
+    return f"{line[:MAX_LINE]}… [line cut: {len(line)} characters]"
+
+
+def _decode_page(page: Page, fmt_bom: tuple[str, bytes] | None) -> tuple[list[str], str, int]:
+    """Decode the page's lines; returns (lines, encoding note, undecodable count)."""
+    raw = b"\n".join(page.lines)
+    if fmt_bom:
+        encoding, bom = fmt_bom
+        if page.first == 1 and raw.startswith(bom):
+            raw = raw[len(bom) :]
+        note = f"{encoding} with BOM"
+        fallback = False
+    else:
+        encoding, note, fallback = "utf-8", "", False
+        if not textio.utf8_ok(raw):
+            encoding, fallback = textio.guess_legacy(raw[:CHUNK]), True
+    text, _, bad = textio.decode(raw, textio.TextFormat(encoding, b"", "\n", fallback))
+    if fallback:
+        note = f"{encoding} (not valid UTF-8; decoded with a fallback guess)"
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    return (lines if page.lines else []), note, bad
+
+
+def _read(path: Path, offset: int, limit: int, ctx: ToolContext) -> _Read:
+    """Read one page of `path` as text lines; returns (lines, page, notes)."""
+    _sniff(path, ctx)
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        head = f.read(textio.SNIFF_BYTES)
+        bom = textio.sniff_bom(head)
+        wide = bom[0] if bom and not bom[0].startswith("utf-8") else textio.sniff_utf16(head)
+        if not wide and textio.looks_binary(head):
+            raise ToolError(
+                f"{path.name} looks binary (NUL bytes in its first 8 KB)",
+                can_retry=False,
+                hint="inspect it with bash (`file`, `xxd | head`, `strings`) instead",
+            )
+        if wide:
+            f.seek(0)
+            lines, page, notes = _read_wide(f, size, offset, limit, wide)
+            page.size = size
+            return lines, page, notes
+        page = _collect(f, head, size, offset, limit)
+    page.size = size
+    lines, note, bad = _decode_page(page, bom)
+    notes = [f"encoding: {note}"] if note else []
+    if bad:
+        notes.append(f"{bad} undecodable byte sequence(s) shown as U+FFFD")
+    return lines, page, notes
+
+
+def _read_wide(f: BinaryIO, size: int, offset: int, limit: int, encoding: str) -> _Read:
+    """UTF-16/32 text: decode up to SIZE_CAP bytes whole (its newlines are not single bytes)."""
+    data = f.read(SIZE_CAP)
+    found = textio.sniff_bom(data)
+    bom = found[1] if found else b""
+    width = 4 if encoding.startswith("utf-32") else 2
+    body = data[len(bom) : len(data) - (len(data) - len(bom)) % width]
+    text, _, bad = textio.decode(body, textio.TextFormat(encoding))
+    everything = text.split("\n")
+    if everything[-1] == "":
+        everything.pop()
+    page = Page(first=offset, total=len(everything) if size <= SIZE_CAP else None)
+    lines = [ln.removesuffix("\r") for ln in everything[offset - 1 : offset - 1 + limit]]
+    notes = [f"encoding: {encoding}" + (" with BOM" if bom else " (no BOM; detected)")]
+    if bad:
+        notes.append(f"{bad} undecodable sequence(s) shown as U+FFFD")
+    return lines, page, notes
+
+
+def _render(lines: list[str], page: Page, notes: list[str], size: int) -> tuple[str, int]:
+    """`cat -n` style output that stops before the result cap, with notes on what is left."""
+    budget = RESULT_CAP - 800
+    out: list[str] = []
+    used = 0
+    for i, line in enumerate(lines):
+        row = f"{page.first + i:>6}\t{_cut(line)}"
+        if used + len(row) + 1 > budget and out:
+            break
+        out.append(row)
+        used += len(row) + 1
+    shown_to = page.first + len(out) - 1
+    if page.last_cut and len(out) == len(lines):
+        notes.append("the last line shown continues beyond what was read")
+    total = page.total
+    if total is None:
+        notes.append(
+            f"file is {size / (1 << 20):.1f} MB, over the {SIZE_CAP >> 20} MB cap: read in part, "
+            "total line count unknown; use offset/limit to read further"
+        )
+    if out and (total is None or shown_to < total):
+        left = f" of {total}" if total is not None else ""
+        more = f"use offset={shown_to + 1} to read on"
+        notes.append(f"showed lines {page.first}-{shown_to}{left}; {more}")
+    body = "\n".join(out)
+    if notes:
+        body += "\n\n" + "\n".join(f"[{n}]" for n in notes)
+    return cap(body, how_to_see_more="use offset/limit to read a smaller range"), len(out)
+
+
+@guard
+async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    path = resolve(ctx, str_arg(args, "path"))
+    offset = max(int_arg(args, "offset", 1) or 1, 1)
+    limit = int_arg(args, "limit", DEFAULT_LIMIT, minimum=1) or DEFAULT_LIMIT
+    lines, page, notes = await asyncio.to_thread(_read, path, offset, limit, ctx)
+    name = shown(ctx, path)
+    size = page.size
+    if not lines:
+        if page.total in (0, None) and offset == 1 and size == 0:
+            return ToolResult("[the file is empty]", display=f"read_file {name} · empty")
+        return error(
+            f"offset {offset} is past the end of {name} ({page.total} lines)",
+            can_retry=True,
+            hint="use a smaller offset",
+        )
+    text, count = _render(lines, page, notes, size)
+    last = page.first + count - 1
+    whole = page.first == 1 and page.total is not None and last >= page.total
+    span = f"{count} lines" if whole else f"lines {page.first}-{last}"
+    return ToolResult(text, display=f"read_file {name} · {span}")
+
+
+READ_FILE = Tool(
+    name="read_file",
+    description=(
+        "Read a text file. Returns numbered lines (`cat -n` style: number, tab, line). Reads the "
+        f"first {DEFAULT_LIMIT} lines by default; use offset (1-based line) and limit for more. "
+        f"Lines over {MAX_LINE} characters are cut. Detects UTF-8/UTF-16 BOMs and states any "
+        "fallback encoding. Refuses binary files (images, PDF, archives...) and directories "
+        "(use glob for those)."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File path, relative to the workspace"},
+            "offset": {"type": "integer", "description": "First line to read (1-based)"},
+            "limit": {"type": "integer", "description": "Number of lines to read"},
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    },
+    run=_run,
+    read_only=True,
+)
+
+
+def _tools() -> tuple[Tool, ...]:
+    from agent.tools.edits import EDIT_FILE, WRITE_FILE
+
+    return (READ_FILE, WRITE_FILE, EDIT_FILE)
+
+
+TOOLS: tuple[Tool, ...] = _tools()

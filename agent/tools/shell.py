@@ -1,0 +1,224 @@
+"""bash: run a command in the workspace, in its own process group, with a hard timeout that
+kills the whole group. Background runs and bash_output live in shell_bg.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import time
+from typing import Any
+
+from agent.tools import RESULT_CAP, Tool, ToolContext, ToolResult, cap
+from agent.tools.common import ToolError, bool_arg, guard, str_arg
+from agent.tools.textio import decode_output
+
+DEFAULT_TIMEOUT = 120.0
+MAX_TIMEOUT = 600.0
+OUTPUT_CAP = 30_000  # characters of stdout+stderr kept (head and tail); RESULT_CAP still applies
+KEEP_BYTES = 256 << 10  # bytes of each stream's head and tail held in memory
+TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL for the process group
+PIPE_GRACE = 1.0  # seconds to keep reading after the shell exits (a grandchild may hold a pipe)
+_MORE = "redirect the output to a file and read it with read_file or grep"
+
+
+def child_env() -> dict[str, str]:
+    """The environment for commands: ours, with Python forced to write UTF-8."""
+    return {**os.environ, "PYTHONIOENCODING": "utf-8"}
+
+
+class Capture:
+    """One output stream, keeping only its head and tail so huge output costs no memory."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        room = KEEP_BYTES - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            del self.tail[: max(len(self.tail) - KEEP_BYTES, 0)]
+
+    def text(self) -> tuple[str, str | None]:
+        """Decoded text (with a marker where bytes were dropped) and any fallback encoding."""
+        head, encoding = decode_output(bytes(self.head))
+        dropped = self.total - len(self.head) - len(self.tail)
+        if not self.tail:
+            return head, encoding
+        tail = bytes(self.tail)
+        skip = 0
+        while not encoding and skip < min(3, len(tail)) and tail[skip] >> 6 == 2:
+            skip += 1  # do not start in the middle of a UTF-8 character
+        tail = tail[skip:]
+        tail_text, tail_encoding = decode_output(tail)
+        gap = f"\n[... {dropped} bytes of output not kept ...]\n" if dropped else ""
+        return head + gap + tail_text, encoding or tail_encoding
+
+
+class Collector(asyncio.SubprocessProtocol):
+    """Feeds both pipes into Captures and reports exit and pipe closure as futures."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.streams = {1: Capture(), 2: Capture()}
+        self.exited: asyncio.Future[None] = loop.create_future()
+        self.closed = {1: loop.create_future(), 2: loop.create_future()}
+
+    def pipe_data_received(self, fd: int, data: bytes) -> None:
+        self.streams[fd].add(data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd in self.closed and not self.closed[fd].done():
+            self.closed[fd].set_result(None)
+
+    def process_exited(self) -> None:
+        if not self.exited.done():
+            self.exited.set_result(None)
+
+
+def signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone already
+        os.killpg(pgid, sig)
+
+
+async def kill_group(pgid: int, exited: asyncio.Future[None]) -> None:
+    """SIGTERM the group, give it TERM_GRACE to exit, then SIGKILL whatever is left."""
+    signal_group(pgid, signal.SIGTERM)
+    await asyncio.wait([exited], timeout=TERM_GRACE)
+    signal_group(pgid, signal.SIGKILL)  # also stragglers that ignored SIGTERM
+    # Let asyncio see the exit before the transport closes: closing a live transport polls the
+    # child itself, reaping it behind the child watcher's back.
+    await asyncio.wait([exited], timeout=5.0)
+
+
+async def execute(command: str, cwd: str, timeout: float) -> tuple[int | None, Collector, bool]:
+    """Run `command`; returns (exit code or None on timeout, collected output, pipes held)."""
+    loop = asyncio.get_running_loop()
+    transport, proto = await loop.subprocess_exec(
+        lambda: Collector(loop), "bash", "-c", command, cwd=cwd, env=child_env(),
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    pgid = transport.get_pid()  # start_new_session: the shell leads its own group
+    try:
+        done, _ = await asyncio.wait([proto.exited], timeout=timeout)
+        timed_out = not done
+        if timed_out:
+            await kill_group(pgid, proto.exited)
+        # Output still in the pipes arrives at once; a background grandchild that keeps them
+        # open must not hang the tool, so stop reading after a short grace.
+        _, pending = await asyncio.wait(list(proto.closed.values()), timeout=PIPE_GRACE)
+        code = None if timed_out else transport.get_returncode()
+        return code, proto, bool(pending) and not timed_out
+    except asyncio.CancelledError:
+        signal_group(pgid, signal.SIGKILL)  # the user interrupted: stop everything now
+        await asyncio.wait([proto.exited], timeout=2.0)
+        raise
+    finally:
+        transport.close()
+
+
+def _fit(out: str, err: str, budget: int) -> tuple[str, str]:
+    """Share `budget` characters between stdout and stderr, each keeping head and tail."""
+    if len(out) + len(err) <= budget:
+        return out, err
+    err_room = min(len(err), max(budget // 3, budget - len(out)))
+    return cap(out, budget - err_room, how_to_see_more=_MORE), cap(err, err_room)
+
+
+def format_result(code: int | None, proto: Collector, elapsed: float, timeout: float) -> str:
+    out, out_enc = proto.streams[1].text()
+    err, err_enc = proto.streams[2].text()
+    out, err = _fit(out, err, min(OUTPUT_CAP, RESULT_CAP - 400))
+    parts = [out.rstrip("\n")] if out.strip() else []
+    if err.strip():
+        parts.append("[stderr]\n" + err.rstrip("\n"))
+    if not parts:
+        parts.append("(no output)")
+    for name, enc in (("stdout", out_enc), ("stderr", err_enc)):
+        if enc:
+            parts.append(f"[{name} was not valid UTF-8; decoded as {enc}]")
+    if code is None:
+        parts.append(
+            f"[timed out after {timeout:g} s — exit 124; the process group was killed. Do not "
+            "retry blindly: use a longer timeout (max 600), run_in_background, or a faster command]"
+        )
+    else:
+        status = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+        parts.append(f"[{status} · {elapsed:.1f} s]")
+    return cap("\n".join(parts), how_to_see_more=_MORE)
+
+
+def _timeout(args: dict[str, Any]) -> float:
+    value = args.get("timeout")
+    if value is None:
+        return DEFAULT_TIMEOUT
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ToolError(f"timeout must be a positive number of seconds, got {value!r}")
+    return min(float(value), MAX_TIMEOUT)
+
+
+def headline(command: str) -> str:
+    first = command.strip().splitlines()[0] if command.strip() else ""
+    return first if len(first) <= 60 else first[:59] + "…"
+
+
+@guard
+async def _bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    command = str_arg(args, "command")
+    if not command.strip():
+        raise ToolError("the command is empty")
+    timeout = _timeout(args)
+    if bool_arg(args, "run_in_background"):
+        from agent.tools import shell_bg
+
+        return shell_bg.start(command, str(ctx.cwd))
+    started = time.monotonic()
+    code, proto, held = await execute(command, str(ctx.cwd), timeout)
+    elapsed = time.monotonic() - started
+    text = format_result(code, proto, elapsed, timeout)
+    if held:
+        text += "\n[a background process still holds the output open; its later output is lost]"
+    shown_code = 124 if code is None else code
+    display = f"bash {headline(command)} · exit {shown_code} · {elapsed:.1f}s"
+    return ToolResult(cap(text, how_to_see_more=_MORE), is_error=code is None, display=display)
+
+
+BASH = Tool(
+    name="bash",
+    description=(
+        "Run a shell command with `bash -c` in the workspace and return stdout, stderr and the "
+        f"exit code. timeout is in seconds (default {DEFAULT_TIMEOUT:g}, max {MAX_TIMEOUT:g}); on "
+        "timeout the whole process group is killed. Output keeps its head and tail when long. "
+        "run_in_background=true returns an id at once: read its output with bash_output. "
+        "Prefer read_file/grep/glob over cat/grep/find."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The command line to run"},
+            "timeout": {"type": "number", "description": "Seconds before it is killed"},
+            "run_in_background": {"type": "boolean", "description": "Start and return an id"},
+            "description": {"type": "string", "description": "What the command does (5-10 words)"},
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    },
+    run=_bash,
+)
+
+
+def _tools() -> tuple[Tool, ...]:
+    from agent.tools.shell_bg import BASH_OUTPUT
+
+    return (BASH, BASH_OUTPUT)
+
+
+TOOLS: tuple[Tool, ...] = _tools()

@@ -1,0 +1,206 @@
+"""Which files a search sees: the ripgrep binary and its flags, and a pure-Python walker that
+applies the same rules (gitignore files, .git/info/exclude, `-g` overrides, no symlinks).
+
+Both backends search hidden files but never `.git`, skip `.ignore`/`.rgignore` and the global
+git excludes file (the Python side cannot read git's config cheaply), and follow ripgrep's
+repository rule: inside a git repository the ignore files from the repository root down apply;
+outside one, only the ignore files at and below the search root apply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import shutil
+import sys
+import sysconfig
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent.tools.common import ToolError
+from agent.tools.gitglob import IgnoreRules
+from agent.tools.pygrep import FileHits
+
+VCS_MARKERS = (".git", ".jj")  # a directory holding either is a repository root for ripgrep
+ALWAYS_SKIP = "!.git"
+RG_OUTPUT_CAP = 32 << 20  # stop reading ripgrep beyond this (a pattern matching everything)
+RG_TIMEOUT = 120.0
+NARROW = "narrow the pattern, or pass path/glob to search fewer files"
+
+
+@functools.lru_cache(maxsize=1)
+def find_rg() -> str | None:
+    """The ripgrep binary: the one installed with this package first, then any on PATH."""
+    name = "rg.exe" if os.name == "nt" else "rg"
+    candidates = [Path(sys.executable).parent / name, Path(sysconfig.get_path("scripts")) / name]
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return shutil.which("rg")
+
+
+def in_repository(root: Path) -> bool:
+    return any(_has_vcs(str(d)) for d in (root, *root.parents))
+
+
+def _has_vcs(directory: str) -> bool:
+    return any(os.path.exists(os.path.join(directory, m)) for m in VCS_MARKERS)
+
+
+def rg_base_args(root: Path, globs: list[str]) -> list[str]:
+    """ripgrep flags that define the searched file set (kept equal to `Walker`)."""
+    args = ["--no-config", "--hidden", "--no-ignore-dot", "--no-ignore-global", "--color=never"]
+    if not in_repository(root):
+        args += ["--no-require-git", "--no-ignore-parent"]
+    for glob in [*globs, ALWAYS_SKIP]:  # `!.git` last: the last matching override wins
+        args += ["--glob", glob]
+    return args
+
+
+@dataclass(frozen=True)
+class Level:
+    """The ignore rules one directory contributes."""
+
+    base: str  # absolute directory, no trailing slash
+    gitignore: IgnoreRules | None
+    exclude: IgnoreRules | None
+    has_git: bool
+
+
+class Walker:
+    """Lists the files ripgrep would search under `root` with the flags of `rg_base_args`."""
+
+    def __init__(self, root: Path, globs: list[str]) -> None:
+        self.root = str(root.resolve())
+        self.cut = len(self.root.rstrip(os.sep)) + 1  # strips "root/" off an entry path
+        self.require_git = in_repository(root)
+        self.overrides = IgnoreRules([*globs, ALWAYS_SKIP])
+        # Override globs read like gitignore lines turned around: `*.py` includes, `!x` excludes.
+        self.includes = len(self.overrides.rules) - self.overrides.whitelists
+        self.parents: tuple[Level, ...] = ()
+        if self.require_git:  # the ignore files of directories above the root apply too
+            ancestors = list(Path(self.root).parents)[::-1]
+            self.parents = tuple(self._level(str(d)) for d in ancestors)
+
+    def _level(self, directory: str) -> Level:
+        git = os.path.join(directory, ".git")
+        exclude = os.path.join(git, "info", "exclude")
+        return Level(
+            base=directory.rstrip("/") or "",
+            gitignore=IgnoreRules.from_file(os.path.join(directory, ".gitignore")),
+            exclude=IgnoreRules.from_file(exclude) if os.path.isdir(git) else None,
+            has_git=self.require_git and _has_vcs(directory),
+        )
+
+    def _ignored(self, levels: tuple[Level, ...], path: str, is_dir: bool) -> bool:
+        """ripgrep's precedence: overrides, then the nearest .gitignore, then excludes."""
+        rel = path[self.cut :]
+        found = self.overrides.match(rel, is_dir)
+        if found is not None:
+            return not found  # a plain -g glob re-includes; a `!glob` excludes
+        if self.includes and not is_dir:
+            return True  # with include globs, files matching none of them are skipped
+        if self.require_git and not any(level.has_git for level in levels):
+            return False
+        by_gitignore = by_exclude = None
+        for level in reversed(levels):
+            sub = path[len(level.base) + 1 :]
+            if by_gitignore is None and level.gitignore:
+                by_gitignore = level.gitignore.match(sub, is_dir)
+            if by_exclude is None and level.exclude:
+                by_exclude = level.exclude.match(sub, is_dir)
+            if level.has_git:
+                break  # rules above a repository root do not reach into it
+        verdict = by_gitignore if by_gitignore is not None else by_exclude
+        return bool(verdict)
+
+    def files(self) -> Iterator[str]:
+        """Paths relative to the root, in no particular order; symlinks are not followed."""
+        stack = [(self.root, (*self.parents, self._level(self.root)))]
+        while stack:
+            directory, levels = stack.pop()
+            try:
+                entries = list(os.scandir(directory))
+            except OSError:
+                continue
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    is_file = not is_dir and entry.is_file(follow_symlinks=False)
+                except OSError:
+                    continue
+                if not (is_dir or is_file) or self._ignored(levels, entry.path, is_dir):
+                    continue
+                if is_dir:
+                    stack.append((entry.path, (*levels, self._level(entry.path))))
+                else:
+                    yield entry.path[self.cut :]
+
+
+async def _drain(stream: asyncio.StreamReader | None, limit: int) -> tuple[bytes, bool]:
+    chunks, size = [], 0
+    while stream and (chunk := await stream.read(1 << 16)):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            return b"".join(chunks), True
+    return b"".join(chunks), False
+
+
+async def run_rg(rg: str, args: list[str], cwd: Path) -> tuple[bytes, bool]:
+    """Run ripgrep without blocking the loop; returns (stdout, cut short). Kills it on cancel."""
+    proc = await asyncio.create_subprocess_exec(
+        rg, *args, cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    finished = False
+    try:
+        work = asyncio.gather(_drain(proc.stdout, RG_OUTPUT_CAP), _drain(proc.stderr, 1 << 16))
+        (out, cut), (err, _) = await asyncio.wait_for(work, RG_TIMEOUT)
+        finished = not cut
+    except asyncio.TimeoutError:
+        raise ToolError(f"search timed out after {RG_TIMEOUT:.0f} s", hint=NARROW) from None
+    finally:
+        if not finished:
+            # Cut short, timed out or cancelled: do not leave ripgrep running. (Not after a
+            # normal end: kill() polls and would reap the child behind asyncio's back.)
+            proc.kill()
+        await proc.wait()
+    if proc.returncode == 2 and not out and not cut:
+        message = err.decode("utf-8", "replace").strip().removeprefix("rg: ")
+        raise ToolError(
+            f"ripgrep failed: {message[:1000]}",
+            hint="the pattern is a Rust regex: escape special characters like ( [ { . * + ?",
+        )
+    return out, cut
+
+
+def rel_path(raw: bytes) -> str:
+    return os.fsdecode(raw).removeprefix("./")
+
+
+def parse_rg(out: bytes, mode: str) -> list[FileHits]:
+    """ripgrep `--null` output (-l, -c or -n with context) as per-file hits."""
+    if mode == "files":
+        return [FileHits(rel_path(p)) for p in out.split(b"\0") if p.strip(b"\n")]
+    by_path: dict[bytes, FileHits] = {}
+    hits = FileHits("")
+    last = None
+    for line in out.split(b"\n"):
+        path, sep, rest = line.partition(b"\0")
+        if not sep:
+            continue  # "--" group separators and the empty tail
+        if path != last:  # ripgrep writes each file's lines together
+            last = path
+            hits = by_path.setdefault(path, FileHits(rel_path(path)))
+        if mode == "count":
+            hits.count = int(rest)
+            continue
+        digits = len(rest) - len(rest.lstrip(b"0123456789"))
+        is_match = rest[digits : digits + 1] == b":"
+        text = rest[digits + 1 :].decode("utf-8", "replace")
+        hits.lines.append((int(rest[:digits]), is_match, text.removesuffix("\r")))
+        hits.count += is_match
+    return list(by_path.values())

@@ -1,0 +1,193 @@
+"""web_fetch and web_search: public web pages as readable text, DuckDuckGo results.
+
+The address checks and the fetch itself live in fetching.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from agent.tools import RESULT_CAP, Tool, ToolContext, ToolResult, cap
+from agent.tools.common import ToolError, guard, int_arg, str_arg
+from agent.tools.fetching import TIMEOUT, USER_AGENT, Page, decode_body, fetch, httpx_module
+
+SEARCH_URL = "https://html.duckduckgo.com/html/"
+_TEXTUAL = re.compile(r"^text/|json|xml|javascript|yaml|csv|toml")
+
+
+def relevant(text: str, prompt: str, budget: int) -> tuple[str, str]:
+    """The blocks of a long page that share the most words with `prompt`, in page order."""
+    terms = {w for w in re.findall(r"\w{3,}", prompt.lower())}
+    blocks = [b for b in text.split("\n\n") if b.strip()]
+    if not terms or len(blocks) < 2:
+        return text, ""
+    scored = sorted(
+        range(1, len(blocks)),
+        key=lambda i: -sum(blocks[i].lower().count(t) for t in terms),
+    )
+    keep, used = {0}, len(blocks[0])
+    for i in scored:
+        if used + len(blocks[i]) + 2 > budget:
+            continue
+        keep.add(i)
+        used += len(blocks[i]) + 2
+    picked = "\n\n".join(blocks[i] for i in sorted(keep))
+    return (
+        picked,
+        f"[page shortened: {len(keep)} of {len(blocks)} blocks, those closest to the prompt]",
+    )
+
+
+def render_page(page: Page, prompt: str) -> tuple[str, str]:
+    """(text for the model, title) of a fetched page."""
+    from agent.tools.htmltext import html_to_markdown
+
+    text = decode_body(page)
+    title = ""
+    is_html = "html" in page.content_type or (
+        not page.content_type
+        and text.lstrip()[:100].lower().startswith(("<!doctype html", "<html"))
+    )
+    if is_html:
+        title, text = html_to_markdown(text, page.url)
+    elif (
+        page.content_type
+        and not _TEXTUAL.search(page.content_type)
+        and (b"\0" in page.body[:1024] or "\ufffd" in text[:1024])
+    ):
+        raise ToolError(
+            f"{page.url} is not text ({page.content_type}, {len(page.body)} bytes)",
+            can_retry=False,
+            hint="web_fetch reads web pages and text; binary files cannot be shown",
+        )
+    size = f"{len(page.body):,} bytes" + (", cut at the 2 MB cap" if page.truncated else "")
+    header = [f"URL: {page.url}"] + ([f"Title: {title}"] if title else [])
+    header.append(f"[{page.status} · {page.content_type or 'unknown type'} · {size}]")
+    budget = RESULT_CAP - sum(len(h) + 1 for h in header) - 200
+    note = ""
+    if prompt and len(text) > budget:
+        text, note = relevant(text, prompt, budget)
+    body = "\n".join(header) + "\n\n" + text + (f"\n\n{note}" if note else "")
+    return cap(
+        body, how_to_see_more="pass a prompt naming what you need to get the relevant parts"
+    ), title
+
+
+@guard
+async def _web_fetch(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    url = str_arg(args, "url").strip()
+    prompt = str_arg(args, "prompt", required=False)
+    if "://" not in url and not url.startswith(("mailto:", "file:", "data:")):
+        url = "https://" + url  # a bare domain
+    httpx = httpx_module()
+    limit = float(ctx.extra.get("web_timeout", TIMEOUT))
+    try:
+        page = await asyncio.wait_for(fetch(url, ctx), limit + 5)
+    except (asyncio.TimeoutError, httpx.TimeoutException):
+        raise ToolError(f"fetching {url} timed out after {limit:g} s", can_retry=True) from None
+    except httpx.HTTPError as exc:
+        raise ToolError(
+            f"fetching {url} failed: {exc or type(exc).__name__}", can_retry=True
+        ) from None
+    if page.status >= 400:
+        excerpt = decode_body(page)[:300].strip()
+        raise ToolError(
+            f"HTTP {page.status} for {page.url}" + (f": {excerpt}" if excerpt else ""),
+            can_retry=page.status in (408, 425, 429) or page.status >= 500,
+        )
+    text, _ = await asyncio.to_thread(render_page, page, prompt)
+    where = urlsplit(page.url)
+    short = (where.netloc + where.path)[:70]
+    return ToolResult(text, display=f"web_fetch {short} · {page.status} · {_size(len(page.body))}")
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} B"
+    return f"{n / 1024:.0f} KB" if n < 1 << 20 else f"{n / (1 << 20):.1f} MB"
+
+
+def _search_url(ctx: ToolContext, query: str) -> str:
+    endpoint = (
+        ctx.extra.get("web_search_url") or os.environ.get("AGENT_WEB_SEARCH_URL") or SEARCH_URL
+    )
+    return f"{endpoint}{'&' if '?' in endpoint else '?'}{urlencode({'q': query})}"
+
+
+@guard
+async def _web_search(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    from agent.tools.htmltext import parse_duckduckgo
+
+    query = str_arg(args, "query").strip()
+    if not query:
+        raise ToolError("the query is empty")
+    limit = min(int_arg(args, "limit", 8, minimum=1) or 8, 20)
+    httpx = httpx_module()
+    timeout = float(ctx.extra.get("web_timeout", 15.0))
+    headers = {"User-Agent": USER_AGENT}
+    try:
+        async with httpx.AsyncClient(timeout=timeout, headers=headers, trust_env=False) as client:
+            response = await client.get(_search_url(ctx, query))
+    except httpx.HTTPError as exc:
+        raise ToolError(f"web search failed: {exc or type(exc).__name__}", can_retry=True) from None
+    html = response.text
+    results = parse_duckduckgo(html)[:limit]
+    label = f'web_search "{query[:50]}"'
+    if not results:
+        if response.status_code != 200 or "anomaly" in html:
+            raise ToolError(
+                f"the search engine refused the request (HTTP {response.status_code})",
+                can_retry=True,
+                hint="wait a little before searching again, or fetch a known URL directly",
+            )
+        return ToolResult(f"No results for {query!r}.", display=f"{label} · 0 results")
+    lines = []
+    for n, item in enumerate(results, 1):
+        lines += [f"{n}. {item['title']}", f"   {item['url']}"]
+        if item["snippet"]:
+            lines.append(f"   {item['snippet']}")
+    text = cap("\n".join(lines), how_to_see_more="use a smaller limit")
+    return ToolResult(text, display=f"{label} · {len(results)} results")
+
+
+WEB_FETCH = Tool(
+    name="web_fetch",
+    description=(
+        "Fetch a public http(s) URL and return it as readable text (HTML converted to "
+        "markdown). Private, loopback and link-local addresses are refused. `prompt`: what you "
+        "are looking for; on long pages the parts most related to it are kept."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "url": {"type": "string", "description": "The http(s) URL to fetch"},
+            "prompt": {"type": "string", "description": "What to look for on the page"},
+        },
+        "required": ["url"],
+        "additionalProperties": False,
+    },
+    run=_web_fetch,
+    read_only=True,
+)
+
+WEB_SEARCH = Tool(
+    name="web_search",
+    description="Search the web (DuckDuckGo). Returns titles, URLs and snippets.",
+    parameters={
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "Search terms"},
+            "limit": {"type": "integer", "description": "Number of results (default 8, max 20)"},
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    },
+    run=_web_search,
+    read_only=True,
+)
+
+TOOLS: tuple[Tool, ...] = (WEB_FETCH, WEB_SEARCH)
