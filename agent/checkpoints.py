@@ -46,8 +46,15 @@ class Snapshots:
     def begin_turn(self, prompt: str, msg_index: int) -> None:
         """Record a checkpoint before a user turn (msg_index = history length before it)."""
         self.checkpoint += 1
-        self.store.append({"t": "checkpoint", "n": self.checkpoint, "time": time.time(),
-                           "prompt": prompt[:200], "msg_index": msg_index})
+        self.store.append(
+            {
+                "t": "checkpoint",
+                "n": self.checkpoint,
+                "time": time.time(),
+                "prompt": prompt[:200],
+                "msg_index": msg_index,
+            }
+        )
 
     async def __call__(self, call: Call, ctx: ToolContext, nxt: Next) -> ToolResult:
         path = _target(call, ctx)

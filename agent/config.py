@@ -98,6 +98,15 @@ def load_settings(root: Path, trusted: bool) -> tuple[dict[str, Any], list[str]]
                     "run with --trust-project or answer the trust prompt)"
                 )
         merged = st.merge(merged, data)
+    for path, is_project in [(p.parent / "hooks.json", proj) for p, proj in files[:2]]:
+        hooks = st.read_hooks(path)
+        if hooks and is_project and not trusted:
+            warnings.append(
+                f"{path}: hooks ignored (project not trusted; "
+                "run with --trust-project or answer the trust prompt)"
+            )
+        elif hooks:
+            merged = st.merge(merged, {"hooks": hooks})
     return merged, warnings
 
 

@@ -31,6 +31,21 @@ class AssistantMessage:
 
 
 @dataclass(frozen=True)
+class TurnStart:
+    """A user turn begins; `msg_index` is the history length before its message."""
+
+    prompt: str
+    msg_index: int
+
+
+@dataclass(frozen=True)
+class MessageAdded:
+    """A message was appended to the history (the session store records it)."""
+
+    message: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class ToolStart:
     id: str
     name: str
@@ -81,9 +96,12 @@ class Notice:
 
 @dataclass(frozen=True)
 class Compacted:
-    trigger: str
+    """The history was compacted; `messages` is the new history (the session store records it)."""
+
+    trigger: str  # auto | manual
     pre_tokens: int
     post_tokens: int
+    messages: list[dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +119,8 @@ Event = (
     TextDelta
     | ReasoningDelta
     | AssistantMessage
+    | MessageAdded
+    | TurnStart
     | ToolStart
     | ToolEnd
     | PermissionDenied

@@ -10,17 +10,28 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
+from agent.compaction import Policy, auto_compact
 from agent.dispatch import Call, Dispatcher, prepare
 from agent.events import AssistantMessage, Notice, Sink, TurnEnd, Usage
 from agent.llm import LLM, LLMError
 from agent.stream import Reply
+from agent.tokens import Meter
 from agent.tools import Tool, ToolContext
 
 INTERRUPTED = "Error: interrupted by the user before this tool call finished.\ncan_retry: false"
 REPEAT_LIMIT = 3  # identical calls in one turn before the model is told to change course
 RECOVERY_LIMIT = 2  # cut or malformed replies the loop re-prompts for within one turn
+STOP_HOOK_LIMIT = 3  # times a Stop hook may send the model back to work in one turn
+
+
+class TurnHooks(Protocol):
+    """What the loop needs of agent.hooks.Hooks: fire an event, get blocked/reason/context."""
+
+    async def fire(
+        self, event: str, payload: dict[str, Any] | None = None, tool: str | None = None
+    ) -> Any: ...
 
 
 @dataclass
@@ -48,18 +59,37 @@ class Agent:
     max_turns: int = 50
     messages: list[dict[str, Any]] = field(default_factory=list)
     totals: Totals = field(default_factory=Totals)
+    hooks: TurnHooks | None = None  # UserPromptSubmit, Stop and PreCompact hooks
+    compaction: Policy | None = None  # None = never compact automatically
+    meter: Meter = field(default_factory=Meter)  # context size: reported usage + estimates
 
     def __post_init__(self) -> None:
         if not self.messages:
             self.messages.append({"role": "system", "content": self.system_prompt})
         self._schemas = [t.schema() for t in self.tools.values()]  # fixed order: cache-stable
+        self._tools_stale = False
+
+    def refresh_tools(self) -> None:
+        """Re-read `tools` (MCP changes) at the next turn start, never mid-turn: cache-stable."""
+        self._tools_stale = True
 
     async def run_turn(self, content: str) -> TurnEnd:
         """Run one user turn to its end; returns (and emits) the TurnEnd."""
+        if self._tools_stale:
+            self._schemas, self._tools_stale = [t.schema() for t in self.tools.values()], False
+        if self.hooks is not None:
+            out = await self.hooks.fire("UserPromptSubmit", {"prompt": content})
+            if out.blocked:
+                why = f"the prompt was blocked by a UserPromptSubmit hook: {out.reason}"
+                end = TurnEnd("error_during_execution", "", 0, why)
+                self.sink.emit(end)
+                return end
+            content += "".join(f"\n\n{c}" for c in out.context)
         self.messages.append({"role": "user", "content": content})
         state = _TurnState()
         try:
             end = await self._steps(state)
+            end = await self._stop_hooks(end, state)
         except asyncio.CancelledError:
             self._close_pending(state)
             end = TurnEnd("error_interrupted", state.last_text, state.steps, "interrupted")
@@ -68,11 +98,29 @@ class Agent:
         self.sink.emit(end)
         return end
 
+    async def _stop_hooks(self, end: TurnEnd, state: _TurnState) -> TurnEnd:
+        """A Stop hook that blocks sends its reason as a new user message (a few times)."""
+        blocks = 0
+        while end.subtype == "success" and self.hooks is not None:
+            out = await self.hooks.fire(
+                "Stop", {"stop_hook_active": blocks > 0, "last_message": end.text}
+            )
+            if not out.blocked:
+                break
+            if blocks >= STOP_HOOK_LIMIT:
+                self.sink.emit(Notice(f"a Stop hook blocked {blocks} times; stopping anyway"))
+                break
+            blocks += 1
+            self.messages.append({"role": "user", "content": out.reason or "Continue."})
+            end = await self._steps(state)
+        return end
+
     async def _steps(self, state: _TurnState) -> TurnEnd:
         while True:
             if state.steps >= self.max_turns:
                 msg = f"reached the turn limit ({self.max_turns}); raise it with --max-turns"
                 return TurnEnd("error_max_turns", state.last_text, state.steps, msg)
+            await auto_compact(self)
             state.steps += 1
             try:
                 reply = await self.llm.complete(
@@ -169,6 +217,7 @@ class Agent:
         t = self.totals
         t.requests += 1
         u = reply.usage
+        self.meter.observe(u, len(self.messages) + 1)  # this request and the reply it gave
         if not u:
             return
         t.input_tokens += u["input_tokens"]

@@ -141,18 +141,26 @@ def run_oneshot(args: Any, prompt: str) -> int:
 async def _drive(run: Any, prompt: str) -> tuple[str, str, str | None]:
     """Run the turn; SIGINT/SIGTERM cancel it and still leave a valid history."""
     loop = asyncio.get_running_loop()
-    task = asyncio.ensure_future(run.agent.run_turn(run.user_message(prompt)))
+    task = asyncio.ensure_future(_session(run, prompt))
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, task.cancel)
+    reason = "exit"
     try:
         end = await task
     except asyncio.CancelledError:
+        reason = "interrupted"
         return "error_interrupted", "", "interrupted"
     finally:
         await _shutdown()
         await run.agent.llm.aclose()
+        await run.end(reason)
     return end.subtype, end.text, end.error
+
+
+async def _session(run: Any, prompt: str) -> Any:
+    await run.start()  # SessionStart hooks may add context to the first message
+    return await run.agent.run_turn(run.user_message(prompt))
 
 
 async def _shutdown() -> None:

@@ -15,8 +15,13 @@ from typing import Any
 
 from agent.cli import EXIT_OK, EXIT_USAGE, flags_from
 
-CHOICES = {"y": "[y] once", "s": "[s] this session", "d": "[d] remember this directory",
-           "a": "[a] remember this command prefix", "n": "[N]o (n <reason> tells the model why)"}
+CHOICES = {
+    "y": "[y] once",
+    "s": "[s] this session",
+    "d": "[d] remember this directory",
+    "a": "[a] remember this command prefix",
+    "n": "[N]o (n <reason> tells the model why)",
+}
 DIFF_LINES = 120  # diff lines shown in the prompt
 
 
@@ -28,8 +33,10 @@ def _paint(diff: str, color: bool) -> str:
         return "\n".join(lines)
     codes = {"+": "\033[32m", "-": "\033[31m", "@": "\033[36m"}
     return "\n".join(
-        f"{codes[ln[0]]}{ln}\033[0m" if ln[:1] in codes and not ln.startswith(("+++", "---"))
-        else ln for ln in lines
+        f"{codes[ln[0]]}{ln}\033[0m"
+        if ln[:1] in codes and not ln.startswith(("+++", "---"))
+        else ln
+        for ln in lines
     )
 
 
@@ -70,15 +77,20 @@ def _trust_prompt(cfg: Any) -> bool:
     """Ask once whether to trust a project that brings its own settings, hooks or servers."""
     from agent import settings as st
 
-    files = [cfg.root / ".agent" / n for n in ("settings.json", "settings.local.json",
-                                                 "hooks.json")] + [cfg.root / ".mcp.json"]
+    files = [
+        cfg.root / ".agent" / n for n in ("settings.json", "settings.local.json", "hooks.json")
+    ] + [cfg.root / ".mcp.json"]
     present = [f for f in files if f.is_file()]
     if cfg.trusted or not present or (cfg.root / ".agent").resolve() == st.user_dir().resolve():
         return False
     names = ", ".join(str(f.relative_to(cfg.root)) for f in present)
-    print(f"This project has its own agent configuration ({names}). Trusting it lets it run "
-          "hooks, start MCP servers and loosen permissions.\nTrust this project? [y/N]: ",
-          end="", file=sys.stderr, flush=True)
+    print(
+        f"This project has its own agent configuration ({names}). Trusting it lets it run "
+        "hooks, start MCP servers and loosen permissions.\nTrust this project? [y/N]: ",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
     if sys.stdin.readline().strip().lower() not in ("y", "yes"):
         return False
     st.trust(cfg.root)

@@ -26,6 +26,8 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
     "apiKeyEnv": ((str,), "an environment variable name"),
     "thinkingModel": ((str,), "a model name"),
     "contextLimit": ((int,), "a number of tokens"),
+    "compactThreshold": ((int, float), "a fraction of contextLimit like 0.8"),
+    "compactKeepTurns": ((int,), "a whole number of recent user turns"),
     "maxTurns": ((int,), "a whole number"),
     "temperature": ((int, float), "a number"),
     "includeUsage": ((bool,), "true or false"),
@@ -50,6 +52,13 @@ UNTRUSTED_DROP = ("baseUrl", "apiKeyEnv", "env", "mcpServers", "hooks")
 
 def read_settings(path: Path) -> dict[str, Any]:
     """Parse and type-check one settings file; {} when it does not exist."""
+    data = read_settings_json(path)
+    check_types(path, data)
+    return data
+
+
+def read_settings_json(path: Path) -> dict[str, Any]:
+    """Parse one JSON object file; {} when it does not exist; ConfigError naming the spot."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -66,7 +75,6 @@ def read_settings(path: Path) -> dict[str, Any]:
         ) from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a JSON object at the top level")
-    check_types(path, data)
     return data
 
 
@@ -87,6 +95,35 @@ def check_types(path: Path, data: dict[str, Any]) -> None:
     mode = perms.get("mode")
     if mode is not None and mode not in MODES:
         raise ConfigError(f"{path}: key 'permissions.mode' must be one of {', '.join(MODES)}")
+    if isinstance(data.get("hooks"), dict):
+        check_hooks(path, data["hooks"])
+
+
+def read_hooks(path: Path) -> dict[str, Any]:
+    """A `hooks.json` file: `{"PreToolUse": [...]}` (or `{"hooks": {...}}`); {} when absent."""
+    data = read_settings_json(path)
+    if isinstance(data.get("hooks"), dict):
+        data = data["hooks"]
+    check_hooks(path, data)
+    return data
+
+
+def check_hooks(path: Path, hooks: dict[str, Any]) -> None:
+    """Raise ConfigError for hook entries of the wrong shape."""
+    for event, entries in hooks.items():
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise ConfigError(f"{path}: hooks.{event} must be a list of objects")
+        for e in entries:
+            inner = e.get("hooks", [e])
+            if not isinstance(inner, list) or not all(
+                isinstance(h, dict)
+                and (isinstance(h.get("command"), str) or h.get("type", "command") != "command")
+                for h in inner
+            ):  # other hook types (Claude Code's "prompt") are skipped, not fatal
+                raise ConfigError(
+                    f'{path}: hooks.{event} entries need "command" (or "hooks": '
+                    '[{"type": "command", "command": "..."}])'
+                )
 
 
 def unknown_keys(path: Path, data: dict[str, Any]) -> list[str]:

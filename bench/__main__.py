@@ -7,7 +7,7 @@ import platform
 import sys
 import time
 
-from bench import spine
+from bench import permissions, prompt, spine
 from bench.common import Table
 
 
@@ -22,8 +22,11 @@ def main() -> int:
     spine.startup(table, n * 2)
     spine.oneshot(table, n)
     spine.streaming(table, max(3, n // 2))
-    print(f"\n{time.strftime('%Y-%m-%d')} · {platform.node()} · {platform.processor() or platform.machine()}"
-          f" · Python {platform.python_version()} · {time.monotonic() - t0:.0f} s\n")
+    prompt.prompt_bench(table)
+    permissions.decide_bench(table, 2000)
+    cpu = platform.processor() or platform.machine()
+    stamp = f"{time.strftime('%Y-%m-%d')} · {platform.node()} · {cpu}"
+    print(f"\n{stamp} · Python {platform.python_version()} · {time.monotonic() - t0:.0f} s\n")
     print(table.markdown())
     return 0
 

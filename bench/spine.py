@@ -27,8 +27,13 @@ def startup(table: Table, n: int) -> None:
     floor = stat([run_child([PY, "-c", "pass"])[0] for _ in range(n)])
     version = stat([run_child([PY, "-m", "agent", "--version"])[0] for _ in range(n)])
     extra = version.median - floor.median
-    table.add("agent --version", version.fmt(), f"python -c pass {floor.fmt()}",
-              "floor + 60 ms", extra <= 0.060)
+    table.add(
+        "agent --version",
+        version.fmt(),
+        f"python -c pass {floor.fmt()}",
+        "floor + 60 ms",
+        extra <= 0.060,
+    )
     table.add("agent --version above floor", f"{extra * 1000:.0f} ms", "", "60 ms", extra <= 0.060)
 
 
@@ -48,15 +53,25 @@ def oneshot(table: Table, n: int) -> None:
             agent_s.append(run_child([PY, "-m", "agent", "hello"], env=env, cwd=proj)[0])
         floor, agent = stat(floor_s), stat(agent_s)
         over = agent.median - floor.median
-        table.add("one-shot hello", agent.fmt(), f"bare openai script {floor.fmt()}",
-                  "floor + 250 ms", over <= 0.250)
-        table.add("one-shot hello above floor", f"{over * 1000:.0f} ms", "", "250 ms",
-                  over <= 0.250)
+        table.add(
+            "one-shot hello",
+            agent.fmt(),
+            f"bare openai script {floor.fmt()}",
+            "floor + 250 ms",
+            over <= 0.250,
+        )
+        table.add(
+            "one-shot hello above floor", f"{over * 1000:.0f} ms", "", "250 ms", over <= 0.250
+        )
         rss = max(peak_rss([PY, "-m", "agent", "hello"], env=env, cwd=proj) for _ in range(3))
         floor_rss = peak_rss([PY, str(script), url], env=env)
-        table.add("one-shot hello peak RSS", f"{rss / 1024:.0f} MiB",
-                  f"bare openai script {floor_rss / 1024:.0f} MiB", "120 MB",
-                  rss * 1024 <= 120e6)
+        table.add(
+            "one-shot hello peak RSS",
+            f"{rss / 1024:.0f} MiB",
+            f"bare openai script {floor_rss / 1024:.0f} MiB",
+            "120 MB",
+            rss * 1024 <= 120e6,
+        )
 
 
 async def _raw(url: str) -> float:
@@ -96,14 +111,21 @@ async def _ours(url: str, home: Path) -> float:
 
 
 def streaming(table: Table, n: int, fragments: int = 20_000) -> None:
-    with tempfile.TemporaryDirectory() as tmp, fake_server("--echo", "--fragments",
-                                                           str(fragments)) as url:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        fake_server("--echo", "--fragments", str(fragments)) as url,
+    ):
         raw_s, ours_s = [], []
         for _ in range(n):
             raw_s.append(asyncio.run(_raw(url)))
             ours_s.append(asyncio.run(_ours(url, Path(tmp))))
         raw, ours = stat(raw_s), stat(ours_s)
         ratio = ours.median / raw.median
-        table.add(f"stream of {fragments} fragments", ours.fmt(), f"raw openai {raw.fmt()}",
-                  "1.3×", ratio <= 1.3)
+        table.add(
+            f"stream of {fragments} fragments",
+            ours.fmt(),
+            f"raw openai {raw.fmt()}",
+            "1.3×",
+            ratio <= 1.3,
+        )
         table.add("streaming ratio", f"{ratio:.2f}×", "", "1.3×", ratio <= 1.3)

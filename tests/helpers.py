@@ -33,15 +33,25 @@ async def _touch(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 OPEN: list[Agent] = []  # closed by the `_isolated` fixture before the event loop ends
 OBJ = {"type": "object"}
 ECHO = Tool(
-    "echo", "Echo the arguments.",
-    {**OBJ, "properties": {"text": {"type": "string"}, "n": {"type": "integer"}},
-     "required": ["text"]},
-    _echo, read_only=True,
+    "echo",
+    "Echo the arguments.",
+    {
+        **OBJ,
+        "properties": {"text": {"type": "string"}, "n": {"type": "integer"}},
+        "required": ["text"],
+    },
+    _echo,
+    read_only=True,
 )
-SLOW = Tool("slow", "Sleep.", {**OBJ, "properties": {"seconds": {"type": "number"}}}, _slow,
-            read_only=True)
-TOUCH = Tool("touch", "Create a file.", {**OBJ, "properties": {"path": {"type": "string"}},
-                                          "required": ["path"]}, _touch)
+SLOW = Tool(
+    "slow", "Sleep.", {**OBJ, "properties": {"seconds": {"type": "number"}}}, _slow, read_only=True
+)
+TOUCH = Tool(
+    "touch",
+    "Create a file.",
+    {**OBJ, "properties": {"path": {"type": "string"}}, "required": ["path"]},
+    _touch,
+)
 TOOLS = {t.name: t for t in (ECHO, SLOW, TOUCH)}
 
 

@@ -16,11 +16,18 @@ from fake_openai import FakeOpenAI, error, text, tool_calls
 AGENT = [sys.executable, "-m", "agent"]
 
 
-def run(env: dict[str, str], cwd: Path, *args: str, stdin: str | None = None,
-        timeout: float = 30) -> subprocess.CompletedProcess[str]:
+def run(
+    env: dict[str, str], cwd: Path, *args: str, stdin: str | None = None, timeout: float = 30
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [*AGENT, *args], env=env, cwd=cwd, input=stdin, capture_output=True, text=True,
-        timeout=timeout, stdin=None if stdin is not None else subprocess.DEVNULL,
+        [*AGENT, *args],
+        env=env,
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
     )
 
 
@@ -63,10 +70,11 @@ def test_text_mode_answer_alone_on_stdout(fake: FakeOpenAI, fake_env: dict, proj
     assert r.returncode == 0, r.stderr
     assert r.stdout == "The word is mango.\n"
     assert "read_file" in r.stderr
-    tool_msg = [m for m in fake.requests[1]["messages"] if m["role"] == "tool"][0]
+    tool_msg = next(m for m in fake.requests[1]["messages"] if m["role"] == "tool")
     assert "mango" in tool_msg["content"]
     first_user = fake.requests[0]["messages"][1]["content"]
-    assert "<env>" in first_user and first_user.endswith("what is the secret word?")
+    assert "<env>" in first_user
+    assert first_user.endswith("what is the secret word?")
 
 
 def test_json_lines_schema(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
@@ -75,28 +83,41 @@ def test_json_lines_schema(fake: FakeOpenAI, fake_env: dict, project: Path) -> N
     assert r.returncode == 0, r.stderr
     events = lines(r.stdout)
     init, *middle, result = events
-    assert init["type"] == "system" and init["subtype"] == "init"
+    assert init["type"] == "system"
+    assert init["subtype"] == "init"
     assert {"session_id", "cwd", "model", "tools", "mcp_servers", "permission_mode"} <= set(init)
-    assert "read_file" in init["tools"] and init["model"] == "fake-model"
+    assert "read_file" in init["tools"]
+    assert init["model"] == "fake-model"
     kinds = [e["type"] for e in middle]
     assert kinds == ["tool_call", "tool_result", "text", "text"]
     call, res = middle[0], middle[1]
-    assert call["tool"] == "read_file" and call["args"] == {"path": "notes.txt"}
-    assert res["id"] == call["id"] and res["is_error"] is False and "mango" in res["result"]
+    assert call["tool"] == "read_file"
+    assert call["args"] == {"path": "notes.txt"}
+    assert res["id"] == call["id"]
+    assert res["is_error"] is False
+    assert "mango" in res["result"]
     assert isinstance(res["duration_ms"], int)
-    assert result["type"] == "result" and result["subtype"] == "success"
-    assert result["is_error"] is False and result["result"] == "mango"
-    assert result["session_id"] == init["session_id"] and result["num_turns"] == 2
-    assert set(result["usage"]) == {"input_tokens", "output_tokens", "cache_read_input_tokens",
-                                    "reasoning_tokens"}
+    assert result["type"] == "result"
+    assert result["subtype"] == "success"
+    assert result["is_error"] is False
+    assert result["result"] == "mango"
+    assert result["session_id"] == init["session_id"]
+    assert result["num_turns"] == 2
+    assert set(result["usage"]) == {
+        "input_tokens",
+        "output_tokens",
+        "cache_read_input_tokens",
+        "reasoning_tokens",
+    }
     assert result["usage"]["input_tokens"] > 0
-    assert isinstance(result["total_cost_usd"], float) and result["permission_denials"] == []
-    assert isinstance(result["duration_ms"], int) and isinstance(result["duration_api_ms"], int)
+    assert isinstance(result["total_cost_usd"], float)
+    assert result["permission_denials"] == []
+    assert isinstance(result["duration_ms"], int)
+    assert isinstance(result["duration_api_ms"], int)
 
 
 def test_stream_json_claude_shape(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
-    fake.script(tool_calls([("read_file", {"path": "notes.txt"})], text="Looking."),
-                text("mango"))
+    fake.script(tool_calls([("read_file", {"path": "notes.txt"})], text="Looking."), text("mango"))
     r = run(fake_env, project, "--output-format", "stream-json", "word?")
     assert r.returncode == 0, r.stderr
     events = lines(r.stdout)
@@ -105,16 +126,20 @@ def test_stream_json_claude_shape(fake: FakeOpenAI, fake_env: dict, project: Pat
     assert first["role"] == "assistant"
     assert [b["type"] for b in first["content"]] == ["text", "tool_use"]
     use = first["content"][1]
-    assert use["name"] == "read_file" and use["input"] == {"path": "notes.txt"}
+    assert use["name"] == "read_file"
+    assert use["input"] == {"path": "notes.txt"}
     block = events[2]["message"]["content"][0]
-    assert block["type"] == "tool_result" and block["tool_use_id"] == use["id"]
+    assert block["type"] == "tool_result"
+    assert block["tool_use_id"] == use["id"]
     assert events[3]["message"]["content"] == [{"type": "text", "text": "mango"}]
-    assert events[-1]["result"] == "mango" and events[-1]["subtype"] == "success"
+    assert events[-1]["result"] == "mango"
+    assert events[-1]["subtype"] == "success"
 
 
 def test_denied_write_is_reported(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
-    fake.script(tool_calls([("write_file", {"path": "x.txt", "content": "hi"})]),
-                text("I could not write."))
+    fake.script(
+        tool_calls([("write_file", {"path": "x.txt", "content": "hi"})]), text("I could not write.")
+    )
     r = run(fake_env, project, "--output-format", "json", "write x")
     assert r.returncode == 0
     assert not (project / "x.txt").exists()
@@ -144,11 +169,13 @@ def test_api_failure_exit_1_with_result_last(
     r = run(fake_env, project, "--output-format", "json", "hi")
     assert r.returncode == 1
     result = lines(r.stdout)[-1]
-    assert result["subtype"] == "error_during_execution" and result["is_error"] is True
+    assert result["subtype"] == "error_during_execution"
+    assert result["is_error"] is True
     assert "insufficient balance" in result["error"]
     fake.script(error(401, "bad key"))
     r = run(fake_env, project, "hi")
-    assert r.returncode == 1 and r.stdout == ""
+    assert r.returncode == 1
+    assert r.stdout == ""
     assert "AGENT_API_KEY" in r.stderr
 
 
@@ -156,7 +183,8 @@ def test_missing_key_exit_2(fake_env: dict, project: Path) -> None:
     env = {k: v for k, v in fake_env.items() if not k.startswith("AGENT_")}
     r = run(env, project, "hi")
     assert r.returncode == 2
-    assert "DEEPSEEK_API_KEY" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "DEEPSEEK_API_KEY" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
 
 
 def test_bad_settings_exit_2_names_file_and_position(fake_env: dict, project: Path) -> None:
@@ -164,11 +192,13 @@ def test_bad_settings_exit_2_names_file_and_position(fake_env: dict, project: Pa
     (project / ".agent" / "settings.json").write_text('{\n  "model": "x",\n  oops\n}')
     r = run(fake_env, project, "--output-format", "json", "hi")
     assert r.returncode == 2
-    assert "settings.json" in r.stderr and "line 3" in r.stderr
+    assert "settings.json" in r.stderr
+    assert "line 3" in r.stderr
     assert lines(r.stdout)[-1]["type"] == "result"
     (project / ".agent" / "settings.json").write_text('{"maxTurns": "many"}')
     r = run(fake_env, project, "hi")
-    assert r.returncode == 2 and "'maxTurns'" in r.stderr
+    assert r.returncode == 2
+    assert "'maxTurns'" in r.stderr
 
 
 def test_bad_flag_exit_2(fake_env: dict, project: Path) -> None:
@@ -178,7 +208,8 @@ def test_bad_flag_exit_2(fake_env: dict, project: Path) -> None:
 def test_prompt_from_stdin_dash(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
     fake.script(text("ok"))
     r = run(fake_env, project, "-", stdin="question from stdin\n")
-    assert r.returncode == 0 and r.stdout == "ok\n"
+    assert r.returncode == 0
+    assert r.stdout == "ok\n"
     assert fake.requests[0]["messages"][1]["content"].endswith("question from stdin\n")
 
 
@@ -206,7 +237,9 @@ def test_think_text_mode_reasoning_on_stderr(
     r = run(env, project, "--provider", "deepseek", "--think", "answer?")
     assert r.returncode == 0, r.stderr
     assert r.stdout == "42\n"
-    assert "[thinking]" in r.stderr and "deep thought" in r.stderr and "[/thinking]" in r.stderr
+    assert "[thinking]" in r.stderr
+    assert "deep thought" in r.stderr
+    assert "[/thinking]" in r.stderr
     assert fake.requests[0]["model"] == "deepseek-reasoner"
 
 
@@ -217,14 +250,13 @@ def test_think_json_reasoning_events(fake: FakeOpenAI, fake_env: dict, project: 
     assert kinds == ["system", "reasoning", "text", "result"]
 
 
-def test_retry_is_reported_as_error_event(
-    fake: FakeOpenAI, fake_env: dict, project: Path
-) -> None:
+def test_retry_is_reported_as_error_event(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
     fake.script(error(503, "overloaded", headers={"Retry-After": "0"}), text("ok"))
     r = run(fake_env, project, "--output-format", "json", "hi")
     events = lines(r.stdout)
     assert [e["type"] for e in events] == ["system", "error", "text", "result"]
-    assert events[1]["retrying"] is True and "503" in events[1]["message"]
+    assert events[1]["retrying"] is True
+    assert "503" in events[1]["message"]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
@@ -234,7 +266,11 @@ def test_signal_interrupts_with_130(
     fake.script(tool_calls([("bash", {"command": "sleep 30"})]))
     proc = subprocess.Popen(
         [*AGENT, "--permission-mode", "bypassPermissions", "--output-format", "json", "go"],
-        env=fake_env, cwd=project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=fake_env,
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         stdin=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 20
@@ -260,7 +296,8 @@ def test_untrusted_project_cannot_redirect_traffic(
     fake.script(text("ok"))
     r = run(env, project, "hi")
     assert r.returncode == 0
-    assert "not trusted" in r.stderr and "baseUrl" in r.stderr
+    assert "not trusted" in r.stderr
+    assert "baseUrl" in r.stderr
 
 
 def test_no_stdin_wait_when_prompt_given_and_pipe_silent(
@@ -268,11 +305,19 @@ def test_no_stdin_wait_when_prompt_given_and_pipe_silent(
 ) -> None:
     """A CI runner may leave stdin an open, silent pipe: a prompt argument must not hang on it."""
     fake.script(text("ok"))
-    proc = subprocess.Popen([*AGENT, "hi"], env=fake_env, cwd=project, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [*AGENT, "hi"],
+        env=fake_env,
+        cwd=project,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         proc.wait(timeout=20)
-        assert proc.stdout is not None and proc.stdout.read() == "ok\n"
+        assert proc.stdout is not None
+        assert proc.stdout.read() == "ok\n"
     finally:
         assert proc.stdin is not None
         proc.stdin.close()

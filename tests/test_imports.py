@@ -11,15 +11,25 @@ HEAVY = ("openai", "mcp", "rich", "prompt_toolkit", "httpx", "httpx2", "pydantic
 def modules_after(code: str) -> set[str]:
     out = subprocess.run(
         [sys.executable, "-c", f"{code}\nimport sys; print('\\n'.join(sys.modules))"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return set(out.stdout.split())
 
 
 def test_loop_imports_no_ui_or_commands() -> None:
     mods = modules_after("import agent.loop")
-    for bad in ("rich", "prompt_toolkit", "agent.render", "agent.cli", "agent.repl_basic",
-                "agent.oneshot", "openai", "mcp"):
+    for bad in (
+        "rich",
+        "prompt_toolkit",
+        "agent.render",
+        "agent.cli",
+        "agent.repl_basic",
+        "agent.oneshot",
+        "openai",
+        "mcp",
+    ):
         assert bad not in mods, bad
 
 
@@ -29,13 +39,17 @@ def test_tools_import_cheaply() -> None:
 
 
 def test_version_path_imports_nothing_heavy() -> None:
-    mods = modules_after("import sys; sys.argv=['agent','--version']\n"
-                         "from agent.cli import main; main()")
+    mods = modules_after(
+        "import sys; sys.argv=['agent','--version']\nfrom agent.cli import main; main()"
+    )
     assert not [m for m in HEAVY if m in mods]
-    assert "agent.config" not in mods and "argparse" not in mods
+    assert "agent.config" not in mods
+    assert "argparse" not in mods
 
 
 def test_help_path_imports_nothing_heavy() -> None:
-    mods = modules_after("import sys; sys.argv=['agent','--help']\nfrom agent.cli import main\n"
-                         "try:\n    main()\nexcept SystemExit:\n    pass")
+    mods = modules_after(
+        "import sys; sys.argv=['agent','--help']\nfrom agent.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass"
+    )
     assert not [m for m in HEAVY if m in mods]

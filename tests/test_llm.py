@@ -27,7 +27,8 @@ async def test_transient_errors_are_retried(fake: FakeOpenAI, tmp_path: Path, st
     fake.script(error(status, "busy"), error(status, "busy"), text("finally"))
     agent, rec = make_agent(fake, tmp_path)
     end = await agent.run_turn("q")
-    assert end.subtype == "success" and end.text == "finally"
+    assert end.subtype == "success"
+    assert end.text == "finally"
     assert [e.retrying for e in of_type(rec, ErrorEvent)] == [True, True]
     assert fake.requests[0]["messages"] == fake.requests[2]["messages"]
 
@@ -66,7 +67,8 @@ async def test_retries_give_up(fake: FakeOpenAI, tmp_path: Path) -> None:
     fake.script(*(error(503, "down") for _ in range(3)))
     agent, _ = make_agent(fake, tmp_path, settings={"retry": {"attempts": 3, "baseDelay": 0.01}})
     end = await agent.run_turn("q")
-    assert end.subtype == "error_during_execution" and "gave up after 3" in (end.error or "")
+    assert end.subtype == "error_during_execution"
+    assert "gave up after 3" in (end.error or "")
 
 
 async def test_cut_stream_is_retried_without_duplicates(fake: FakeOpenAI, tmp_path: Path) -> None:
@@ -116,7 +118,8 @@ async def test_rejected_stream_options_are_dropped_and_remembered(
     await agent.run_turn("q1")
     await agent.run_turn("q2")
     assert "stream_options" in fake.requests[0]
-    assert "stream_options" not in fake.requests[1] and "stream_options" not in fake.requests[2]
+    assert "stream_options" not in fake.requests[1]
+    assert "stream_options" not in fake.requests[2]
 
 
 async def test_midstream_error_event_is_retried(fake: FakeOpenAI, tmp_path: Path) -> None:
@@ -178,12 +181,15 @@ def test_wire_messages_rules() -> None:
 async def test_think_uses_the_reasoning_model(fake: FakeOpenAI, tmp_path: Path) -> None:
     fake.script(text("42", reasoning="thinking hard"))
     agent, rec = make_agent(
-        fake, tmp_path, flags=Flags(provider="deepseek", think=True, trust_project=True),
+        fake,
+        tmp_path,
+        flags=Flags(provider="deepseek", think=True, trust_project=True),
         env={"AGENT_MODEL": ""},
     )
     await agent.run_turn("q")
     assert fake.requests[0]["model"] == "deepseek-reasoner"
-    assert of_type(rec, ReasoningDelta) and of_type(rec, TextDelta)
+    assert of_type(rec, ReasoningDelta)
+    assert of_type(rec, TextDelta)
 
 
 async def test_think_with_explicit_model_sends_thinking_body(
@@ -191,8 +197,7 @@ async def test_think_with_explicit_model_sends_thinking_body(
 ) -> None:
     fake.script(text("42"))
     flags = Flags(provider="deepseek", model="deepseek-v4-pro", think=True, trust_project=True)
-    agent, _ = make_agent(fake, tmp_path, flags=flags,
-                          settings={})
+    agent, _ = make_agent(fake, tmp_path, flags=flags, settings={})
     await agent.run_turn("q")
     assert fake.requests[0]["model"] == "deepseek-v4-pro"
     assert fake.requests[0]["thinking"] == {"type": "enabled"}

@@ -30,10 +30,12 @@ async def test_text_streams_as_deltas(fake: FakeOpenAI, tmp_path: Path) -> None:
     fake.script(text("The answer is 42.", pieces=6))
     agent, rec = make_agent(fake, tmp_path)
     end = await agent.run_turn("question")
-    assert end.subtype == "success" and end.text == "The answer is 42."
+    assert end.subtype == "success"
+    assert end.text == "The answer is 42."
     assert len(of_type(rec, TextDelta)) == 6
     body = fake.requests[0]
-    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
     assert [t["function"]["name"] for t in body["tools"]] == ["echo", "slow", "touch"]
     assert agent.totals.input_tokens > 0
@@ -47,7 +49,8 @@ async def test_tool_call_dialects_run_and_reply(
     fake.script(tool_calls(calls, pieces=5, dialect=dialect), text("done"))
     agent, _ = make_agent(fake, tmp_path)
     end = await agent.run_turn("go")
-    assert end.subtype == "success" and end.num_turns == 2
+    assert end.subtype == "success"
+    assert end.num_turns == 2
     second = fake.requests[1]["messages"]
     assistant = second[-3]
     assert [c["function"]["name"] for c in assistant["tool_calls"]] == ["echo", "echo"]
@@ -86,7 +89,8 @@ async def test_bad_calls_become_error_results(
     end = await agent.run_turn("go")
     assert end.subtype == "success"
     [result] = tool_results(fake.requests[1])
-    assert expect in result["content"] and "can_retry: true" in result["content"]
+    assert expect in result["content"]
+    assert "can_retry: true" in result["content"]
     assert of_type(rec, ToolEnd)[0].is_error
     assistant = fake.requests[1]["messages"][-2]
     json.loads(assistant["tool_calls"][0]["function"]["arguments"])  # history stays valid JSON
@@ -108,7 +112,8 @@ async def test_length_cut_inside_arguments_never_executes(fake: FakeOpenAI, tmp_
     assert end.subtype == "success"
     msgs = fake.requests[1]["messages"]
     assert "tool_calls" not in msgs[-2]
-    assert msgs[-1]["role"] == "user" and "output token limit" in msgs[-1]["content"]
+    assert msgs[-1]["role"] == "user"
+    assert "output token limit" in msgs[-1]["content"]
     assert of_type(rec, Notice)
 
 
@@ -116,7 +121,8 @@ async def test_turn_limit(fake: FakeOpenAI, tmp_path: Path) -> None:
     fake.script(*(tool_calls([("echo", {"text": str(i)})]) for i in range(3)))
     agent, _ = make_agent(fake, tmp_path, max_turns=3)
     end = await agent.run_turn("loop forever")
-    assert end.subtype == "error_max_turns" and "--max-turns" in (end.error or "")
+    assert end.subtype == "error_max_turns"
+    assert "--max-turns" in (end.error or "")
 
 
 async def test_identical_calls_are_capped(fake: FakeOpenAI, tmp_path: Path) -> None:
@@ -138,7 +144,8 @@ async def test_interrupt_leaves_a_valid_history(fake: FakeOpenAI, tmp_path: Path
         await task
     assert of_type(rec, TurnEnd)[-1].subtype == "error_interrupted"
     results = [m for m in agent.messages if m["role"] == "tool"]
-    assert len(results) == 2 and "interrupted" in results[1]["content"]
+    assert len(results) == 2
+    assert "interrupted" in results[1]["content"]
     end = await agent.run_turn("continue")
     assert end.text == "after"
     sent = fake.requests[1]["messages"]
@@ -147,8 +154,10 @@ async def test_interrupt_leaves_a_valid_history(fake: FakeOpenAI, tmp_path: Path
 
 
 async def test_dsml_leak_runs_through_the_normal_path(fake: FakeOpenAI, tmp_path: Path) -> None:
-    leak = ('<｜DSML｜tool_calls><｜DSML｜invoke name="echo"><｜DSML｜parameter name="text" '
-            'string="true">hi</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜tool_calls>')
+    leak = (
+        '<｜DSML｜tool_calls><｜DSML｜invoke name="echo"><｜DSML｜parameter name="text" '
+        'string="true">hi</｜DSML｜parameter></｜DSML｜invoke></｜DSML｜tool_calls>'
+    )
     fake.script(text(leak, pieces=9), text("done"))
     agent, rec = make_agent(fake, tmp_path)
     await agent.run_turn("go")
@@ -159,7 +168,7 @@ async def test_dsml_leak_runs_through_the_normal_path(fake: FakeOpenAI, tmp_path
 
 async def test_permission_denied_without_terminal(fake: FakeOpenAI, tmp_path: Path) -> None:
     fake.script(tool_calls([("touch", {"path": "x"})]), text("could not"))
-    agent, rec = make_agent(fake, tmp_path, mode="default")
+    agent, _rec = make_agent(fake, tmp_path, mode="default")
     await agent.run_turn("touch x")
     assert not (tmp_path / "x").exists()
     assert "permission denied" in tool_results(fake.requests[1])[0]["content"]

@@ -33,7 +33,8 @@ def test_torn_last_line_is_repaired(tmp_path: Path) -> None:
     loaded = load(s.path)
     assert [m["content"] for m in messages_of(loaded.records)] == ["0", "1", "2"]
     assert "torn" in loaded.repaired[0]
-    assert s.path.read_bytes().endswith(b"\n") and load(s.path).repaired == []
+    assert s.path.read_bytes().endswith(b"\n")
+    assert load(s.path).repaired == []
 
 
 def test_garbage_line_in_the_middle_is_skipped(tmp_path: Path) -> None:
@@ -41,7 +42,8 @@ def test_garbage_line_in_the_middle_is_skipped(tmp_path: Path) -> None:
     good = json.dumps({"t": "message", "message": {"role": "user", "content": "a"}})
     p.write_text(f"{good}\n\x00\x01garbage\n[1,2]\n{good}\n")
     loaded = load(p)
-    assert len(messages_of(loaded.records)) == 2 and len(loaded.repaired) == 2
+    assert len(messages_of(loaded.records)) == 2
+    assert len(loaded.repaired) == 2
 
 
 def test_reopened_file_after_torn_write_starts_a_new_line(tmp_path: Path) -> None:
@@ -99,7 +101,8 @@ async def test_snapshots_and_restore(tmp_path: Path) -> None:
     records = load(store.path).records
     cps = checkpoints(records)
     assert [c.n for c in cps] == [1, 2]
-    assert len(cps[0].files) == 2 and len(cps[1].files) == 1
+    assert len(cps[0].files) == 2
+    assert len(cps[1].files) == 1
     plans = plan_restore(records, 1)
     assert not any(p.conflict for p in plans)
     restore(store, plans)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from types import SimpleNamespace
 from typing import Any
@@ -58,16 +59,30 @@ def test_two_calls_in_every_dialect(dialect: str, interleave: bool) -> None:
 
 @pytest.mark.parametrize("mode", ["separate", "last"])
 def test_usage_in_either_place(mode: str) -> None:
-    usage = {"prompt_tokens": 100, "completion_tokens": 7, "total_tokens": 107,
-             "prompt_cache_hit_tokens": 60, "completion_tokens_details": {"reasoning_tokens": 3}}
+    usage = {
+        "prompt_tokens": 100,
+        "completion_tokens": 7,
+        "total_tokens": 107,
+        "prompt_cache_hit_tokens": 60,
+        "completion_tokens_details": {"reasoning_tokens": 3},
+    }
     reply = assemble(text("hi", usage=usage, usage_mode=mode).chunks)
-    assert reply.usage == {"input_tokens": 100, "output_tokens": 7, "cached_tokens": 60,
-                           "reasoning_tokens": 3}
+    assert reply.usage == {
+        "input_tokens": 100,
+        "output_tokens": 7,
+        "cached_tokens": 60,
+        "reasoning_tokens": 3,
+    }
 
 
 def test_openai_cached_tokens() -> None:
-    u = ns({"prompt_tokens": 50, "completion_tokens": 1,
-            "prompt_tokens_details": {"cached_tokens": 32}})
+    u = ns(
+        {
+            "prompt_tokens": 50,
+            "completion_tokens": 1,
+            "prompt_tokens_details": {"cached_tokens": 32},
+        }
+    )
     assert norm_usage(u)["cached_tokens"] == 32
 
 
@@ -90,17 +105,21 @@ def test_error_object_inside_stream() -> None:
 
 
 def test_reasoning_from_both_field_names() -> None:
-    chunks = [chunk({"reasoning_content": "let me "}), chunk({"reasoning": "think"}),
-              chunk({"content": "42"}), chunk(finish="stop")]
+    chunks = [
+        chunk({"reasoning_content": "let me "}),
+        chunk({"reasoning": "think"}),
+        chunk({"content": "42"}),
+        chunk(finish="stop"),
+    ]
     reply = assemble(chunks)
     assert reply.reasoning == "let me think"
     assert reply.text == "42"
 
 
 DSML = (
-    "Let me look.\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"read_file\">\n"
-    "<｜DSML｜parameter name=\"path\" string=\"true\">src/app.py</｜DSML｜parameter>\n"
-    "<｜DSML｜parameter name=\"limit\" string=\"false\">20</｜DSML｜parameter>\n"
+    'Let me look.\n<｜DSML｜tool_calls>\n<｜DSML｜invoke name="read_file">\n'
+    '<｜DSML｜parameter name="path" string="true">src/app.py</｜DSML｜parameter>\n'
+    '<｜DSML｜parameter name="limit" string="false">20</｜DSML｜parameter>\n'
     "</｜DSML｜invoke>\n</｜DSML｜tool_calls>"
 )
 
@@ -126,7 +145,8 @@ def test_ascii_bars_and_json_tool_call_markup() -> None:
 
 def test_unparseable_markup_is_reported() -> None:
     reply = assemble(text("x <｜DSML｜tool_calls> garbage", pieces=4).chunks)
-    assert reply.malformed and not reply.calls
+    assert reply.malformed
+    assert not reply.calls
     assert "DSML" not in reply.shown
 
 
@@ -137,28 +157,37 @@ def test_lone_angle_bracket_text_is_shown() -> None:
 
 def _cuts(s: str, points: list[int]) -> list[str]:
     cuts = sorted({p % (len(s) + 1) for p in points} | {0, len(s)})
-    return [s[a:b] for a, b in zip(cuts, cuts[1:]) if b > a] or [""]
+    return [s[a:b] for a, b in itertools.pairwise(cuts) if b > a] or [""]
 
 
 @settings(max_examples=150, deadline=None)
 @given(
     content=st.text(max_size=60),
-    args=st.lists(st.dictionaries(st.text(min_size=1, max_size=5), st.text(max_size=20),
-                                  max_size=3), max_size=3),
+    args=st.lists(
+        st.dictionaries(st.text(min_size=1, max_size=5), st.text(max_size=20), max_size=3),
+        max_size=3,
+    ),
     points=st.lists(st.integers(min_value=0, max_value=500), max_size=12),
 )
-def test_any_split_assembles_the_same_reply(content: str, args: list[dict], points: list[int]) -> None:
+def test_any_split_assembles_the_same_reply(
+    content: str, args: list[dict], points: list[int]
+) -> None:
     """However a server splits text and arguments into chunks, the reply is the same."""
     chunks = [chunk({"role": "assistant"})]
     chunks += [chunk({"content": piece}) for piece in _cuts(content, points) if piece]
     for i, a in enumerate(args):
         raw = json.dumps(a)
         parts = _cuts(raw, points)
-        first = {"index": i, "id": f"c{i}", "type": "function",
-                 "function": {"name": f"t{i}", "arguments": parts[0]}}
+        first = {
+            "index": i,
+            "id": f"c{i}",
+            "type": "function",
+            "function": {"name": f"t{i}", "arguments": parts[0]},
+        }
         chunks.append(chunk({"tool_calls": [first]}))
-        chunks += [chunk({"tool_calls": [{"index": i, "function": {"arguments": p}}]})
-                   for p in parts[1:]]
+        chunks += [
+            chunk({"tool_calls": [{"index": i, "function": {"arguments": p}}]}) for p in parts[1:]
+        ]
     chunks.append(chunk(finish="tool_calls" if args else "stop"))
     reply = assemble(chunks)
     assert reply.text == content

@@ -1,0 +1,207 @@
+"""Asking the user about a call: what the prompt shows, what answers do, remembered rules.
+
+The gate builds an AskRequest (tool, resolved path or full command, a unified diff for writes
+and edits, the rules that "remember" would add) and awaits the asker, a UI function returning
+an Answer: `y` once, `s` this session, `d` remember this directory (file tools) or `a` remember
+this command prefix (bash) — saved to `.agent/settings.local.json` — or `n` with an optional
+reason that is passed to the model. Without an asker (one-shot, CI, JSON) nothing prompts: ask
+becomes deny, with a message saying how to allow the call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent.dispatch import Call
+from agent.paths import lexical
+from agent.session import ensure_agent_dir
+from agent.settings import ConfigError, read_settings
+
+if TYPE_CHECKING:
+    from agent.permissions import Decision, Facts, Gate
+
+PREVIEW_BYTES = 2 << 20  # files larger than this get no diff in the prompt
+
+
+@dataclass(frozen=True)
+class AskRequest:
+    """Everything the prompt shows."""
+
+    tool: str
+    args: dict[str, Any]
+    reason: str
+    target: str  # the resolved path, the full command or the URL
+    diff: str = ""
+    choices: tuple[str, ...] = ("y", "s", "n")
+    remember: tuple[str, ...] = ()  # rules that s / d / a add
+
+
+@dataclass(frozen=True)
+class Answer:
+    choice: str  # y s d a n
+    reason: str = ""
+
+
+Asker = Callable[[AskRequest], Awaitable[Answer]]
+
+
+@dataclass(frozen=True)
+class RuleOrigin:
+    """One live rule and where it came from (for /permissions)."""
+
+    list: str  # alwaysAllow | ask | neverAllow
+    rule: str
+    source: str  # a settings file, "command line" or "session"
+
+
+def rule_origins(rules: dict[str, Any], session: list[str], root: Path) -> list[RuleOrigin]:
+    """Every live rule with the first settings file that lists it (later files win ties)."""
+    from agent.settings import user_dir
+
+    files = [
+        user_dir() / "settings.json",
+        root / ".agent" / "settings.json",
+        root / ".agent" / "settings.local.json",
+    ]
+    lists: list[tuple[Path, dict[str, Any]]] = []
+    for path in dict.fromkeys(files):
+        try:
+            lists.append((path, read_settings(path).get("permissions", {})))
+        except ConfigError:
+            continue
+    out: list[RuleOrigin] = []
+    for kind in ("neverAllow", "ask", "alwaysAllow"):
+        for rule in rules.get(kind, []):
+            src = next(
+                (str(p) for p, perms in lists if rule in perms.get(kind, [])),
+                "session" if rule in session else "command line",
+            )
+            out.append(RuleOrigin(kind, rule, src))
+    out += [
+        RuleOrigin("alwaysAllow", r, "session")
+        for r in session
+        if r not in rules.get("alwaysAllow", [])
+    ]
+    return out
+
+
+def no_terminal(call: Call, d: Decision, f: Facts) -> Decision:
+    from agent.permissions import Decision
+
+    how = f"--allowed-tools '{f.suggest[0]}'" if f.suggest else "a rule in settings"
+    if call.name in ("write_file", "edit_file") and not f.protected:
+        how += " or --permission-mode acceptEdits"
+    why = d.reason or "needs approval"
+    return Decision(
+        "deny",
+        f"{why}; no terminal to ask for approval (allow it with {how})",
+        "mode" if d.source in ("mode", "outside", "shell") else d.source,
+        d.rule,
+    )
+
+
+def request(call: Call, d: Decision, f: Facts, root: Path) -> AskRequest:
+    diff = preview(call.name, call.args, root) if call.name in ("write_file", "edit_file") else ""
+    remember = "d" if call.name in ("write_file", "edit_file", "read_file", "glob", "grep") else "a"
+    choices: tuple[str, ...] = ("y", "s", remember, "n") if f.suggest else ("y", "n")
+    if f.protected:
+        choices = ("y", "n")  # protected paths are approved one call at a time
+    return AskRequest(
+        call.name, call.args, d.reason, f.target or call.name, diff, choices, tuple(f.suggest)
+    )
+
+
+async def ask(gate: Gate, call: Call, d: Decision, f: Facts) -> Decision:
+    """Prompt through the gate's asker and apply the answer."""
+    from agent.permissions import Decision
+
+    req = request(call, d, f, gate.ws.root)
+    ans = await gate.asker(req)
+    if isinstance(ans, tuple):  # an asker of the first version: (ok, reason)
+        ans = Answer("y" if ans[0] else "n", ans[1])
+    choice = ans.choice if ans.choice in req.choices else ("n" if ans.choice != "y" else "y")
+    if choice == "y":
+        return Decision("allow", "allowed once", "user")
+    if choice == "s":
+        gate.session_rules += [r for r in req.remember if r not in gate.session_rules]
+        return Decision("allow", "allowed for this session", "user", ", ".join(req.remember))
+    if choice in ("d", "a"):
+        where = remember(gate.root, list(req.remember))
+        allow = gate.rules.setdefault("alwaysAllow", [])
+        allow += [r for r in req.remember if r not in allow]
+        return Decision("allow", f"remembered in {where}", "user", ", ".join(req.remember))
+    return Decision("deny", ans.reason or "the user said no", "user")
+
+
+def remember(root: Path, rules: list[str]) -> Path:
+    """Add allow rules to `.agent/settings.local.json` (atomic: temp file, fsync, replace)."""
+    ensure_agent_dir(root)
+    path = root / ".agent" / "settings.local.json"
+    try:
+        data = read_settings(path)
+    except ConfigError:
+        return path  # never overwrite a file the user must fix; the session rule still holds
+    perms = data.setdefault("permissions", {})
+    allow = perms.setdefault("alwaysAllow", [])
+    allow += [r for r in rules if r not in allow]
+    write_atomic(path, json.dumps(data, indent=2) + "\n")
+    return path
+
+
+def write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    try:
+        fd = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def preview(name: str, args: dict[str, Any], root: Path) -> str:
+    """The unified diff a write_file/edit_file call would make (computed before it runs)."""
+    path = lexical(str(args.get("path", "")), root)
+    try:
+        big = path.is_file() and path.stat().st_size > PREVIEW_BYTES
+        old = "" if big or not path.is_file() else path.read_text("utf-8", errors="replace")
+    except OSError:
+        return ""
+    if big:
+        return f"({path.name} is too large to preview)"
+    if name == "write_file":
+        new = str(args.get("content", ""))
+    else:
+        o, n = str(args.get("old_string", "")), str(args.get("new_string", ""))
+        if o and o.replace("\r\n", "\n") not in old.replace("\r\n", "\n"):
+            return f"(old_string is not in {path.name}; the edit will fail)"
+        old = old.replace("\r\n", "\n")
+        o = o.replace("\r\n", "\n")
+        new = (old.replace(o, n) if args.get("replace_all") else old.replace(o, n, 1)) if o else n
+    return _diff(old, new, path.name)
+
+
+def _diff(old: str, new: str, name: str) -> str:
+    try:
+        from agent.tools.edits import unified_diff
+
+        return unified_diff(old, new, name)[0]
+    except Exception:  # the tools package is being rewritten: never fail a prompt over it
+        import difflib
+
+        return "".join(
+            difflib.unified_diff(
+                old.splitlines(True), new.splitlines(True), f"a/{name}", f"b/{name}"
+            )
+        )

@@ -1,0 +1,170 @@
+"""Paths for permission checks: real paths, component-wise containment, protected locations.
+
+A path is judged twice: as the tools will name it (`~` expanded, made absolute, `..` folded —
+what agent/tools/common.resolve does) and as the kernel will reach it (symlinks resolved). The
+stricter verdict wins. Containment compares path components, never string prefixes, so
+`/proj-evil` is not inside `/proj`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Basenames that always ask, anywhere (secrets, repository internals, agent configuration).
+SECRET_NAMES = (
+    ".env",
+    ".env.*",
+    ".envrc",
+    ".netrc",
+    "_netrc",
+    ".pgpass",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    ".mcp.json",
+)
+ENV_TEMPLATES = (".env.example", ".env.sample", ".env.template", ".env.dist")
+# Inside any `.agent/` directory: what configures permissions, hooks and code that runs.
+AGENT_FILES = ("settings*.json", "hooks.json", "trusted.json", "actions.json", "audit.jsonl")
+PROTECTED_DIRS = (".git",)
+# Relative to the home directory: credential stores.
+HOME_SECRETS = (
+    ".ssh",
+    ".aws",
+    ".azure",
+    ".config/gcloud",
+    ".docker/config.json",
+    ".kube",
+    ".gnupg",
+    ".config/gh",
+    ".password-store",
+    ".netrc",
+    ".git-credentials",
+)
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Where the agent may work: the project directory plus approved extra directories."""
+
+    root: Path
+    extra: tuple[Path, ...] = ()
+    home: Path = field(default_factory=lambda: Path(os.path.expanduser("~")))
+
+    @classmethod
+    def make(
+        cls, root: Path, extra: list[str] | tuple[str, ...] = (), home: Path | None = None
+    ) -> Workspace:
+        """Real paths of the root and of extra dirs (relative ones are taken from the root)."""
+        real_root = Path(os.path.realpath(root))
+        dirs = tuple(Path(os.path.realpath(real_root / os.path.expanduser(d))) for d in extra)
+        h = Path(os.path.realpath(home or os.path.expanduser("~")))
+        return cls(real_root, dirs, h)
+
+    @property
+    def dirs(self) -> tuple[str, ...]:
+        return _strings(self)[0]
+
+    @property
+    def home_secrets(self) -> tuple[tuple[str, str], ...]:
+        return _strings(self)[1]
+
+
+@functools.lru_cache(maxsize=32)
+def _strings(ws: Workspace) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    dirs = tuple(str(d) for d in (ws.root, *ws.extra))
+    secrets = tuple((os.path.join(str(ws.home), rel), rel) for rel in HOME_SECRETS)
+    return dirs, secrets
+
+
+def lexical(raw: str, base: Path | str) -> Path:
+    """The path as the tools name it: `~` expanded, absolute, `.`/`..` folded lexically."""
+    return Path(os.path.normpath(os.path.join(base, os.path.expanduser(raw or "."))))
+
+
+def candidates(raw: str, base: Path | str) -> tuple[str, ...]:
+    """Every path a call may touch for `raw`: as the tools fold it, and as the kernel resolves
+    it (symlinks first, then `..` — the way a shell reaches it) — duplicates dropped."""
+    joined = os.path.join(base, os.path.expanduser(raw or "."))
+    lex = os.path.normpath(joined)
+    out = [lex, os.path.realpath(lex), os.path.realpath(joined)]
+    return tuple(dict.fromkeys(out))
+
+
+def within(path: Path | str, dirs: tuple[Path | str, ...]) -> bool:
+    """True when `path` is one of `dirs` or below one (whole components, never a prefix)."""
+    p = str(path)
+    for d in dirs:
+        ds = str(d)
+        if p == ds or p.startswith(ds if ds.endswith("/") else ds + "/"):
+            return True
+    return False
+
+
+def protected(path: Path | str, ws: Workspace) -> str:
+    """Why this path always needs the user's approval ("" when it does not)."""
+    p = str(path)
+    parts = p.split("/")
+    for d in PROTECTED_DIRS:
+        if d in parts:
+            return f"{d}/ is protected"
+    name = parts[-1]
+    if len(parts) >= 2 and parts[-2] == ".agent" and _AGENT_RE.match(name):
+        return f".agent/{name} configures the agent"
+    if name not in ENV_TEMPLATES and _SECRET_RE.match(name):
+        return f"{name} may hold secrets"
+    for secret, rel in ws.home_secrets:
+        if p == secret or p.startswith(secret + "/"):
+            return f"~/{rel} holds credentials"
+    return ""
+
+
+_SECRET_RE = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAMES))
+_AGENT_RE = re.compile("|".join(fnmatch.translate(p) for p in AGENT_FILES))
+
+
+@dataclass(frozen=True)
+class PathVerdict:
+    """How a path argument relates to the workspace."""
+
+    paths: tuple[str, ...]
+    inside: bool
+    secret: str  # "" or why it is protected
+
+    @property
+    def shown(self) -> Path:
+        return Path(self.paths[-1]) if self.paths else Path()
+
+
+def check(raw: str, ws: Workspace, base: Path | str | None = None) -> PathVerdict:
+    """Judge one path argument: every candidate must be inside; any protected one taints."""
+    cands = candidates(raw, base or ws.root)
+    dirs = ws.dirs
+    inside = all(within(p, dirs) for p in cands)
+    secret = next((r for r in (protected(p, ws) for p in cands) if r), "")
+    return PathVerdict(cands, inside, secret)
+
+
+def expand_glob(pattern: str, base: Path | str, limit: int = 200) -> list[str] | None:
+    """What the shell would expand an unquoted glob word to (None: too many to check)."""
+    import glob
+    import itertools
+
+    pat = os.path.expanduser(pattern)
+    hits = list(itertools.islice(glob.iglob(pat, root_dir=base), limit + 1))
+    if len(hits) > limit:
+        return None
+    return hits or [pattern]

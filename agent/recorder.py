@@ -1,0 +1,94 @@
+"""The session sink: every history change, usage and checkpoint goes to the JSONL store."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from agent.checkpoints import Snapshots
+from agent.events import Compacted, Event, MessageAdded, TurnEnd, TurnStart, Usage
+from agent.providers import Provider
+from agent.session import SessionFile
+
+INTERRUPTED_RESULT = "Error: interrupted before this tool call finished.\ncan_retry: false"
+NO_REPLY = "[no reply: the previous turn was interrupted]"
+
+
+class SessionRecorder:
+    """A Sink that appends records as events happen (flushed per record)."""
+
+    def __init__(self, store: SessionFile, provider: Provider, snapshots: Snapshots) -> None:
+        self.store, self.provider, self.snapshots = store, provider, snapshots
+
+    def start(self, cwd: Path, model: str, resumed_from: str = "") -> None:
+        self.store.append(
+            {
+                "t": "meta",
+                "cwd": str(cwd),
+                "model": model,
+                "time": time.time(),
+                "provider": self.provider.name,
+                "resumed_from": resumed_from,
+            }
+        )
+
+    def change(self, kind: str, value: str) -> None:
+        """Model or permission-mode changes made during the session."""
+        self.store.append({"t": kind, "value": value, "time": time.time()})
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, MessageAdded):
+            self.store.append({"t": "message", "message": event.message})
+        elif isinstance(event, TurnStart):
+            self.snapshots.begin_turn(event.prompt, event.msg_index)
+        elif isinstance(event, Usage):
+            cost = self.provider.cost(event.input_tokens, event.cached_tokens, event.output_tokens)
+            self.store.append(
+                {
+                    "t": "usage",
+                    "input": event.input_tokens,
+                    "output": event.output_tokens,
+                    "cached": event.cached_tokens,
+                    "reasoning": event.reasoning_tokens,
+                    "cost": cost,
+                }
+            )
+        elif isinstance(event, Compacted) and getattr(event, "messages", None) is not None:
+            self.store.append(
+                {
+                    "t": "compact",
+                    "trigger": event.trigger,
+                    "pre_tokens": event.pre_tokens,
+                    "post_tokens": event.post_tokens,
+                    "messages": event.messages,
+                }
+            )
+        elif isinstance(event, TurnEnd):
+            self.store.append({"t": "turn_end", "subtype": event.subtype, "time": time.time()})
+
+
+def repair_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Make a stored history a valid request: every tool call answered, no orphans."""
+    out: list[dict[str, Any]] = []
+    pending: list[str] = []
+
+    def close_pending() -> None:
+        for call_id in pending:
+            out.append({"role": "tool", "tool_call_id": call_id, "content": INTERRUPTED_RESULT})
+        pending.clear()
+
+    for m in messages:
+        if m.get("role") == "tool":
+            if m.get("tool_call_id") in pending:
+                pending.remove(m["tool_call_id"])
+                out.append(m)
+            continue  # a result without its call would be rejected
+        close_pending()
+        out.append(m)
+        if m.get("role") == "assistant":
+            pending = [c["id"] for c in m.get("tool_calls") or []]
+    close_pending()
+    if out and out[-1].get("role") == "user":
+        out.append({"role": "assistant", "content": NO_REPLY})
+    return out

@@ -1,0 +1,49 @@
+"""Choosing a session to continue: `-c` (latest here), `-r ID`, `-r` (a picker)."""
+
+from __future__ import annotations
+
+import datetime
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from agent.session import Summary, list_sessions
+from agent.settings import ConfigError
+
+
+def describe(s: Summary) -> str:
+    when = datetime.datetime.fromtimestamp(s.mtime).strftime("%Y-%m-%d %H:%M")
+    prompt = " ".join(s.first_prompt.split())[:60] or "(no prompt)"
+    return f"{when}  {s.turns:>3} turns  ${s.cost:.4f}  {s.id}  {prompt}"
+
+
+def find(root: Path, cwd: Path, ident: str | None) -> Summary:
+    """The session for `-c` (ident None) or `-r ID` (an id or unique prefix); ConfigError else."""
+    here = list_sessions(root, cwd)
+    if ident is None:
+        if not here:
+            raise ConfigError(f"no previous session in {cwd} to continue")
+        return here[0]
+    matches = [s for s in list_sessions(root) if s.id.startswith(ident)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise ConfigError(f"no session {ident!r} in {root}/.agent/sessions (agent -r lists them)")
+    raise ConfigError(f"session id {ident!r} is ambiguous: {', '.join(s.id for s in matches)}")
+
+
+def pick(root: Path, cwd: Path, out: TextIO = sys.stderr, inp: TextIO = sys.stdin) -> Summary:
+    """Show this directory's sessions, newest first, and read a number."""
+    here = list_sessions(root, cwd)[:20]
+    if not here:
+        raise ConfigError(f"no previous session in {cwd} to resume")
+    if not inp.isatty():
+        listing = "\n".join(f"  {describe(s)}" for s in here)
+        raise ConfigError(f"agent -r needs an ID without a terminal; sessions here:\n{listing}")
+    for n, s in enumerate(here, 1):
+        print(f"{n:>3}. {describe(s)}", file=out)
+    print("resume which? [1] ", end="", file=out, flush=True)
+    answer = inp.readline().strip() or "1"
+    if not answer.isdigit() or not 1 <= int(answer) <= len(here):
+        raise ConfigError(f"no session number {answer!r}")
+    return here[int(answer) - 1]

@@ -1,0 +1,115 @@
+"""Token estimates for text not sent yet, and the session's usage and cost figures.
+
+What the API reported (`usage`) is the truth; estimates only cover what has not been sent. The
+estimate mimics a byte-pair tokenizer instead of dividing by four: words and identifiers cost
+one token per ~8 letters, digits one per 2, punctuation runs one per 2 characters, a line break
+with its indentation one, non-ASCII characters 3/4 each. Checked against DeepSeek's tokenizer and
+OpenAI's o200k on this repository's code, docs, JSON, numbers and Chinese: 0-15% high, never
+low, which errs on the safe side for compaction (chars/4 was up to 50% low on JSON and digits).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+_WORD = re.compile(r"[A-Za-z]+")
+_NUM = re.compile(r"[0-9]+")
+_PUNCT = re.compile(r"[!-/:-@\[-`{-~]+")
+_BREAK = re.compile(r"\n[ \t]*|[ \t]{2,}")
+_WIDE = re.compile(r"[^\x00-\x7f]")
+MESSAGE_OVERHEAD = 4  # role markers and separators around each message
+CALL_OVERHEAD = 8  # id, type and name wrapping of one tool call
+
+
+def estimate(text: str) -> int:
+    """Estimated tokens of `text` (no tokenizer: pure-regex, a few MB/s)."""
+    if not text:
+        return 0
+    n = sum((len(w) + 7) // 8 for w in _WORD.findall(text))
+    n += sum((len(d) + 1) // 2 for d in _NUM.findall(text))
+    n += sum((len(p) + 1) // 2 for p in _PUNCT.findall(text))
+    n += len(_BREAK.findall(text))
+    n += (len(_WIDE.findall(text)) * 3 + 3) // 4
+    return n
+
+
+def estimate_message(m: dict[str, Any]) -> int:
+    """Estimated tokens of one chat message as it goes on the wire."""
+    n = MESSAGE_OVERHEAD + estimate(str(m.get("content") or ""))
+    n += estimate(str(m.get("reasoning_content") or ""))
+    for c in m.get("tool_calls") or []:
+        fn = c.get("function", {})
+        n += CALL_OVERHEAD + estimate(fn.get("name", "")) + estimate(fn.get("arguments", ""))
+    return n
+
+
+def estimate_messages(messages: list[dict[str, Any]]) -> int:
+    return sum(estimate_message(m) for m in messages)
+
+
+def estimate_tools(schemas: list[dict[str, Any]]) -> int:
+    """Estimated tokens of the `tools` list (as JSON: an upper bound of what providers render)."""
+    return estimate(json.dumps(schemas, ensure_ascii=False)) if schemas else 0
+
+
+@dataclass
+class Meter:
+    """Context size now: the last request's reported tokens plus estimates of what came since."""
+
+    known: int = 0  # prompt + completion tokens of the last request (0 = nothing reported)
+    upto: int = 0  # how many messages that figure covers (its prompt plus its reply)
+
+    def observe(self, usage: dict[str, int] | None, covered: int) -> None:
+        """Record a request's usage; `covered` = message count including its reply."""
+        if usage and usage.get("input_tokens"):
+            self.known = usage["input_tokens"] + usage.get("output_tokens", 0)
+            self.upto = covered
+
+    def reset(self) -> None:
+        """Forget the reported figure (the history was rewritten)."""
+        self.known, self.upto = 0, 0
+
+    def now(self, messages: list[dict[str, Any]], schemas: list[dict[str, Any]]) -> int:
+        """Tokens the next request would carry, before its new reply."""
+        if self.known and self.upto <= len(messages):
+            return self.known + estimate_messages(messages[self.upto :])
+        return estimate_messages(messages) + estimate_tools(schemas)
+
+
+def cost_data(totals: Any, provider: Any) -> dict[str, Any]:
+    """The `/cost` figures: tokens in/out, cached, reasoning, dollars, cache-hit rate."""
+    rate = totals.cached_tokens / totals.input_tokens if totals.input_tokens else 0.0
+    return {
+        "requests": totals.requests,
+        "input_tokens": totals.input_tokens,
+        "cached_tokens": totals.cached_tokens,
+        "output_tokens": totals.output_tokens,
+        "reasoning_tokens": totals.reasoning_tokens,
+        "cache_hit_rate": rate,
+        "cost_usd": totals.cost_usd,
+        "prices": {
+            "in": provider.price_in,
+            "cached": provider.price_cached,
+            "out": provider.price_out,
+        },
+        "provider": provider.name,
+    }
+
+
+def cost_report(totals: Any, provider: Any) -> str:
+    """`/cost` as text lines."""
+    d = cost_data(totals, provider)
+    p = d["prices"]
+    return "\n".join(
+        [
+            f"requests       {d['requests']}",
+            f"input tokens   {d['input_tokens']:,} ({d['cached_tokens']:,} cached, "
+            f"{d['cache_hit_rate']:.0%} cache hits)",
+            f"output tokens  {d['output_tokens']:,} ({d['reasoning_tokens']:,} reasoning)",
+            f"cost           ${d['cost_usd']:.4f} at {d['provider']} prices per million tokens: "
+            f"${p['in']:g} in, ${p['cached']:g} cached, ${p['out']:g} out",
+        ]
+    )

@@ -1,0 +1,128 @@
+"""The audit log: one line per call, denied calls included; `.agent/.gitignore` on creation."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from fake_openai import FakeOpenAI, text, tool_calls
+
+from agent.audit import Audit, abbreviate, exit_status
+from agent.dispatch import Call, compose
+from agent.events import Recorder
+from agent.permissions import Gate
+from agent.tools import Tool, ToolContext, ToolResult
+
+AGENT = [sys.executable, "-m", "agent"]
+
+
+async def _ok(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    return ToolResult("done [exit code 0 · 0.1 s]", display="bash x · exit 0 · 0.1s")
+
+
+TOUCH = Tool("write_file", "", {}, _ok)
+
+
+def lines(root: Path) -> list[dict[str, Any]]:
+    return [json.loads(ln) for ln in (root / ".agent" / "audit.jsonl").read_text().splitlines()]
+
+
+def test_abbreviate() -> None:
+    big = {"content": "x" * 5000, "items": list(range(100)), "n": 3, "deep": {"a": {"b": "y"}}}
+    small = abbreviate(big)
+    assert len(small["content"]) < 250
+    assert small["content"].endswith("[5000 chars]")
+    assert len(small["items"]) == 21
+    assert small["items"][-1] == "…[100 items]"
+    assert small["n"] == 3
+    assert small["deep"] == {"a": {"b": "y"}}
+
+
+def test_exit_status() -> None:
+    assert exit_status(ToolResult("x", display="bash ls · exit 2 · 0.1s")) == 2
+    assert exit_status(ToolResult("out\n[exit code 7 · 0.3 s]")) == 7
+    assert exit_status(ToolResult("read 3 lines")) is None
+
+
+async def test_allowed_and_denied_calls_are_recorded(tmp_path: Path) -> None:
+    rec = Recorder()
+    gate = Gate(
+        {"write_file": TOUCH},
+        {"alwaysAllow": ["write_file(ok/**)"]},
+        "default",
+        rec,
+        workspace=tmp_path,
+    )
+
+    async def execute(call: Call, ctx: ToolContext) -> ToolResult:
+        return await TOUCH.run(call.args, ctx)
+
+    pipeline = compose(execute, Audit(tmp_path, "sess-1", rec), gate)
+    ctx = ToolContext(cwd=tmp_path)
+    await pipeline(Call("c1", "write_file", {"path": "ok/a.txt", "content": "y" * 3000}), ctx)
+    denied = await pipeline(Call("c2", "write_file", {"path": "other.txt", "content": "z"}), ctx)
+    assert denied.is_error
+    first, second = lines(tmp_path)
+    assert first["session"] == "sess-1"
+    assert first["tool"] == "write_file"
+    assert first["id"] == "c1"
+    assert (first["decision"], first["source"], first["rule"]) == (
+        "allow",
+        "rule",
+        "write_file(ok/**)",
+    )
+    assert first["status"] == "ok"
+    assert first["exit_code"] == 0
+    assert not first["is_error"]
+    assert first["args"]["content"].endswith("[3000 chars]")
+    assert isinstance(first["duration_ms"], int)
+    assert first["time"].endswith("+00:00")
+    assert (second["decision"], second["source"], second["status"]) == ("deny", "mode", "denied")
+    assert "no terminal" in second["reason"]
+
+
+async def test_creating_agent_dir_writes_a_gitignore(tmp_path: Path) -> None:
+    audit = Audit(tmp_path, "s")
+
+    async def nxt(call: Call, ctx: ToolContext) -> ToolResult:
+        return ToolResult("ok")
+
+    await audit(Call("c", "read_file", {"path": "x"}), ToolContext(cwd=tmp_path), nxt)
+    ignore = (tmp_path / ".agent" / ".gitignore").read_text().splitlines()
+    for entry in ("sessions/", "settings.local.json", "audit.jsonl", "*.log"):
+        assert entry in ignore
+    assert len(lines(tmp_path)) == 1
+
+
+def test_one_shot_writes_the_audit_log(
+    fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path
+) -> None:
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "notes.txt").write_text("hello\n")
+    fake.script(
+        tool_calls([("read_file", {"path": "notes.txt"})]),
+        tool_calls([("write_file", {"path": "new.txt", "content": "x"})]),
+        tool_calls([("bash", {"command": "exit 3"})]),
+        text("done"),
+    )
+    r = subprocess.run(
+        [*AGENT, "--allowed-tools", "bash(exit:*)", "go"],
+        env=fake_env,
+        cwd=proj,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert r.returncode == 0, r.stderr
+    read, write, bash = lines(proj)
+    assert (read["tool"], read["decision"], read["source"]) == ("read_file", "allow", "read-only")
+    assert (write["tool"], write["decision"], write["status"]) == ("write_file", "deny", "denied")
+    assert not (proj / "new.txt").exists()
+    assert (bash["decision"], bash["rule"], bash["exit_code"]) == ("allow", "bash(exit:*)", 3)
+    assert len({read["session"], write["session"], bash["session"]}) == 1
+    assert (proj / ".agent" / ".gitignore").exists()

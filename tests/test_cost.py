@@ -1,0 +1,111 @@
+"""Token accounting from the API's usage (DeepSeek and OpenAI shapes), cost, /cost and /context."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_openai import FakeOpenAI, text, tool_calls
+from helpers import close_all, make_agent, of_type
+
+from agent.compaction import Policy
+from agent.events import Usage
+from agent.memory import MEMORY_HEADER, context_breakdown, context_report
+from agent.tokens import cost_data, cost_report, estimate_message
+
+DEEPSEEK_USAGE = {  # prompt_tokens = prompt_cache_hit_tokens + prompt_cache_miss_tokens
+    "prompt_tokens": 1000,
+    "completion_tokens": 200,
+    "total_tokens": 1200,
+    "prompt_cache_hit_tokens": 800,
+    "prompt_cache_miss_tokens": 200,
+    "completion_tokens_details": {"reasoning_tokens": 150},
+}
+OPENAI_USAGE = {  # cached_tokens is part of prompt_tokens
+    "prompt_tokens": 1000,
+    "completion_tokens": 200,
+    "total_tokens": 1200,
+    "prompt_tokens_details": {"cached_tokens": 600},
+    "completion_tokens_details": {"reasoning_tokens": 50},
+}
+
+
+@pytest.fixture(autouse=True)
+async def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[None]:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    yield
+    await close_all()
+
+
+@pytest.mark.parametrize(
+    ("provider", "usage", "mode", "cached", "reasoning", "dollars"),
+    [  # miss × in + hit × cached + out × out, per million
+        ("deepseek", DEEPSEEK_USAGE, "last", 800, 150, 200 * 0.28 + 800 * 0.028 + 200 * 0.42),
+        ("openai", OPENAI_USAGE, "separate", 600, 50, 400 * 2.0 + 600 * 0.5 + 200 * 8.0),
+    ],
+)
+async def test_usage_shapes_and_cost(
+    fake: FakeOpenAI,
+    tmp_path: Path,
+    provider: str,
+    usage: dict[str, Any],
+    mode: str,
+    cached: int,
+    reasoning: int,
+    dollars: float,
+) -> None:
+    fake.script(
+        tool_calls([("echo", {"text": "x"})], usage=usage, usage_mode=mode),
+        text("ok", usage=usage, usage_mode=mode),
+    )
+    agent, rec = make_agent(fake, tmp_path, settings={"provider": provider})
+    await agent.run_turn("go")
+    t = agent.totals
+    assert (t.requests, t.input_tokens, t.output_tokens) == (2, 2000, 400)
+    assert (t.cached_tokens, t.reasoning_tokens) == (2 * cached, 2 * reasoning)
+    assert t.cost_usd == pytest.approx(2 * dollars / 1e6)
+    assert of_type(rec, Usage)[0] == Usage(1000, 200, cached, reasoning)
+    d = cost_data(t, agent.llm.cfg.provider)
+    assert d["cache_hit_rate"] == pytest.approx(cached / 1000)
+    report = cost_report(t, agent.llm.cfg.provider)
+    assert "2,000" in report
+    assert f"{cached / 1000:.0%} cache hits" in report
+    assert f"${t.cost_usd:.4f}" in report
+    assert f"{2 * reasoning:,} reasoning" in report
+
+
+async def test_context_size_is_reported_usage_plus_estimate(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    fake.script(text("ok", usage=OPENAI_USAGE))
+    agent, _ = make_agent(fake, tmp_path)
+    assert agent.meter.now(agent.messages, agent._schemas) > 0  # nothing sent yet: estimated
+    await agent.run_turn("go")
+    assert agent.meter.now(agent.messages, agent._schemas) == 1200
+    agent.messages.append({"role": "user", "content": "one more question"})
+    extra = estimate_message(agent.messages[-1])
+    assert agent.meter.now(agent.messages, agent._schemas) == 1200 + extra
+
+
+async def test_context_breakdown_and_report(fake: FakeOpenAI, tmp_path: Path) -> None:
+    fake.script(text("ok", usage={"prompt_tokens": 5000, "completion_tokens": 100}))
+    agent, _ = make_agent(fake, tmp_path)
+    agent.messages[0]["content"] = f"You are a test.\n\n{MEMORY_HEADER}\n## AGENT.md\nuse tabs"
+    agent.compaction = Policy(20_000)
+    await agent.run_turn("go")
+    d = context_breakdown(agent)
+    assert d["total"] == 5100
+    assert d["limit"] == 20_000
+    assert d["compact_at"] == 16_000
+    parts = d["parts"]
+    assert list(parts) == ["system prompt", "tools", "memory", "messages"]
+    assert parts["memory"] > 0
+    assert parts["tools"] > 0
+    assert sum(parts.values()) == 5100
+    assert d["free"] == 14_900
+    report = context_report(agent)
+    assert "5,100 / 20,000 tokens (26%)" in report
+    assert "auto-compaction at 16,000" in report
+    assert all(name in report for name in parts)

@@ -1,0 +1,343 @@
+"""Permissions end to end: one-shot runs with marker files proving nothing ran, the gate's
+answers (y/s/d/a/n) with remembered rules, and the interactive prompt on a real terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_openai import FakeOpenAI, text, tool_calls
+
+from agent.asking import Answer, AskRequest
+from agent.dispatch import Call
+from agent.events import PermissionDenied, Recorder
+from agent.permissions import Gate
+from agent.repl_basic import parse_answer
+from agent.tools import Tool, ToolContext, ToolResult
+
+AGENT = [sys.executable, "-m", "agent"]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    p = tmp_path / "proj"
+    p.mkdir()
+    (p / "notes.txt").write_text("hello\n")
+    (tmp_path / "outside").mkdir()
+    (p / "link_out").symlink_to(tmp_path / "outside", target_is_directory=True)
+    return p
+
+
+def one_shot(env: dict[str, str], cwd: Path, *args: str) -> tuple[int, dict[str, Any], str]:
+    r = subprocess.run(
+        [*AGENT, "--output-format", "json", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    return r.returncode, json.loads(r.stdout.splitlines()[-1]), r.stderr
+
+
+ESCAPES = [
+    "touch MARKER && curl http://127.0.0.1:9/",
+    "touch MARKER; rm -rf build",
+    "touch MARKER | sh",
+    "touch MARKER\nnpm install",
+    "touch $(echo MARKER)",
+    "touch `echo MARKER`",
+    "timeout 5 touch MARKER",
+    "env touch MARKER",
+    "PATH=.:$PATH touch MARKER",
+    "bash -c 'touch MARKER'",
+    "eval touch MARKER",
+    "find . -maxdepth 0 -exec touch MARKER \\;",
+    "sed -n 'w MARKER' notes.txt",
+    "touch MARKER > ../outside/x",
+    "cat notes.txt > link_out/MARKER",
+]
+
+
+@pytest.mark.parametrize("command", ESCAPES)
+def test_escape_hatches_never_run(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path, command: str
+) -> None:
+    fake.script(tool_calls([("bash", {"command": command})]), text("ok"))
+    code, result, err = one_shot(fake_env, project, "--allowed-tools", "bash(touch:*)", "go")
+    assert code == 0, err
+    assert not (project / "MARKER").exists()
+    assert not (project.parent / "outside" / "MARKER").exists()
+    assert not (project.parent / "outside" / "x").exists()
+    [denial] = result["permission_denials"]
+    assert denial["tool_name"] == "bash"
+    assert denial["tool_input"] == {"command": command}
+    tool_msg = next(m for m in fake.requests[1]["messages"] if m["role"] == "tool")
+    assert "permission denied" in tool_msg["content"]
+
+
+def test_the_marker_does_appear_when_allowed(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    fake.script(tool_calls([("bash", {"command": "touch MARKER"})]), text("ok"))
+    code, result, err = one_shot(fake_env, project, "--allowed-tools", "bash(touch:*)", "go")
+    assert code == 0, err
+    assert (project / "MARKER").exists()
+    assert result["permission_denials"] == []
+
+
+def test_secret_reads_are_denied_without_a_terminal(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    ssh = Path(fake_env["HOME"]) / ".ssh"
+    ssh.mkdir()
+    (ssh / "id_rsa").write_text("PRIVATE-KEY-MATERIAL\n")
+    (project / ".env").write_text("API_TOKEN=sekrit\n")
+    fake.script(
+        tool_calls(
+            [
+                ("read_file", {"path": "~/.ssh/id_rsa"}),
+                ("read_file", {"path": ".env"}),
+                ("bash", {"command": "cat ~/.ssh/id_rsa"}),
+                ("grep", {"pattern": "TOKEN", "path": ".env"}),
+            ]
+        ),
+        text("ok"),
+    )
+    code, result, err = one_shot(fake_env, project, "--permission-mode", "bypassPermissions", "go")
+    assert code == 0, err
+    assert len(result["permission_denials"]) == 4
+    sent = json.dumps(fake.requests[1]["messages"])
+    assert "PRIVATE-KEY-MATERIAL" not in sent
+    assert "sekrit" not in sent
+
+
+def test_writes_through_a_symlinked_dir_are_denied(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    fake.script(
+        tool_calls([("write_file", {"path": "link_out/MARKER", "content": "x"})]), text("ok")
+    )
+    code, result, err = one_shot(fake_env, project, "--permission-mode", "acceptEdits", "go")
+    assert code == 0, err
+    assert not (project.parent / "outside" / "MARKER").exists()
+    assert result["permission_denials"][0]["tool_name"] == "write_file"
+
+
+def test_never_allow_beats_bypass(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    fake.script(tool_calls([("bash", {"command": "/usr/bin/touch MARKER"})]), text("ok"))
+    code, result, err = one_shot(
+        fake_env,
+        project,
+        "--permission-mode",
+        "bypassPermissions",
+        "--disallowed-tools",
+        "bash(touch:*)",
+        "go",
+    )
+    assert code == 0, err
+    assert not (project / "MARKER").exists()
+    assert result["permission_denials"]
+
+
+# --- the gate's answers -------------------------------------------------------------------
+
+
+async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    return ToolResult("ran")
+
+
+TOOLS = {n: Tool(n, "", {}, _run) for n in ("bash", "write_file", "edit_file")}
+
+
+class Script:
+    """An asker that answers from a list and records what it was shown."""
+
+    def __init__(self, *answers: Answer) -> None:
+        self.answers, self.seen = list(answers), []  # type: ignore[var-annotated]
+        self.active = self.peak = 0
+
+    async def __call__(self, req: AskRequest) -> Answer:
+        self.seen.append(req)
+        self.active += 1
+        self.peak = max(self.peak, self.active)
+        await asyncio.sleep(0.01)
+        self.active -= 1
+        return self.answers.pop(0)
+
+
+async def ask_through(gate: Gate, name: str, args: dict[str, Any]) -> ToolResult:
+    async def nxt(call: Call, ctx: ToolContext) -> ToolResult:
+        return ToolResult("ran")
+
+    return await gate(Call("c", name, args), ToolContext(cwd=gate.ws.root), nxt)
+
+
+async def test_yes_once_then_asked_again(tmp_path: Path) -> None:
+    asker = Script(Answer("y"), Answer("n", "not twice"))
+    gate = Gate(TOOLS, {}, "default", Recorder(), asker, workspace=tmp_path)
+    assert (await ask_through(gate, "bash", {"command": "make"})).output == "ran"
+    denied = await ask_through(gate, "bash", {"command": "make"})
+    assert denied.is_error
+    assert "not twice" in denied.output
+    assert asker.seen[0].target == "make"
+    assert asker.seen[0].choices == ("y", "s", "a", "n")
+
+
+async def test_session_answer_covers_the_prefix(tmp_path: Path) -> None:
+    asker = Script(Answer("s"), Answer("n"))
+    gate = Gate(TOOLS, {}, "default", Recorder(), asker, workspace=tmp_path)
+    await ask_through(gate, "bash", {"command": "npm test -- a"})
+    assert (await ask_through(gate, "bash", {"command": "npm test -- b"})).output == "ran"
+    assert (await ask_through(gate, "bash", {"command": "npm publish"})).is_error
+    assert len(asker.seen) == 2
+    assert not (tmp_path / ".agent").exists()
+
+
+async def test_always_answer_is_saved_atomically(tmp_path: Path) -> None:
+    (tmp_path / ".agent").mkdir()
+    local = tmp_path / ".agent" / "settings.local.json"
+    local.write_text(json.dumps({"model": "m", "permissions": {"alwaysAllow": ["bash(ls)"]}}))
+    asker = Script(Answer("a"))
+    gate = Gate(TOOLS, {}, "default", Recorder(), asker, workspace=tmp_path)
+    await ask_through(gate, "bash", {"command": "npm test && cargo build --release"})
+    data = json.loads(local.read_text())
+    assert data["model"] == "m"
+    assert data["permissions"]["alwaysAllow"] == [
+        "bash(ls)",
+        "bash(npm test:*)",
+        "bash(cargo build:*)",
+    ]
+    assert not [p for p in (tmp_path / ".agent").iterdir() if p.name.endswith(".tmp")]
+    assert (await ask_through(gate, "bash", {"command": "cargo build"})).output == "ran"
+
+
+async def test_directory_answer_and_the_diff(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x = 1\ny = 2\n")
+    asker = Script(Answer("d"))
+    rec = Recorder()
+    gate = Gate(TOOLS, {}, "default", rec, asker, workspace=tmp_path)
+    args = {"path": "src/a.py", "old_string": "y = 2", "new_string": "y = 3"}
+    assert (await ask_through(gate, "edit_file", args)).output == "ran"
+    req = asker.seen[0]
+    assert req.target == str(tmp_path / "src" / "a.py")
+    assert req.choices == ("y", "s", "d", "n")
+    assert "-y = 2" in req.diff
+    assert "+y = 3" in req.diff
+    saved = json.loads((tmp_path / ".agent" / "settings.local.json").read_text())
+    assert saved["permissions"]["alwaysAllow"] == ["write_file(src/**)", "edit_file(src/**)"]
+    assert (tmp_path / ".agent" / ".gitignore").exists()  # the agent created .agent/
+    assert (await ask_through(gate, "write_file", {"path": "src/b.py"})).output == "ran"
+    assert len(asker.seen) == 1
+
+
+async def test_protected_paths_offer_only_once(tmp_path: Path) -> None:
+    asker = Script(Answer("a"))  # not offered: treated as no
+    gate = Gate(TOOLS, {}, "default", Recorder(), asker, workspace=tmp_path)
+    res = await ask_through(gate, "write_file", {"path": ".git/config", "content": "x"})
+    assert res.is_error
+    assert asker.seen[0].choices == ("y", "n")
+
+
+async def test_prompts_do_not_overlap(tmp_path: Path) -> None:
+    asker = Script(Answer("y"), Answer("y"), Answer("y"))
+    gate = Gate(TOOLS, {}, "default", Recorder(), asker, workspace=tmp_path)
+    await asyncio.gather(*(ask_through(gate, "bash", {"command": f"make t{i}"}) for i in range(3)))
+    assert asker.peak == 1
+
+
+async def test_no_terminal_denial_says_how_to_allow(tmp_path: Path) -> None:
+    rec = Recorder()
+    gate = Gate(TOOLS, {}, "default", rec, workspace=tmp_path)
+    res = await ask_through(gate, "bash", {"command": "npm test"})
+    assert "--allowed-tools 'bash(npm test:*)'" in res.output
+    assert [type(e) for e in rec.events] == [PermissionDenied]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("y\n", ("y", "")),
+        ("s", ("s", "")),
+        ("d", ("d", "")),
+        ("a", ("n", "a")),
+        ("", ("n", "")),
+        ("n use the Makefile", ("n", "use the Makefile")),
+        ("stop that", ("n", "stop that")),
+        ("YES", ("y", "")),
+    ],
+)
+def test_parse_answer(line: str, expected: tuple[str, str]) -> None:
+    assert parse_answer(line, ("y", "s", "d", "n")) == expected
+
+
+# --- the interactive prompt on a real terminal ----------------------------------------------
+
+
+def test_interactive_prompt_shows_the_diff_and_remembers(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    (project / ".agent").mkdir()
+    (project / ".agent" / "settings.json").write_text(json.dumps({"model": "fake-model"}))
+    fake.script(
+        tool_calls([("write_file", {"path": "docs/guide.md", "content": "# Guide\n"})]),
+        text("written"),
+    )
+    child = pexpect.spawn(
+        AGENT[0], AGENT[1:], cwd=str(project), env=fake_env, encoding="utf-8", timeout=20
+    )
+    try:
+        child.expect("Trust this project")
+        child.sendline("y")
+        child.expect("> ")
+        child.sendline("write the guide")
+        child.expect("permission: write_file")
+        child.expect(r"\+# Guide")
+        child.expect(r"\[d\] remember this directory")
+        child.sendline("d")
+        child.expect("written")
+        child.expect("> ")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert (project / "docs" / "guide.md").read_text() == "# Guide\n"
+    local = json.loads((project / ".agent" / "settings.local.json").read_text())
+    assert "write_file(docs/**)" in local["permissions"]["alwaysAllow"]
+    trusted = json.loads((Path(fake_env["HOME"]) / ".agent" / "trusted.json").read_text())
+    assert str(project) in trusted["projects"] or os.path.realpath(project) in trusted["projects"]
+
+
+async def test_rule_table_names_the_source_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    (home / ".agent").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".agent" / "settings.json").write_text(
+        json.dumps({"permissions": {"neverAllow": ["bash(curl:*)"]}})
+    )
+    (tmp_path / ".agent").mkdir()
+    local = tmp_path / ".agent" / "settings.local.json"
+    local.write_text(json.dumps({"permissions": {"alwaysAllow": ["bash(make:*)"]}}))
+    rules = {"neverAllow": ["bash(curl:*)"], "alwaysAllow": ["bash(make:*)", "glob"]}
+    gate = Gate(TOOLS, rules, "default", Recorder(), Script(Answer("s")), workspace=tmp_path)
+    await ask_through(gate, "bash", {"command": "cargo test"})
+    got = {(o.list, o.rule): o.source for o in gate.table()}
+    assert got == {
+        ("neverAllow", "bash(curl:*)"): str(home / ".agent" / "settings.json"),
+        ("alwaysAllow", "bash(make:*)"): str(local),
+        ("alwaysAllow", "glob"): "command line",
+        ("alwaysAllow", "bash(cargo test:*)"): "session",
+    }
