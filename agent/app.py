@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent.asking import Asker
 from agent.audit import Audit
+from agent.checkpoints import Snapshots
 from agent.compaction import Policy
 from agent.config import Config
 from agent.dispatch import Dispatcher
@@ -17,7 +17,9 @@ from agent.llm import LLM
 from agent.loop import Agent
 from agent.memory import env_block, system_prompt
 from agent.permissions import Gate
+from agent.recorder import SessionRecorder, repair_history
 from agent.rules import ALIASES
+from agent.session import SessionFile, load, messages_of, new_id, prune
 from agent.tools import ToolContext, builtin_tools, registry
 
 
@@ -42,6 +44,8 @@ class Run:
     cfg: Config
     hooks: Hooks
     gate: Gate
+    store: SessionFile
+    recorder: SessionRecorder
     first_turn: bool = True
     context: list[str] = field(default_factory=list)  # from SessionStart hooks
 
@@ -74,11 +78,30 @@ class Run:
         }
 
 
-def build(cfg: Config, sink: Sink, asker: Asker | None = None) -> Run:
-    """Everything a session needs, wired at the three seams."""
-    session_id = uuid.uuid4().hex
+def restore(store: SessionFile, snapshots: Snapshots) -> list[dict[str, Any]]:
+    """The stored conversation (without its system prompt), repaired into a valid request."""
+    records = load(store.path).records
+    snapshots.checkpoint = max((r["n"] for r in records if r.get("t") == "checkpoint"), default=0)
+    stored = [m for m in messages_of(records) if m.get("role") != "system"]
+    return repair_history(stored)
+
+
+def _sessions(cfg: Config, resume_id: str | None) -> tuple[SessionFile, Snapshots, list[Any]]:
+    store = SessionFile(cfg.root, resume_id or new_id())
+    snapshots = Snapshots(store)
+    history = restore(store, snapshots) if resume_id else []
+    s = cfg.settings.get("sessions", {})
+    prune(cfg.root, int(s.get("keep", 200)), float(s.get("maxAgeDays", 60)), protect=store.id)
+    return store, snapshots, history
+
+
+def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | None = None) -> Run:
+    """Everything a session needs, wired at the three seams; `resume_id` continues one."""
+    store, snapshots, history = _sessions(cfg, resume_id)
+    session_id = store.id
+    recorder = SessionRecorder(store, cfg.provider, snapshots)
     denials = Denials()
-    out = FanOut(sink, denials)
+    out = FanOut(sink, denials, recorder)
     tools = registry(builtin_tools())
     disabled = {
         ALIASES.get(r.lower(), r) for r in cfg.permissions.get("neverAllow", []) if "(" not in r
@@ -87,29 +110,34 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None) -> Run:
     gate = Gate(
         tools, cfg.permissions, cfg.permission_mode, out, asker, workspace=cfg.cwd, root=cfg.root
     )
-    transcript = cfg.root / ".agent" / "sessions" / f"{session_id}.jsonl"
     hooks = Hooks(
         cfg.settings.get("hooks", {}),
         session_id=session_id,
         cwd=cfg.cwd,
         sink=out,
-        transcript_path=str(transcript),
+        transcript_path=str(store.path),
         mode=cfg.permission_mode,
         tools=tools,
     )
     ctx = ToolContext(cwd=cfg.cwd, session_id=session_id, sink=out)
     # Audit outermost (it records denials too); PreToolUse hooks before the permission prompt,
-    # as in Claude Code, so that a hook's allow/deny can skip or settle it.
-    layers = (Audit(cfg.root, session_id, out), hooks, gate)
+    # as in Claude Code, so that a hook's allow/deny can skip or settle it; snapshots last, so
+    # only calls that really run are recorded.
+    layers = (Audit(cfg.root, session_id, out), hooks, gate, snapshots)
+    prompt = system_prompt(cfg.cwd, cfg.root)
     agent = Agent(
         llm=LLM(cfg),
         tools=tools,
         dispatcher=Dispatcher(tools, layers),
         sink=out,
         ctx=ctx,
-        system_prompt=system_prompt(cfg.cwd, cfg.root),
+        system_prompt=prompt,
         max_turns=cfg.max_turns,
+        messages=[{"role": "system", "content": prompt}, *history],
         compaction=Policy.from_config(cfg),
         hooks=hooks if hooks.specs else None,
     )
-    return Run(agent, session_id, denials, cfg, hooks, gate)
+    recorder.start(cfg.cwd, agent.llm.model, resumed_from=resume_id or "")
+    run = Run(agent, session_id, denials, cfg, hooks, gate, store, recorder)
+    run.first_turn = not history
+    return run

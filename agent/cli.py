@@ -82,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"agent {__version__}")
         return EXIT_OK
     args = parser().parse_args(argv)
+    if args.resume and any(c.isspace() for c in args.resume):  # `agent -r "a question"`
+        args.prompt.insert(0, args.resume)
+        args.resume = ""
     from agent.oneshot import read_prompt, run_oneshot
 
     prompt = read_prompt(args.prompt)

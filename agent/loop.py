@@ -14,7 +14,15 @@ from typing import Any, Protocol
 
 from agent.compaction import Policy, auto_compact
 from agent.dispatch import Call, Dispatcher, prepare
-from agent.events import AssistantMessage, Notice, Sink, TurnEnd, Usage
+from agent.events import (
+    AssistantMessage,
+    MessageAdded,
+    Notice,
+    Sink,
+    TurnEnd,
+    TurnStart,
+    Usage,
+)
 from agent.llm import LLM, LLMError
 from agent.stream import Reply
 from agent.tokens import Meter
@@ -69,6 +77,11 @@ class Agent:
         self._schemas = [t.schema() for t in self.tools.values()]  # fixed order: cache-stable
         self._tools_stale = False
 
+    def _add(self, message: dict[str, Any]) -> None:
+        """Append to the history; the session store records it from the event."""
+        self.messages.append(message)
+        self.sink.emit(MessageAdded(message))
+
     def refresh_tools(self) -> None:
         """Re-read `tools` (MCP changes) at the next turn start, never mid-turn: cache-stable."""
         self._tools_stale = True
@@ -85,7 +98,8 @@ class Agent:
                 self.sink.emit(end)
                 return end
             content += "".join(f"\n\n{c}" for c in out.context)
-        self.messages.append({"role": "user", "content": content})
+        self.sink.emit(TurnStart(content, len(self.messages)))
+        self._add({"role": "user", "content": content})
         state = _TurnState()
         try:
             end = await self._steps(state)
@@ -111,7 +125,7 @@ class Agent:
                 self.sink.emit(Notice(f"a Stop hook blocked {blocks} times; stopping anyway"))
                 break
             blocks += 1
-            self.messages.append({"role": "user", "content": out.reason or "Continue."})
+            self._add({"role": "user", "content": out.reason or "Continue."})
             end = await self._steps(state)
         return end
 
@@ -149,7 +163,7 @@ class Agent:
                 }
                 for c in calls
             ]
-        self.messages.append(msg)
+        self._add(msg)
         self.sink.emit(
             AssistantMessage(
                 reply.text,
@@ -185,7 +199,7 @@ class Agent:
                 "executed. Call tools through the function-calling interface."
             )
         self.sink.emit(Notice(note))
-        self.messages.append({"role": "user", "content": f"[agent] {note}"})
+        self._add({"role": "user", "content": f"[agent] {note}"})
         return True
 
     async def _run_tools(self, calls: list[Call], state: _TurnState) -> None:
@@ -202,7 +216,7 @@ class Agent:
         await self.dispatcher.run_all(calls, self.ctx, self.sink, state.done)
         for c in calls:
             r = state.done[c.id]
-            self.messages.append({"role": "tool", "tool_call_id": c.id, "content": r.output})
+            self._add({"role": "tool", "tool_call_id": c.id, "content": r.output})
         state.pending = []
 
     def _close_pending(self, state: _TurnState) -> None:
@@ -210,7 +224,7 @@ class Agent:
         for c in state.pending:
             r = state.done.get(c.id)
             out = r.output if r is not None else INTERRUPTED
-            self.messages.append({"role": "tool", "tool_call_id": c.id, "content": out})
+            self._add({"role": "tool", "tool_call_id": c.id, "content": out})
         state.pending = []
 
     def _count(self, reply: Reply) -> None:

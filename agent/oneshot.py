@@ -92,12 +92,8 @@ def run_oneshot(args: Any, prompt: str) -> int:
     t0 = time.monotonic()
     fmt = args.output_format
     renderer = make_renderer(fmt, args.verbose)
-    for flag in ("cont", "resume", "worktree"):
-        if getattr(args, flag) not in (None, False):
-            name = {"cont": "--continue", "resume": "--resume", "worktree": "--worktree"}[flag]
-            return _fail_early(
-                renderer, fmt, f"{name} is not available in this version", EXIT_USAGE
-            )
+    if args.worktree is not None:
+        return _fail_early(renderer, fmt, "--worktree is not available in this version", EXIT_USAGE)
     try:
         cfg = load_config(flags_from(args))
     except ConfigError as e:
@@ -109,8 +105,13 @@ def run_oneshot(args: Any, prompt: str) -> int:
             renderer, fmt, "empty prompt: pass a question or pipe one in", EXIT_USAGE
         )
     from agent.app import build
+    from agent.resume import chosen
 
-    run = build(cfg, renderer)
+    try:
+        resume_id = chosen(args, cfg.root, cfg.cwd)
+    except ConfigError as e:
+        return _fail_early(renderer, fmt, str(e), EXIT_USAGE)
+    run = build(cfg, renderer, resume_id=resume_id)
     renderer.start(run.init_event())
     subtype, text, error = asyncio.run(_drive(run, prompt))
     a = run.agent

@@ -47,3 +47,13 @@ def pick(root: Path, cwd: Path, out: TextIO = sys.stderr, inp: TextIO = sys.stdi
     if not answer.isdigit() or not 1 <= int(answer) <= len(here):
         raise ConfigError(f"no session number {answer!r}")
     return here[int(answer) - 1]
+
+
+def chosen(args: object, root: Path, cwd: Path) -> str | None:
+    """The session id that `-c` / `-r [ID]` ask for, or None for a new session."""
+    if getattr(args, "cont", False):
+        return find(root, cwd, None).id
+    ident = getattr(args, "resume", None)
+    if ident is None:
+        return None
+    return (find(root, cwd, ident) if ident else pick(root, cwd)).id

@@ -43,6 +43,7 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
     "timeouts": ((dict,), 'an object like {"firstToken": 60, "idle": 60, "total": 600}'),
     "retry": ((dict,), 'an object like {"attempts": 5, "baseDelay": 1.0, "maxDelay": 30}'),
     "actions": ((dict,), "an object"),
+    "sessions": ((dict,), 'an object like {"keep": 200, "maxAgeDays": 60}'),
 }
 PERMISSION_LISTS = ("alwaysAllow", "ask", "neverAllow", "approvedDirs", "additionalDirectories")
 MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")

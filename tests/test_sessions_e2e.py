@@ -1,0 +1,232 @@
+"""Sessions as a user meets them: -c/-r, kill -9 mid-reply and mid-tool, torn files, concurrency."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_openai import FakeOpenAI, text, tool_calls
+
+from agent.session import load
+
+AGENT = [sys.executable, "-m", "agent"]
+
+
+def run(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*AGENT, *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def result(out: str) -> dict[str, Any]:
+    return json.loads(out.splitlines()[-1])
+
+
+def session_files(project: Path) -> list[Path]:
+    return sorted((project / ".agent" / "sessions").glob("*.jsonl"))
+
+
+def roles(request: dict[str, Any]) -> list[str]:
+    return [m["role"] for m in request["messages"]]
+
+
+def assert_valid(request: dict[str, Any]) -> None:
+    """Every tool call answered right after its assistant message; no orphan results."""
+    pending: list[str] = []
+    for m in request["messages"]:
+        if m["role"] == "tool":
+            assert m["tool_call_id"] in pending, m
+            pending.remove(m["tool_call_id"])
+        else:
+            assert not pending, f"unanswered calls {pending} before {m['role']}"
+            pending = [c["id"] for c in m.get("tool_calls") or []]
+    assert not pending
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    p = tmp_path / "proj"
+    (p / ".agent").mkdir(parents=True)
+    return p
+
+
+def test_continue_carries_the_conversation(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
+    fake.script(text("first answer"), text("second answer"))
+    r1 = run(fake_env, project, "--output-format", "json", "first question")
+    sid = result(r1.stdout)["session_id"]
+    assert session_files(project) == [project / ".agent" / "sessions" / f"{sid}.jsonl"]
+    r2 = run(fake_env, project, "-c", "--output-format", "json", "second question")
+    assert r2.returncode == 0, r2.stderr
+    assert result(r2.stdout)["session_id"] == sid
+    msgs = fake.requests[1]["messages"]
+    assert roles(fake.requests[1]) == ["system", "user", "assistant", "user"]
+    assert msgs[2]["content"] == "first answer"
+    assert msgs[3]["content"] == "second question"
+    records = load(session_files(project)[0]).records
+    kinds = [r["t"] for r in records]
+    assert kinds.count("checkpoint") == 2 and kinds.count("usage") == 2
+    assert (project / ".agent" / ".gitignore").read_text().startswith("sessions/")
+
+
+def test_resume_by_id_and_errors(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
+    fake.script(text("a"), text("b"))
+    sid = result(run(fake_env, project, "--output-format", "json", "q1").stdout)["session_id"]
+    run(fake_env, project, "q-other")  # a newer session: -r ID must still pick the old one
+    fake.script(text("c"))
+    r = run(fake_env, project, "-r", sid[:17], "q3")
+    assert r.returncode == 0, r.stderr
+    assert [m["content"] for m in fake.requests[2]["messages"][2:]] == ["a", "q3"]
+    bad = run(fake_env, project, "-r", "nope", "q")
+    assert bad.returncode == 2 and "no session 'nope'" in bad.stderr
+    listing = run(fake_env, project, "-r", "--", "q")
+    assert listing.returncode == 2 and sid in listing.stderr
+
+
+def test_continue_without_session_is_a_usage_error(fake_env: dict, project: Path) -> None:
+    r = run(fake_env, project, "-c", "hello")
+    assert r.returncode == 2 and "no previous session" in r.stderr
+
+
+def _wait_for(predicate: Any, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.05)
+
+
+def test_kill_9_mid_reply_then_continue(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
+    fake.script(text("never finished", pieces=6, stall_after=2, stall_seconds=30))
+    proc = subprocess.Popen(
+        [*AGENT, "question one"],
+        env=fake_env,
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    _wait_for(lambda: fake.requests)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=10)
+    fake.script(text("recovered"))
+    r = run(fake_env, project, "-c", "question two")
+    assert r.returncode == 0, r.stderr
+    req = fake.requests[1]
+    assert roles(req) == ["system", "user", "assistant", "user"]
+    assert req["messages"][1]["content"].endswith("question one")
+    assert_valid(req)
+
+
+def test_kill_9_mid_tool_then_continue(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
+    marker = project / "started"
+    fake.script(
+        tool_calls(
+            [
+                ("bash", {"command": f"touch {marker} && sleep 30"}),
+                ("read_file", {"path": "nothing.txt"}),
+            ]
+        )
+    )
+    proc = subprocess.Popen(
+        [*AGENT, "--permission-mode", "bypassPermissions", "run it"],
+        env=fake_env,
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    _wait_for(marker.exists)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=10)
+    fake.script(text("ok"))
+    r = run(fake_env, project, "-c", "what happened?")
+    assert r.returncode == 0, r.stderr
+    req = fake.requests[1]
+    assert_valid(req)
+    tools = [m for m in req["messages"] if m["role"] == "tool"]
+    assert len(tools) == 2
+    assert all("interrupted" in m["content"] or "nothing.txt" in m["content"] for m in tools)
+
+
+def test_torn_and_garbage_lines_are_survived(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    fake.script(text("one"), text("two"))
+    run(fake_env, project, "q1")
+    path = session_files(project)[0]
+    data = path.read_bytes().split(b"\n")
+    data.insert(2, b"\x00garbage{")
+    path.write_bytes(b"\n".join(data) + b'{"t":"message","message":{"role":"user","con')
+    r = run(fake_env, project, "-c", "q2")
+    assert r.returncode == 0, r.stderr
+    assert [m["content"] for m in fake.requests[1]["messages"][2:]] == ["one", "q2"]
+
+
+def test_resume_keeps_reasoning_for_tool_turns(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    (project / ".agent" / "settings.json").write_text('{"reasoningInput": "tool_calls"}')
+    fake.script(
+        tool_calls([("glob", {"pattern": "*"})], reasoning="look first"),
+        text("done", reasoning="answer now"),
+        text("again"),
+    )
+    run(fake_env, project, "q1")
+    run(fake_env, project, "-c", "q2")
+    assistants = [m for m in fake.requests[2]["messages"] if m["role"] == "assistant"]
+    assert assistants[0]["reasoning_content"] == "look first"
+    assert "reasoning_content" not in assistants[1]
+    (project / ".agent" / "settings.json").write_text('{"reasoningInput": "none"}')
+    fake.script(text("stripped"))
+    run(fake_env, project, "-c", "q3")
+    assert all("reasoning_content" not in m for m in fake.requests[3]["messages"])
+
+
+def test_two_agents_at_once(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:
+    fake.script(text("x", pieces=5, delay=0.05), text("y", pieces=5, delay=0.05))
+    procs = [
+        subprocess.Popen(
+            [*AGENT, "--output-format", "json", f"q{i}"],
+            env=fake_env,
+            cwd=project,
+            stdout=subprocess.PIPE,
+            text=True,
+            stdin=subprocess.DEVNULL,
+        )
+        for i in range(2)
+    ]
+    outs = [p.communicate(timeout=60)[0] for p in procs]
+    ids = {result(o)["session_id"] for o in outs}
+    assert len(ids) == 2 and len(session_files(project)) == 2
+    for f in session_files(project):
+        loaded = load(f)
+        assert not loaded.repaired
+        assert [m["message"]["role"] for m in loaded.records if m["t"] == "message"] == [
+            "user",
+            "assistant",
+        ]
+
+
+def test_sessions_of_other_directories_are_not_mixed_in(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    sub = project / "sub"
+    sub.mkdir()
+    fake.script(text("in sub"))
+    run(fake_env, sub, "q")
+    r = run(fake_env, project, "-c", "again")
+    assert r.returncode == 2 and "no previous session" in r.stderr
