@@ -83,7 +83,10 @@ def restore(store: SessionFile, snapshots: Snapshots) -> list[dict[str, Any]]:
     records = load(store.path).records
     snapshots.checkpoint = max((r["n"] for r in records if r.get("t") == "checkpoint"), default=0)
     stored = [m for m in messages_of(records) if m.get("role") != "system"]
-    return repair_history(stored)
+    repaired = repair_history(stored)
+    if repaired != stored:  # record it, so the store's history and the agent's stay one list
+        store.append({"t": "rewind", "reason": "repair", "messages": repaired})
+    return repaired
 
 
 def _sessions(cfg: Config, resume_id: str | None) -> tuple[SessionFile, Snapshots, list[Any]]:

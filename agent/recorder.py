@@ -61,7 +61,7 @@ class SessionRecorder:
                     "trigger": event.trigger,
                     "pre_tokens": event.pre_tokens,
                     "post_tokens": event.post_tokens,
-                    "messages": event.messages,
+                    "messages": [m for m in event.messages or [] if m.get("role") != "system"],
                 }
             )
         elif isinstance(event, TurnEnd):
