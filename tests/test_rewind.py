@@ -41,6 +41,12 @@ async def run(fake: FakeOpenAI, repo: Path) -> AsyncIterator[object]:
     await r.agent.llm.aclose()
 
 
+def git_status(repo: Path) -> str:
+    return subprocess.run(
+        ["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout
+
+
 async def _two_turns(fake: FakeOpenAI, run: object) -> None:
     fake.script(
         tool_calls(
@@ -70,9 +76,7 @@ async def test_rewind_files_and_conversation(fake: FakeOpenAI, run: object, repo
     assert (repo / "app.py").read_text() == "print('v1')\n"
     assert not (repo / "new.py").exists()
     assert "bash" in out.message
-    status = subprocess.run(
-        ["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True, check=True
-    ).stdout
+    status = git_status(repo)
     assert status.strip() == "?? .agent/"
     out = rewind_conversation(run, cps[1])
     assert out.conversation
