@@ -13,6 +13,7 @@ import asyncio
 import functools
 import os
 import shutil
+import subprocess
 import sys
 import sysconfig
 from collections.abc import Iterator
@@ -139,35 +140,41 @@ class Walker:
                     yield entry.path[self.cut :]
 
 
-async def _drain(stream: asyncio.StreamReader | None, limit: int) -> tuple[bytes, bool]:
-    chunks, size = [], 0
-    while stream and (chunk := await stream.read(1 << 16)):
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > limit:
-            return b"".join(chunks), True
-    return b"".join(chunks), False
+def _drain(proc: subprocess.Popen[bytes], limit: int) -> tuple[bytes, bool, bytes]:
+    """Read ripgrep's output in a thread: it writes many small chunks, and an event-loop
+    wakeup per chunk costs more than the search itself on large trees."""
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    out = bytearray()
+    fd = proc.stdout.fileno()
+    while chunk := os.read(fd, 1 << 20):
+        out += chunk
+        if len(out) > limit:
+            return bytes(out), True, b""
+    return bytes(out), False, proc.stderr.read(1 << 16)
 
 
 async def run_rg(rg: str, args: list[str], cwd: Path) -> tuple[bytes, bool]:
     """Run ripgrep without blocking the loop; returns (stdout, cut short). Kills it on cancel."""
-    proc = await asyncio.create_subprocess_exec(
-        rg, *args, cwd=cwd, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    proc = subprocess.Popen(  # noqa: ASYNC220 - spawning is quick; reading happens in a thread
+        [rg, *args], cwd=cwd, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     finished = False
     try:
-        work = asyncio.gather(_drain(proc.stdout, RG_OUTPUT_CAP), _drain(proc.stderr, 1 << 16))
-        (out, cut), (err, _) = await asyncio.wait_for(work, RG_TIMEOUT)
+        out, cut, err = await asyncio.wait_for(
+            asyncio.to_thread(_drain, proc, RG_OUTPUT_CAP), RG_TIMEOUT
+        )
         finished = not cut
     except asyncio.TimeoutError:
         raise ToolError(f"search timed out after {RG_TIMEOUT:.0f} s", hint=NARROW) from None
     finally:
-        if not finished:
-            # Cut short, timed out or cancelled: do not leave ripgrep running. (Not after a
-            # normal end: kill() polls and would reap the child behind asyncio's back.)
+        if not finished:  # cut short, timed out or cancelled: do not leave ripgrep running
             proc.kill()
-        await proc.wait()
+        await asyncio.to_thread(proc.wait)
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
     if proc.returncode == 2 and not out and not cut:
         message = err.decode("utf-8", "replace").strip().removeprefix("rg: ")
         raise ToolError(
@@ -183,8 +190,16 @@ def rel_path(raw: bytes) -> str:
 
 def parse_rg(out: bytes, mode: str) -> list[FileHits]:
     """ripgrep `--null` output (-l, -c or -n with context) as per-file hits."""
-    if mode == "files":
-        return [FileHits(rel_path(p)) for p in out.split(b"\0") if p.strip(b"\n")]
+    if mode == "files":  # one decode for the whole output: per-path decoding doubles the cost
+        names = os.fsdecode(out).split("\0")
+        return [FileHits(p[2:] if p.startswith("./") else p) for p in names if p.strip("\n")]
+    if mode == "count":
+        found = []
+        for row in os.fsdecode(out).split("\n"):
+            name, nul, count = row.rpartition("\0")
+            if nul:
+                found.append(FileHits(name[2:] if name.startswith("./") else name, int(count)))
+        return found
     by_path: dict[bytes, FileHits] = {}
     hits = FileHits("")
     last = None
@@ -195,9 +210,6 @@ def parse_rg(out: bytes, mode: str) -> list[FileHits]:
         if path != last:  # ripgrep writes each file's lines together
             last = path
             hits = by_path.setdefault(path, FileHits(rel_path(path)))
-        if mode == "count":
-            hits.count = int(rest)
-            continue
         digits = len(rest) - len(rest.lstrip(b"0123456789"))
         is_match = rest[digits : digits + 1] == b":"
         text = rest[digits + 1 :].decode("utf-8", "replace")
