@@ -5,6 +5,7 @@ requests and request bytes (the fake model in-process; the same requests replaye
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import sys
@@ -59,7 +60,7 @@ async def _raw_replay(url: str, bodies: list[dict[str, Any]]) -> float:
 
 def _prefix_stable(bodies: list[dict[str, Any]]) -> float:
     ok = 0
-    for prev, cur in zip(bodies, bodies[1:], strict=False):
+    for prev, cur in itertools.pairwise(bodies):
         same_head = (
             prev.get("tools") == cur.get("tools") and prev["messages"][0] == cur["messages"][0]
         )
