@@ -1,34 +1,57 @@
-"""`python -m bench [--quick]`: run every benchmark and print a markdown table of figures."""
+"""`python -m bench [--quick] [--no-footprint]`: every benchmark, printed as a markdown table.
+
+Figures are medians with min–max over repeated runs, each beside a baseline measured in the
+same run on the same machine, and marked within / OVER their budget.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import platform
 import sys
 import time
 
-from bench import permissions, prompt, spine
+from bench import extra, loopbench, permissions, prompt, spine, storebench, toolbench
 from bench.common import Table
 
 
 def main() -> int:
     p = argparse.ArgumentParser(prog="python -m bench")
-    p.add_argument("--quick", action="store_true", help="fewer repetitions")
+    p.add_argument("--quick", action="store_true", help="fewer repetitions, smaller trees")
+    p.add_argument("--no-footprint", action="store_true", help="skip the fresh-venv install")
     args = p.parse_args()
     n = 5 if args.quick else 11
     table = Table()
     print(f"bench: {platform.platform()}, Python {platform.python_version()}", file=sys.stderr)
     t0 = time.monotonic()
     spine.startup(table, n * 2)
+    _repl(table, n)
     spine.oneshot(table, n)
+    extra.read_then_answer(table, n)
+    loopbench.loop_bench(table, max(3, n // 2))
     spine.streaming(table, max(3, n // 2))
     prompt.prompt_bench(table)
+    toolbench.tool_bench(table, max(5, n // 2), files=10_000 if args.quick else 50_000)
     permissions.decide_bench(table, 2000)
+    storebench.store_bench(table)
+    extra.import_breakdown(table)
+    if not args.no_footprint:
+        extra.footprint(table)
     cpu = platform.processor() or platform.machine()
     stamp = f"{time.strftime('%Y-%m-%d')} · {platform.node()} · {cpu}"
     print(f"\n{stamp} · Python {platform.python_version()} · {time.monotonic() - t0:.0f} s\n")
     print(table.markdown())
     return 0
+
+
+def _repl(table: Table, n: int) -> None:
+    try:
+        repl = importlib.import_module("bench.repl")
+    except ModuleNotFoundError:
+        table.add("REPL first prompt", "not measured (bench/repl.py missing)", "", "300 ms", None)
+        return
+    repl.repl_bench(table, n)
 
 
 if __name__ == "__main__":
