@@ -201,8 +201,8 @@ class JsonRenderer:
             )
         elif isinstance(event, ErrorEvent):
             self.write({"type": "error", "message": event.message, "retrying": event.retrying})
-        elif isinstance(event, Notice):
-            self.write({"type": "error", "message": event.message, "retrying": False})
+        elif isinstance(event, Notice):  # not a §9 event: stdout stays exactly the schema
+            sys.stderr.write(f"agent: {event.message}\n")
 
     def finish(self, result: dict[str, Any]) -> None:
         self.write(result)
