@@ -72,6 +72,7 @@ class Dispatcher:
 
     def __init__(self, tools: dict[str, Tool], layers: tuple[Middleware, ...] = ()) -> None:
         self.tools = tools
+        self.layers = layers  # kept so a session switch can re-point them
         self.pipeline = compose(self.execute, *layers)
 
     async def execute(self, call: Call, ctx: ToolContext) -> ToolResult:

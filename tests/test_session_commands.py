@@ -1,0 +1,77 @@
+"""/resume and /rewind as REPL commands, on a real Run against the fake server."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_openai import FakeOpenAI, text, tool_calls
+from rich.console import Console
+
+from agent.app import build
+from agent.commands import Ctx
+from agent.config import Flags, load_config
+from agent.events import Recorder
+from agent.session_commands import resume, rewind
+
+
+@pytest.fixture
+async def make(
+    fake: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[Any]:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / ".agent").mkdir()
+    runs: list[Any] = []
+
+    def _make() -> tuple[Any, Ctx, io.StringIO]:
+        env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "m"}
+        run = build(load_config(Flags(permission_mode="acceptEdits"), env, tmp_path), Recorder())
+        out = io.StringIO()
+        ctx = Ctx(run, Console(file=out, width=200), lambda text: run.agent.run_turn(text))
+        runs.append(run)
+        return run, ctx, out
+
+    yield _make
+    for run in runs:
+        await run.agent.llm.aclose()
+
+
+async def test_rewind_lists_and_restores(make: Any, fake: FakeOpenAI, tmp_path: Path) -> None:
+    run, ctx, out = make()
+    fake.script(
+        tool_calls([("write_file", {"path": "a.txt", "content": "one\n"})]),
+        text("made"),
+        tool_calls([("edit_file", {"path": "a.txt", "old_string": "one", "new_string": "two"})]),
+        text("edited"),
+    )
+    await run.agent.run_turn("make a")
+    await run.agent.run_turn("edit a")
+    await rewind(ctx, "")
+    listing = out.getvalue()
+    assert "#1" in listing and "#2" in listing and "bash" in listing
+    (tmp_path / "a.txt").write_text("user changed it\n")
+    await rewind(ctx, "2 files")
+    assert "changed outside the agent" in out.getvalue()
+    assert (tmp_path / "a.txt").read_text() == "user changed it\n"
+    await rewind(ctx, "2 both --force")
+    assert (tmp_path / "a.txt").read_text() == "one\n"
+    assert run.agent.messages[-1]["content"] == "made"
+
+
+async def test_resume_switches_sessions(make: Any, fake: FakeOpenAI) -> None:
+    first, _, _ = make()
+    fake.script(text("answer in the first session"))
+    await first.agent.run_turn("first question")
+    second, ctx, out = make()
+    await resume(ctx, "")
+    assert first.session_id in out.getvalue()
+    await resume(ctx, "1")
+    assert second.session_id == first.session_id
+    fake.script(text("continued"))
+    await second.agent.run_turn("follow-up")
+    sent = [m["content"] for m in fake.requests[-1]["messages"][1:]]
+    assert sent[1:] == ["answer in the first session", "follow-up"]
+    assert sent[0].endswith("first question")
