@@ -15,12 +15,17 @@ from agent.events import FanOut, PermissionDenied, Sink
 from agent.hooks import Hooks
 from agent.llm import LLM
 from agent.loop import Agent
+from agent.mcp_tools import McpTools
+from agent.mcp_tools import start as start_mcp
 from agent.memory import env_block, system_prompt
 from agent.permissions import Gate
 from agent.recorder import SessionRecorder, repair_history
 from agent.rules import ALIASES
 from agent.session import SessionFile, load, messages_of, new_id, prune
 from agent.tools import ToolContext, builtin_tools, registry
+from agent.tools.actions import ActionRunner, project_actions
+from agent.workflow_setup import attach as attach_workflows
+from agent.workflow_setup import stop_background, subagent_tools
 
 
 @dataclass
@@ -48,6 +53,8 @@ class Run:
     recorder: SessionRecorder
     first_turn: bool = True
     context: list[str] = field(default_factory=list)  # from SessionStart hooks
+    actions: ActionRunner | None = None  # project actions, for /actions and /run
+    mcp: McpTools | None = None  # MCP servers, for /mcp, the init event and shutdown
 
     def user_message(self, prompt: str) -> str:
         """The first message of a session carries the environment block (and hook context)."""
@@ -63,7 +70,12 @@ class Run:
         self.context += out.context
 
     async def end(self, reason: str = "exit") -> None:
+        await self.stop_background()
         await self.hooks.fire("SessionEnd", {"reason": reason})
+
+    async def stop_background(self) -> None:
+        """Cancel background subagents and /loop runs (call before the client closes)."""
+        await stop_background(self.agent)
 
     def init_event(self) -> dict[str, Any]:
         return {
@@ -73,7 +85,7 @@ class Run:
             "cwd": str(self.cfg.cwd),
             "model": self.agent.llm.model,
             "tools": list(self.agent.tools),
-            "mcp_servers": [],
+            "mcp_servers": self.mcp.statuses() if self.mcp is not None else [],
             "permission_mode": self.cfg.permission_mode,
         }
 
@@ -106,10 +118,16 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     denials = Denials()
     out = FanOut(sink, denials, recorder)
     tools = registry(builtin_tools())
+    task_tools, agent_defs, def_warnings = subagent_tools(cfg)
+    tools.update(task_tools)
+    actions = project_actions(cfg, session_id, out)
+    if actions is not None and actions.exposed:
+        tools["run_action"] = actions.tool()  # last: a fixed position keeps the prefix stable
     disabled = {
         ALIASES.get(r.lower(), r) for r in cfg.permissions.get("neverAllow", []) if "(" not in r
     }
     tools = {n: t for n, t in tools.items() if n not in disabled}  # a denied tool is not offered
+    mcp = start_mcp(cfg, tools, out)  # connects in the background; tools join at a turn boundary
     gate = Gate(
         tools, cfg.permissions, cfg.permission_mode, out, asker, workspace=cfg.cwd, root=cfg.root
     )
@@ -139,8 +157,20 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
         messages=[{"role": "system", "content": prompt}, *history],
         compaction=Policy.from_config(cfg),
         hooks=hooks if hooks.specs else None,
+        tool_sync=mcp.sync if mcp is not None else None,
+    )
+    attach_workflows(
+        agent,
+        layers,
+        cfg,
+        hooks=hooks,
+        defs=agent_defs,
+        resumed=store.path if resume_id else None,
+        warnings=def_warnings,
     )
     recorder.start(cfg.cwd, agent.llm.model, resumed_from=resume_id or "")
-    run = Run(agent, session_id, denials, cfg, hooks, gate, store, recorder)
+    run = Run(
+        agent, session_id, denials, cfg, hooks, gate, store, recorder, actions=actions, mcp=mcp
+    )
     run.first_turn = not history
     return run

@@ -86,6 +86,7 @@ class Audit:
         for key in ("rule", "reason", "mode"):
             if m.get(key):
                 line[key] = m[key]
+        line["trigger"] = m.get("trigger", "model")  # who asked: the model, or the user (/run)
         if result is None:
             line.update(status="interrupted", is_error=True)
         else:

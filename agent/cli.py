@@ -89,8 +89,12 @@ def main(argv: list[str] | None = None) -> int:
 
     prompt = read_prompt(args.prompt)
     if prompt is None:
-        from agent.repl_basic import run_repl
+        from agent.repl import run_repl
 
+        if args.worktree is not None:
+            from agent.worktree import refuse, with_worktree
+
+            return with_worktree(args, lambda: run_repl(args), refuse)
         return run_repl(args)
     return run_oneshot(args, prompt)
 

@@ -107,6 +107,12 @@ def load_settings(root: Path, trusted: bool) -> tuple[dict[str, Any], list[str]]
             )
         elif hooks:
             merged = st.merge(merged, {"hooks": hooks})
+    from agent.mcp_config import project_servers  # .mcp.json starts servers only when trusted
+
+    servers, notes = project_servers(root, trusted or len(files) == 1)  # 1: the project is ~
+    warnings += notes
+    if servers:  # an entry of the same name in a settings file wins
+        merged["mcpServers"] = {**servers, **merged.get("mcpServers", {})}
     return merged, warnings
 
 
@@ -155,7 +161,14 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
     trusted = flags.trust_project or st.is_trusted(root)
     env = load_env_files(dict(os.environ if env is None else env), root)
     s, warnings = load_settings(root, trusted)
+    from agent.actions import load_actions  # reads .agent/actions.json only when it exists
+
+    warnings += load_actions(root, trusted).warnings
     env.update({k: str(v) for k, v in s.get("env", {}).items() if k not in env})
+    if s.get("mcpServers") and not flags.no_mcp:  # bad entries, unset ${VAR}s: said once, here
+        from agent.mcp_config import load_specs
+
+        warnings += load_specs(s, env)[1]
     p = pick_provider(flags, env, s)
     base_url = flags.base_url or env.get("AGENT_BASE_URL") or s.get("baseUrl") or p.base_url
     if not base_url:

@@ -95,6 +95,24 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class SubagentProgress(Notice):
+    """A subagent's one-line progress (started, a tool call, done); a Notice to plain sinks."""
+
+    task_id: str = ""
+    agent: str = ""  # the definition's name, or "" for the default subagent
+    kind: str = ""  # started | tool_call | tool_error | done | failed
+    tool: str = ""
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TodoChanged:
+    """The session's todo list changed; `items` is the whole new list."""
+
+    items: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
 class Compacted:
     """The history was compacted; `messages` is the new history (the session store records it)."""
 
@@ -129,6 +147,7 @@ Event = (
     | Notice
     | Compacted
     | TurnEnd
+    | TodoChanged
 )
 
 

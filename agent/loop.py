@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -70,12 +71,14 @@ class Agent:
     hooks: TurnHooks | None = None  # UserPromptSubmit, Stop and PreCompact hooks
     compaction: Policy | None = None  # None = never compact automatically
     meter: Meter = field(default_factory=Meter)  # context size: reported usage + estimates
+    tool_sync: Callable[[], bool] | None = None  # pulls tool-list changes (MCP) at turn start
 
     def __post_init__(self) -> None:
         if not self.messages:
             self.messages.append({"role": "system", "content": self.system_prompt})
         self._schemas = [t.schema() for t in self.tools.values()]  # fixed order: cache-stable
         self._tools_stale = False
+        self._turn_lock = asyncio.Lock()  # turns never overlap (a /loop run waits for the user's)
 
     def _add(self, message: dict[str, Any]) -> None:
         """Append to the history; the session store records it from the event."""
@@ -87,7 +90,14 @@ class Agent:
         self._tools_stale = True
 
     async def run_turn(self, content: str) -> TurnEnd:
-        """Run one user turn to its end; returns (and emits) the TurnEnd."""
+        """Run one user turn to its end; returns (and emits) the TurnEnd. A second caller
+        (a /loop run, a command) waits until the running turn has ended."""
+        async with self._turn_lock:
+            return await self._run_turn(content)
+
+    async def _run_turn(self, content: str) -> TurnEnd:
+        if self.tool_sync is not None and self.tool_sync():
+            self._tools_stale = True
         if self._tools_stale:
             self._schemas, self._tools_stale = [t.schema() for t in self.tools.values()], False
         if self.hooks is not None:

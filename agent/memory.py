@@ -50,6 +50,8 @@ def memory_files(cwd: Path, root: Path, home: Path) -> list[Path]:
     found = [home / ".agent" / "AGENT.md"]
     dirs = [cwd, *cwd.parents]
     chain = list(reversed(dirs[: dirs.index(root) + 1])) if root in dirs else [cwd]
+    # A `--worktree` checkout lives in root/.agent/worktrees/: its memory is the main repo's.
+    chain = [d for d in chain if ".agent" not in d.relative_to(chain[0]).parts]
     for d in chain:
         found += [d / name for name in MEMORY_NAMES]
     seen: set[Path] = set()
@@ -226,6 +228,9 @@ def git_summary(root: Path) -> str:
     """Branch name read from .git/HEAD (no subprocess: this is on the start-up path)."""
     head = root / ".git" / "HEAD"
     try:
+        if (root / ".git").is_file():  # a linked worktree: `gitdir: <repo>/.git/worktrees/<n>`
+            gitdir = (root / ".git").read_text(encoding="utf-8").strip().removeprefix("gitdir:")
+            head = (root / gitdir.strip()) / "HEAD"
         ref = head.read_text(encoding="utf-8").strip()
     except OSError:
         return "not a git repository" if not (root / ".git").exists() else "git repository"
@@ -234,10 +239,21 @@ def git_summary(root: Path) -> str:
     return f"git detached HEAD at {ref[:12]}"
 
 
+def _checkout(cwd: Path, root: Path) -> Path:
+    """The git checkout holding cwd: a `--worktree` checkout inside root, or root itself."""
+    for d in (cwd, *cwd.parents):
+        if d == root:
+            break
+        if (d / ".git").is_file():
+            return d
+    return root
+
+
 def env_block(cwd: Path, root: Path) -> str:
     """Facts that change between sessions: they go in the first user message."""
     today = datetime.date.today().isoformat()
     return (
         f"<env>\ndate: {today}\ncwd: {cwd}\nproject root: {root}\n"
-        f"platform: {platform.system()} {platform.release()}\n{git_summary(root)}\n</env>"
+        f"platform: {platform.system()} {platform.release()}\n{git_summary(_checkout(cwd, root))}"
+        "\n</env>"
     )

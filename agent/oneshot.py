@@ -92,8 +92,14 @@ def run_oneshot(args: Any, prompt: str) -> int:
     t0 = time.monotonic()
     fmt = args.output_format
     renderer = make_renderer(fmt, args.verbose)
-    if args.worktree is not None:
-        return _fail_early(renderer, fmt, "--worktree is not available in this version", EXIT_USAGE)
+    if args.worktree is not None:  # make it, run this one-shot inside, then keep or remove it
+        from agent.worktree import with_worktree
+
+        return with_worktree(
+            args,
+            lambda: run_oneshot(args, prompt),
+            lambda msg: _fail_early(renderer, fmt, msg, EXIT_USAGE),
+        )
     try:
         cfg = load_config(flags_from(args))
     except ConfigError as e:
@@ -112,6 +118,8 @@ def run_oneshot(args: Any, prompt: str) -> int:
     except ConfigError as e:
         return _fail_early(renderer, fmt, str(e), EXIT_USAGE)
     run = build(cfg, renderer, resume_id=resume_id)
+    if run.mcp is not None:
+        run.mcp.settle()  # waits at most the servers' timeouts; failures go to stderr
     renderer.start(run.init_event())
     subtype, text, error = asyncio.run(_drive(run, prompt))
     a = run.agent
@@ -153,7 +161,10 @@ async def _drive(run: Any, prompt: str) -> tuple[str, str, str | None]:
         reason = "interrupted"
         return "error_interrupted", "", "interrupted"
     finally:
+        await run.stop_background()  # background subagents use the client: stop them first
         await _shutdown()
+        if run.mcp is not None:
+            await run.mcp.aclose()
         await run.agent.llm.aclose()
         await run.end(reason)
     return end.subtype, end.text, end.error

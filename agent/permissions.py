@@ -86,6 +86,10 @@ def facts(rs: RuleSet, tool: Tool, args: dict[str, Any], ws: Workspace) -> Facts
         from agent.shellpolicy import bash_facts
 
         return bash_facts(rs, str(args.get("command", "")), ws)
+    if name == "run_action":
+        from agent.tools.actions import action_facts
+
+        return action_facts(rs, tool, args)
     f = Facts(read_only=tool.read_only and name not in NEEDS_APPROVAL)
     if name in FILE_TOOLS:
         _file_facts(f, rs, name, args, ws)

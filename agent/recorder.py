@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.checkpoints import Snapshots
-from agent.events import Compacted, Event, MessageAdded, TurnEnd, TurnStart, Usage
+from agent.events import Compacted, Event, MessageAdded, TodoChanged, TurnEnd, TurnStart, Usage
 from agent.providers import Provider
 from agent.session import SessionFile
 
@@ -66,6 +66,8 @@ class SessionRecorder:
             )
         elif isinstance(event, TurnEnd):
             self.store.append({"t": "turn_end", "subtype": event.subtype, "time": time.time()})
+        elif isinstance(event, TodoChanged):  # the last one is restored on resume
+            self.store.append({"t": "todo", "items": event.items})
 
 
 def repair_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

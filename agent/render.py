@@ -20,7 +20,9 @@ from agent.events import (
     Notice,
     PermissionDenied,
     ReasoningDelta,
+    SubagentProgress,
     TextDelta,
+    TodoChanged,
     ToolEnd,
     ToolStart,
     TurnEnd,
@@ -65,12 +67,37 @@ def color_diff(diff: str, s: Style) -> str:
 
 def summarize_args(args: dict[str, Any], limit: int = 80) -> str:
     """The most telling argument of a call, on one line."""
-    for key in ("command", "path", "pattern", "url", "query", "file_path"):
+    for key in ("command", "path", "pattern", "url", "query", "file_path", "description"):
         if key in args:
             text = str(args[key]).replace("\n", "⏎")
             return text if len(text) <= limit else text[: limit - 1] + "…"
     text = dumps(args)
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def todo_text(items: list[dict[str, Any]]) -> str:
+    """The todo list in a few stderr lines."""
+    marks = {"pending": "[ ]", "in_progress": "[~]", "done": "[x]"}
+    if not items:
+        return "todo: (empty)"
+    rows = [f"  {marks.get(i['status'], '[?]')} {i['id']}. {i['text']}" for i in items]
+    return "todo:\n" + "\n".join(rows)
+
+
+def subagent_line(event: SubagentProgress) -> dict[str, Any]:
+    """A subagent's progress as a JSON line (its own type: never mistaken for the parent's)."""
+    line: dict[str, Any] = {
+        "type": "subagent",
+        "task_id": event.task_id,
+        "agent": event.agent,
+        "event": event.kind,
+        "message": event.message,
+    }
+    if event.tool:
+        line["tool"] = event.tool
+    if event.args:
+        line["args"] = event.args
+    return line
 
 
 class TextRenderer:
@@ -131,6 +158,10 @@ class TextRenderer:
         elif isinstance(event, ErrorEvent):
             tail = " — retrying" if event.retrying else ""
             self._err(f"{s.yellow}warning:{s.reset} {event.message}{tail}")
+        elif isinstance(event, SubagentProgress):
+            self._err(f"{s.dim}  ↳ {event.message}{s.reset}")
+        elif isinstance(event, TodoChanged):
+            self._err(f"{s.dim}{todo_text(event.items)}{s.reset}")
         elif isinstance(event, Notice):
             self._err(f"{s.yellow}note:{s.reset} {event.message}")
         elif isinstance(event, Compacted):
@@ -201,6 +232,10 @@ class JsonRenderer:
             )
         elif isinstance(event, ErrorEvent):
             self.write({"type": "error", "message": event.message, "retrying": event.retrying})
+        elif isinstance(event, TodoChanged):
+            self.write({"type": "todo", "items": event.items})
+        elif isinstance(event, SubagentProgress):
+            self.write(subagent_line(event))
         elif isinstance(event, Notice):  # not a §9 event: stdout stays exactly the schema
             sys.stderr.write(f"agent: {event.message}\n")
 

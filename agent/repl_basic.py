@@ -73,7 +73,7 @@ async def ask_on_terminal(req: Any) -> Any:
     return Answer(choice, reason)
 
 
-def _trust_prompt(cfg: Any) -> bool:
+def trust_prompt(cfg: Any) -> bool:
     """Ask once whether to trust a project that brings its own settings, hooks or servers."""
     from agent import settings as st
 
@@ -104,7 +104,7 @@ def run_repl(args: Any) -> int:
 
     try:
         cfg = load_config(flags_from(args))
-        if _trust_prompt(cfg):
+        if trust_prompt(cfg):
             cfg = load_config(flags_from(args))
     except ConfigError as e:
         print(f"agent: {e}", file=sys.stderr)

@@ -10,6 +10,7 @@ Specifiers by tool:
   its subdomains (not python.org itself). Exact by default so that allowing one host never
   allows a neighbour on a shared domain.
 - mcp tools: `mcp__server` covers every tool of the server, `mcp__server__tool` one tool.
+- run_action: an action id (`run_action(smoke)`) or a glob of ids (`run_action(test-*)`).
 Claude Code's tool names (Bash, Read, Write, Edit, Glob, Grep, WebFetch, WebSearch) are
 accepted as aliases.
 """
@@ -147,6 +148,13 @@ def _path_matcher(spec: str, ws: Workspace) -> Any:
 
 def path_match(rule: Rule, path: Path | str) -> bool:
     return rule.path is not None and bool(rule.path.match(str(path)))
+
+
+def action_match(rule: Rule, action_id: str) -> bool:
+    """`run_action(id)`: the action id, exactly or as a glob (`run_action(docs-*)`)."""
+    import fnmatch
+
+    return rule.spec is not None and fnmatch.fnmatchcase(action_id, rule.spec)
 
 
 def domain_match(rule: Rule, host: str) -> bool:

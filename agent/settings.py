@@ -37,6 +37,8 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
     "priceOut": ((int, float), "USD per million tokens"),
     "permissions": ((dict,), "an object"),
     "mcpServers": ((dict,), "an object"),
+    "mcpTimeout": ((int, float), "seconds to wait for an MCP server to connect"),
+    "mcpToolTimeout": ((int, float), "seconds to wait for an MCP tool call"),
     "hooks": ((dict,), "an object"),
     "disallowedTools": ((list,), "a list of rules"),
     "env": ((dict,), "an object of strings"),
@@ -44,6 +46,10 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
     "retry": ((dict,), 'an object like {"attempts": 5, "baseDelay": 1.0, "maxDelay": 30}'),
     "actions": ((dict,), "an object"),
     "sessions": ((dict,), 'an object like {"keep": 200, "maxAgeDays": 60}'),
+    "subagents": (
+        (dict,),
+        'an object like {"maxDepth": 1, "maxTurns": 30, "maxParallel": 4, "tools": ["read_file"]}',
+    ),
 }
 PERMISSION_LISTS = ("alwaysAllow", "ask", "neverAllow", "approvedDirs", "additionalDirectories")
 MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
@@ -155,7 +161,9 @@ def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for key, value in over.items():
         old = out.get(key)
-        if isinstance(old, list) and isinstance(value, list):
+        if key == "mcpServers" and isinstance(old, dict) and isinstance(value, dict):
+            out[key] = {**old, **value}  # a server defined again is replaced whole, not merged
+        elif isinstance(old, list) and isinstance(value, list):
             out[key] = old + [v for v in value if v not in old]
         elif isinstance(old, dict) and isinstance(value, dict):
             out[key] = merge(old, value)
@@ -170,8 +178,12 @@ def user_dir() -> Path:
 
 
 def project_root(cwd: Path) -> Path:
-    """The nearest ancestor holding `.agent/` or `.git`, else cwd itself."""
+    """The nearest ancestor holding `.agent/` or `.git`, else cwd itself; inside a worktree made
+    by `--worktree` (`<repo>/.agent/worktrees/<name>`), the main repository."""
     for d in (cwd, *cwd.parents):
+        in_worktrees = d.parent.name == "worktrees" and d.parent.parent.name == ".agent"
+        if in_worktrees and (d / ".git").is_file():
+            return d.parent.parent.parent
         if (d / ".agent").is_dir() or (d / ".git").exists():
             return d
     return cwd

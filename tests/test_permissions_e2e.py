@@ -287,31 +287,30 @@ def test_parse_answer(line: str, expected: tuple[str, str]) -> None:
 def test_interactive_prompt_shows_the_diff_and_remembers(
     fake: FakeOpenAI, fake_env: dict[str, str], project: Path
 ) -> None:
-    pexpect = pytest.importorskip("pexpect")
+    from pty_term import Term
+
     (project / ".agent").mkdir()
     (project / ".agent" / "settings.json").write_text(json.dumps({"model": "fake-model"}))
     fake.script(
         tool_calls([("write_file", {"path": "docs/guide.md", "content": "# Guide\n"})]),
         text("written"),
     )
-    child = pexpect.spawn(
-        AGENT[0], AGENT[1:], cwd=str(project), env=fake_env, encoding="utf-8", timeout=20
-    )
+    term = Term(fake_env, project)
     try:
-        child.expect("Trust this project")
-        child.sendline("y")
-        child.expect("> ")
-        child.sendline("write the guide")
-        child.expect("permission: write_file")
-        child.expect(r"\+# Guide")
-        child.expect(r"\[d\] remember this directory")
-        child.sendline("d")
-        child.expect("written")
-        child.expect("> ")
-        child.sendeof()
-        child.expect(pexpect.EOF)
+        term.wait_for("Trust this project")
+        term.type("y")
+        term.wait_for("shift-tab", where="bottom")
+        term.type("write the guide")
+        shown = term.wait_for("Allow?")
+        assert "permission: write_file" in shown
+        assert "+# Guide" in shown
+        assert "[d] remember dir" in shown
+        term.send("d")
+        term.wait_for("written")
+        term.send("\x04")
+        assert term.wait_exit() == 0
     finally:
-        child.close(force=True)
+        term.close()
     assert (project / "docs" / "guide.md").read_text() == "# Guide\n"
     local = json.loads((project / ".agent" / "settings.local.json").read_text())
     assert "write_file(docs/**)" in local["permissions"]["alwaysAllow"]

@@ -83,9 +83,9 @@ def cap(text: str, limit: int = RESULT_CAP, *, how_to_see_more: str = "") -> str
 
 def builtin_tools() -> tuple[Tool, ...]:
     """The built-in tools, in the fixed order the model sees them (stable for prompt caching)."""
-    from agent.tools import files, search, shell, web
+    from agent.tools import files, search, shell, todo, web
 
-    return (*files.TOOLS, *search.TOOLS, *shell.TOOLS, *web.TOOLS)
+    return (*files.TOOLS, *search.TOOLS, *shell.TOOLS, *web.TOOLS, *todo.TOOLS)
 
 
 def registry(tools: tuple[Tool, ...]) -> dict[str, Tool]:

@@ -9,6 +9,7 @@ import contextlib
 import os
 import signal
 import time
+from collections.abc import Callable
 from typing import Any
 
 from agent.tools import RESULT_CAP, Tool, ToolContext, ToolResult, cap
@@ -22,6 +23,7 @@ KEEP_BYTES = 256 << 10  # bytes of each stream's head and tail held in memory
 TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL for the process group
 PIPE_GRACE = 1.0  # seconds to keep reading after the shell exits (a grandchild may hold a pipe)
 _MORE = "redirect the output to a file and read it with read_file or grep"
+OnData = Callable[[int, bytes], None]  # (fd 1 or 2, chunk) as output arrives
 
 
 def child_env() -> dict[str, str]:
@@ -64,15 +66,21 @@ class Capture:
 
 
 class Collector(asyncio.SubprocessProtocol):
-    """Feeds both pipes into Captures and reports exit and pipe closure as futures."""
+    """Feeds both pipes into Captures and reports exit and pipe closure as futures.
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    `on_data(fd, bytes)`, when given, also sees every chunk as it arrives (streaming output).
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, on_data: OnData | None = None) -> None:
         self.streams = {1: Capture(), 2: Capture()}
         self.exited: asyncio.Future[None] = loop.create_future()
         self.closed = {1: loop.create_future(), 2: loop.create_future()}
+        self.on_data = on_data
 
     def pipe_data_received(self, fd: int, data: bytes) -> None:
         self.streams[fd].add(data)
+        if self.on_data is not None:
+            self.on_data(fd, data)
 
     def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
         if fd in self.closed and not self.closed[fd].done():
@@ -100,13 +108,24 @@ async def kill_group(pgid: int, exited: asyncio.Future[None]) -> None:
 
 async def execute(command: str, cwd: str, timeout: float) -> tuple[int | None, Collector, bool]:
     """Run `command`; returns (exit code or None on timeout, collected output, pipes held)."""
+    return await execute_argv(["bash", "-c", command], cwd, timeout)
+
+
+async def execute_argv(
+    argv: list[str],
+    cwd: str,
+    timeout: float,
+    env: dict[str, str] | None = None,
+    on_data: OnData | None = None,
+) -> tuple[int | None, Collector, bool]:
+    """Run `argv` (no shell) in its own process group; same results and kills as `execute`."""
     loop = asyncio.get_running_loop()
     transport, proto = await loop.subprocess_exec(
-        lambda: Collector(loop), "bash", "-c", command, cwd=cwd, env=child_env(),
+        lambda: Collector(loop, on_data), *argv, cwd=cwd, env=env or child_env(),
         stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE, start_new_session=True,
     )  # fmt: skip
-    pgid = transport.get_pid()  # start_new_session: the shell leads its own group
+    pgid = transport.get_pid()  # start_new_session: the process leads its own group
     try:
         done, _ = await asyncio.wait([proto.exited], timeout=timeout)
         timed_out = not done

@@ -1,0 +1,88 @@
+"""A conversation as a Markdown transcript (tool calls and results included) or as JSON."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+
+def _fence(text: str) -> str:
+    """A backtick fence longer than any run of backticks inside `text`."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def _block(text: str, lang: str = "") -> str:
+    f = _fence(text)
+    return f"{f}{lang}\n{text.rstrip()}\n{f}"
+
+
+def _args(raw: str) -> str:
+    try:
+        return json.dumps(json.loads(raw or "{}"), ensure_ascii=False, indent=2)
+    except ValueError:
+        return raw
+
+
+def to_markdown(messages: list[dict[str, Any]], meta: dict[str, Any]) -> str:
+    """The transcript: user and assistant turns, each tool call with its arguments and result."""
+    out = [f"# agent session {meta.get('session_id', '')}".rstrip()]
+    out.append(" · ".join(f"{k}: {v}" for k, v in meta.items() if k != "session_id" and v))
+    names: dict[str, str] = {}
+    for m in messages:
+        role, content = m.get("role"), str(m.get("content") or "")
+        if role == "system":
+            continue
+        if role == "user":
+            out.append(f"## User\n\n{content}")
+        elif role == "assistant":
+            parts = ["## Assistant"]
+            if m.get("reasoning_content"):
+                parts.append("> " + str(m["reasoning_content"]).strip().replace("\n", "\n> "))
+            if content.strip():
+                parts.append(content.strip())
+            for c in m.get("tool_calls") or []:
+                fn = c.get("function", {})
+                names[c.get("id", "")] = fn.get("name", "tool")
+                parts.append(
+                    f"**→ {fn.get('name')}**\n\n{_block(_args(fn.get('arguments', '')), 'json')}"
+                )
+            out.append("\n\n".join(parts))
+        elif role == "tool":
+            name = names.get(m.get("tool_call_id", ""), "tool")
+            out.append(f"**← {name} result**\n\n{_block(content)}")
+    return "\n\n".join(out).rstrip() + "\n"
+
+
+def to_json(messages: list[dict[str, Any]], meta: dict[str, Any]) -> str:
+    return json.dumps({**meta, "messages": messages}, ensure_ascii=False, indent=2) + "\n"
+
+
+def meta_of(run: Any) -> dict[str, Any]:
+    now = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+    return {
+        "session_id": run.session_id,
+        "model": run.agent.llm.model,
+        "cwd": str(run.cfg.cwd),
+        "exported_at": now,
+    }
+
+
+def default_name(session_id: str, as_json: bool) -> str:
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    return f"agent-{session_id[:8]}-{stamp}.{'json' if as_json else 'md'}"
+
+
+def export(run: Any, target: str, as_json: bool) -> Path:
+    """Write the transcript; `target` "" = a file named after the session in the cwd."""
+    path = Path(target).expanduser() if target else Path(default_name(run.session_id, as_json))
+    if not path.is_absolute():
+        path = run.cfg.cwd / path
+    meta = meta_of(run)
+    text = (to_json if as_json else to_markdown)(run.agent.messages, meta)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path

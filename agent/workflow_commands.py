@@ -1,0 +1,110 @@
+"""REPL commands for the workflows: /todo, /simplify, /batch, /loop (and /clear clears the todo
+list too). Registered on import through agent.commands."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.commands import COMMANDS, Command, Ctx, command, register
+
+
+def _runner(ctx: Ctx) -> Any:
+    runner = ctx.agent.ctx.extra.get("subagents")
+    if runner is None:
+        ctx.say("subagents are not available in this session", "yellow")
+    return runner
+
+
+@command("todo")
+async def todo_cmd(ctx: Ctx, args: str) -> None:
+    """Show the session's task list (the model keeps it with the todo tool)."""
+    from agent.tools.todo import todo_list
+
+    ctx.say(todo_list(ctx.agent.ctx).render())
+
+
+@command("simplify", usage="[focus]")
+async def simplify_cmd(ctx: Ctx, args: str) -> None:
+    """Review the changed files with three parallel subagents (reuse, quality, efficiency),
+    then apply the fixes that hold up."""
+    from agent.gitdiff import GitError
+    from agent.workflows import WorkflowError, simplify
+
+    runner = _runner(ctx)
+    if runner is None:
+        return
+    ctx.say("reviewing the changes: reuse, quality, efficiency (in parallel)…", "dim")
+    try:
+        await simplify(runner, ctx.cfg.cwd, args.strip(), ctx.turn)
+    except (GitError, WorkflowError) as e:
+        ctx.say(str(e), "yellow")
+
+
+@command("batch", usage="<task>")
+async def batch_cmd(ctx: Ctx, args: str) -> None:
+    """Split a task into 3–8 independent units and run them as parallel subagents, each in
+    its own git worktree; then report per unit."""
+    from agent.workflows import WorkflowError, batch, batch_report
+
+    task = args.strip()
+    if not task:
+        ctx.say("usage: /batch <task>", "yellow")
+        return
+    runner = _runner(ctx)
+    if runner is None:
+        return
+    ctx.say("planning units…", "dim")
+    try:
+        results = await batch(runner, task, ctx.cfg.cwd)
+    except WorkflowError as e:
+        ctx.say(str(e), "yellow")
+        return
+    ctx.say(batch_report(results))
+
+
+@command("loop", usage="[<interval> <prompt>]")
+async def loop_cmd(ctx: Ctx, args: str) -> None:
+    """Rerun a prompt now and every interval (30s, 5m, 1h; a bare number is minutes) without
+    overlapping other turns; /loop alone stops it."""
+    from agent.prompt_loop import PromptLoop, describe, parse_args
+
+    extra = ctx.agent.ctx.extra
+    try:
+        parsed = parse_args(args)
+    except ValueError as e:
+        ctx.say(str(e), "yellow")
+        return
+    old = extra.pop("loop", None)
+    if old is not None and old.running:
+        await old.aclose()
+        ctx.say(f"stopped the loop ({old.runs} run(s) of: {old.prompt})")
+    elif parsed is None:
+        ctx.say("no loop is running; start one with /loop <interval> <prompt>")
+    if parsed is None:
+        return
+    seconds, prompt = parsed
+
+    def failed(e: BaseException) -> None:
+        ctx.say(f"/loop run failed: {type(e).__name__}: {e}", "red")
+
+    extra["loop"] = PromptLoop(seconds, prompt, ctx.turn, failed).start()
+    ctx.say(f"looping every {describe(seconds)}: {prompt}  (/loop stops it)")
+
+
+def _wrap_clear() -> None:
+    """/clear also empties the todo list (recorded, so a resume does not bring it back)."""
+    orig = COMMANDS.get("clear")
+    if orig is None or getattr(orig.run, "clears_todo", False):
+        return
+
+    async def clear(ctx: Ctx, args: str) -> None:
+        await orig.run(ctx, args)
+        todo = ctx.agent.ctx.extra.get("todo")
+        if todo is not None and len(todo):
+            todo.clear()
+
+    clear.clears_todo = True  # type: ignore[attr-defined]
+    register(Command(orig.name, orig.help, clear, orig.usage, orig.source))
+
+
+_wrap_clear()

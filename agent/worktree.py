@@ -1,0 +1,187 @@
+"""Git worktrees for `agent --worktree [NAME]` and /batch units.
+
+A worktree lives in `<repo>/.agent/worktrees/<NAME>` on a new branch `agent/<NAME>` made from
+HEAD. The agent runs there (settings, memory and hooks still come from the main repository:
+see agent.settings.project_root). On exit a worktree with changes — uncommitted edits or new
+commits — is kept and the user is told how to merge or remove it; a clean one is removed
+together with its branch.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+BRANCH_PREFIX = "agent/"
+GIT_TIMEOUT = 60.0
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+class WorktreeError(Exception):
+    """git is missing, this is no repository, or the name is taken; the message says which."""
+
+
+@dataclass(frozen=True)
+class Worktree:
+    repo: Path  # the main checkout's top level
+    path: Path
+    branch: str
+    base: str  # the commit it started from
+
+
+def git(cwd: Path, *args: str) -> str:
+    try:
+        proc = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise WorktreeError(f"cannot run git: {e}") from None
+    if proc.returncode != 0:
+        msg = proc.stderr.strip() or f"git {args[0]} failed"
+        raise WorktreeError(msg.splitlines()[-1] if msg else msg)
+    return proc.stdout.strip()
+
+
+def repo_root(cwd: Path) -> Path | None:
+    """The top level of the git checkout holding `cwd` (None when there is none)."""
+    try:
+        return Path(git(cwd, "rev-parse", "--show-toplevel")).resolve()
+    except WorktreeError:
+        return None
+
+
+def default_name() -> str:
+    return time.strftime("%Y%m%d-%H%M%S")
+
+
+def create(cwd: Path, name: str = "") -> Worktree:
+    """Make `.agent/worktrees/<name>` on branch `agent/<name>` from HEAD."""
+    top = repo_root(cwd)
+    if top is None:
+        raise WorktreeError(f"--worktree needs a git repository; {cwd} is not inside one")
+    try:
+        base = git(top, "rev-parse", "--verify", "HEAD^{commit}")
+    except WorktreeError:
+        raise WorktreeError("the repository has no commit yet; commit once first") from None
+    name = name or default_name()
+    if not _NAME.fullmatch(name) or ".." in name or name.endswith((".lock", ".")):
+        raise WorktreeError(f"invalid worktree name {name!r}: use letters, digits, . _ -")
+    path = top / ".agent" / "worktrees" / name
+    branch = BRANCH_PREFIX + name
+    if path.exists():
+        raise WorktreeError(f"{path} exists already: pick another name or remove it")
+    if git_ok(top, "show-ref", "--verify", "--quiet", f"refs/heads/{branch}"):
+        raise WorktreeError(f"branch {branch} exists already: pick another name")
+    _ignore(top)
+    git(top, "worktree", "add", "--quiet", "-b", branch, str(path), base)
+    return Worktree(top, path, branch, base)
+
+
+def git_ok(cwd: Path, *args: str) -> bool:
+    try:
+        git(cwd, *args)
+    except WorktreeError:
+        return False
+    return True
+
+
+def _ignore(top: Path) -> None:
+    """Keep worktrees out of the main checkout's `git status`."""
+    from agent.session import ensure_agent_dir
+
+    ensure_agent_dir(top)  # its .gitignore lists worktrees/
+    ignore = top / ".agent" / ".gitignore"
+    try:
+        if "worktrees" in ignore.read_text(encoding="utf-8"):
+            return
+        common = Path(git(top, "rev-parse", "--git-common-dir"))
+        exclude = (top / common if not common.is_absolute() else common) / "info" / "exclude"
+        text = exclude.read_text(encoding="utf-8") if exclude.is_file() else ""
+        if "/.agent/worktrees/" not in text:
+            exclude.parent.mkdir(parents=True, exist_ok=True)
+            exclude.write_text(text.rstrip("\n") + "\n/.agent/worktrees/\n", encoding="utf-8")
+    except (OSError, WorktreeError):
+        pass
+
+
+def changes(wt: Worktree) -> tuple[int, int]:
+    """(changed or new files, commits since the start) of a worktree."""
+    status = git(wt.path, "status", "--porcelain")
+    commits = int(git(wt.path, "rev-list", "--count", f"{wt.base}..HEAD") or 0)
+    return len(status.splitlines()), commits
+
+
+def commit_all(wt: Worktree, message: str) -> bool:
+    """Commit everything in the worktree (its own branch); False when there was nothing or
+    git refused (no identity configured, a hook said no)."""
+    if not git(wt.path, "status", "--porcelain"):
+        return False
+    try:
+        git(wt.path, "add", "-A")
+        git(wt.path, "commit", "--quiet", "-m", message)
+    except WorktreeError:
+        return False
+    return True
+
+
+def remove(wt: Worktree) -> None:
+    """Delete the worktree and its branch (only ever called for a clean one)."""
+    git(wt.repo, "worktree", "remove", "--force", str(wt.path))
+    git(wt.repo, "branch", "-D", wt.branch)
+
+
+def finish(wt: Worktree) -> str:
+    """Keep a worktree with changes (and say how to merge or remove it); remove a clean one."""
+    files, commits = changes(wt)
+    if not files and not commits:
+        remove(wt)
+        return f"worktree {wt.path.name} had no changes: removed it and branch {wt.branch}"
+    parts = (f"{files} changed file(s)" if files else "", f"{commits} commit(s)" if commits else "")
+    what = ", ".join(x for x in parts if x)
+    lines = [f"worktree kept: {wt.path} (branch {wt.branch}) has {what}"]
+    if files:
+        lines.append(f"  commit:  git -C {wt.path} add -A && git -C {wt.path} commit -m '…'")
+    lines += [
+        f"  merge:   git merge {wt.branch}   (from {wt.repo})",
+        f"  remove:  git worktree remove --force {wt.path} && git branch -D {wt.branch}",
+    ]
+    return "\n".join(lines)
+
+
+def refuse(message: str) -> int:
+    """A worktree could not be made: say why; exit 2 (usage)."""
+    print(f"agent: {message}", file=sys.stderr)
+    return 2
+
+
+def with_worktree(args: Any, body: Callable[[], int], fail: Callable[[str], int]) -> int:
+    """`--worktree`: run `body` inside a new worktree, then keep or remove it."""
+    name, args.worktree = args.worktree or "", None
+    home = Path.cwd()
+    try:
+        wt = create(home, name)
+    except WorktreeError as e:
+        return fail(str(e))
+    print(f"agent: working in {wt.path} (branch {wt.branch})", file=sys.stderr)
+    start = wt.path / home.resolve().relative_to(wt.repo) if home.resolve() != wt.repo else wt.path
+    os.chdir(start if start.is_dir() else wt.path)
+    try:
+        return body()
+    finally:
+        os.chdir(home)
+        try:
+            print(f"agent: {finish(wt)}", file=sys.stderr)
+        except WorktreeError as e:
+            print(f"agent: warning: could not check worktree {wt.path}: {e}", file=sys.stderr)

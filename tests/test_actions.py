@@ -1,0 +1,538 @@
+"""Project actions in process: static and dynamic checks, argv substitution, timeouts, the queue,
+audit records, permissions and re-entrancy. Every action runs a real process."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.actions import MARKER, ActionError, load_actions
+from agent.audit import Audit
+from agent.dispatch import Call, compose
+from agent.events import Recorder
+from agent.permissions import Gate, decide
+from agent.tools import ToolContext, ToolResult
+from agent.tools import actions as tool_actions
+from agent.tools.actions import ActionRunner, inside_action
+
+PY = sys.executable
+ARGV_SCRIPT = (
+    "import json, os, sys\nprint(json.dumps({'argv': sys.argv[1:], 'cwd': os.getcwd()}))\n"
+)
+SLOW_SCRIPT = """import sys, time
+t0 = time.time()
+time.sleep(float(sys.argv[2]))
+with open(sys.argv[1], "a") as fh:
+    fh.write(f"{t0} {time.time()}\\n")
+"""
+GRANDCHILD_SCRIPT = """import subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+open(sys.argv[1], "w").write(str(child.pid))
+time.sleep(60)
+"""
+
+
+def act(id: str, **kw: Any) -> dict[str, Any]:
+    return {"id": id, "description": f"{id} action", "command": PY, **kw}
+
+
+ECHO = act(
+    "echo",
+    args=["argv.py", "${msg}", "--n=${n}"],
+    params=[
+        {"name": "msg", "type": "string", "required": True},
+        {"name": "n", "type": "integer", "default": 3},
+    ],
+    tags=["dev"],
+)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    p = tmp_path / "proj"
+    (p / ".agent").mkdir(parents=True)
+    (p / "argv.py").write_text(ARGV_SCRIPT)
+    (p / "slow.py").write_text(SLOW_SCRIPT)
+    (p / "grandchild.py").write_text(GRANDCHILD_SCRIPT)
+    return p
+
+
+def write(root: Path, *actions: Any) -> None:
+    (root / ".agent" / "actions.json").write_text(json.dumps({"actions": list(actions)}))
+
+
+def runner(root: Path, *actions: Any, settings: dict[str, Any] | None = None) -> ActionRunner:
+    write(root, *actions)
+    loaded = load_actions(root, trusted=True)
+    assert not loaded.warnings, loaded.warnings
+    return ActionRunner(loaded.actions, root, settings, "sess")
+
+
+async def argv_of(r: ActionRunner, action_id: str, params: dict[str, Any]) -> dict[str, Any]:
+    outcome = await r.run(r.prepare(action_id, params, model=True))
+    assert outcome.code == 0, outcome.for_model()
+    return json.loads(outcome.stdout)
+
+
+# ---------- loading and static validation ----------
+
+
+def test_a_valid_action_loads_with_defaults(root: Path) -> None:
+    write(root, ECHO, {"id": "min", "description": "d", "command": "true"})
+    loaded = load_actions(root, trusted=True)
+    assert loaded.warnings == ()
+    echo, minimal = loaded.actions
+    assert (echo.id, echo.tags, [p.name for p in echo.params]) == ("echo", ("dev",), ["msg", "n"])
+    assert (minimal.name, minimal.timeout, minimal.cwd) == ("min", 60.0, "${workspaceRoot}")
+    assert (minimal.args, minimal.requires_confirm, minimal.allow_parallel) == ((), False, False)
+
+
+def param(name: str, kind: str = "string", **kw: Any) -> dict[str, Any]:
+    return {"name": name, "type": kind, **kw}
+
+
+def shell(script: str, *params: dict[str, Any]) -> dict[str, Any]:
+    return {**act("x", params=list(params)), "command": "bash", "args": ["-c", script]}
+
+
+BAD = [
+    ("float-param", act("x", params=[param("a", "float")]), "params[0].type"),
+    ("no-command", {"id": "x", "description": "d"}, "'command': is required"),
+    ("timeout-high", act("x", timeout=301), "'timeout'"),
+    ("timeout-zero", act("x", timeout=0), "'timeout'"),
+    ("undefined", act("x", args=["${nope}"]), "args[0]': placeholder ${nope}"),
+    ("unset-in-cwd", act("x", cwd="${d}", params=[param("d")]), "'cwd'"),
+    ("param-program", {**act("x", params=[param("p")]), "command": "${p}"}, "'command'"),
+    ("rm-rf", {**act("x"), "command": "rm", "args": ["-rf", "/"]}, "rm -rf"),
+    ("rm-in-shell", shell("cd b && rm -fr ~/"), "rm -rf"),
+    ("mkfs", {**act("x"), "command": "mkfs.ext4", "args": ["/dev/sdb1"]}, "mkfs"),
+    ("dd", {**act("x"), "command": "dd", "args": ["if=a.img", "of=/dev/sda"]}, "dd to a device"),
+    ("fork-bomb", shell(":(){ :|:& };:"), "fork bomb"),
+    ("param-in-shell-code", shell("echo ${m}", param("m")), "args[1]': a param is spliced"),
+    ("param-in-python", act("x", args=["-c", "print('${m}')"], params=[param("m")]), "args[1]"),
+    ("typo-field", {**act("x"), "timout": 5}, "'timout': is not a known field"),
+    ("bad-id", act("Not A Slug"), "not a slug"),
+    ("default-type", act("x", params=[param("n", "integer", default="two")]), "default"),
+    ("default-enum", act("x", params=[param("n", enum=["a"], default="b")]), "enum"),
+    ("reserved", act("x", params=[param("workspaceRoot")]), "params[0].name"),
+]
+
+
+@pytest.mark.parametrize(("case", "bad", "field"), BAD, ids=[b[0] for b in BAD])
+def test_a_bad_action_is_skipped_with_a_warning_naming_it(
+    root: Path, case: str, bad: dict[str, Any], field: str
+) -> None:
+    write(root, bad, ECHO)
+    loaded = load_actions(root, trusted=True)
+    assert [a.id for a in loaded.actions] == ["echo"]
+    assert len(loaded.warnings) == 1
+    warning = loaded.warnings[0]
+    name = repr(bad["id"]) if "id" in bad else "#1"
+    assert f"action {name} skipped" in warning
+    assert field in warning
+
+
+async def test_safe_shell_use_is_allowed(root: Path) -> None:
+    ok = [
+        {**act("a", params=[{"name": "m", "type": "string"}]), "command": "bash",
+         "args": ["-c", 'printf "%s|%s|%s" "$1" "$HOME" "$${HOME}"', "_", "${m}"]},
+        {**act("b"), "command": "rm", "args": ["-rf", "build/", "/tmp/x", "./"]},
+        act("c", args=["argv.py", "-c", "${m}"], params=[{"name": "m", "type": "string"}]),
+    ]  # fmt: skip
+    write(root, *ok)
+    loaded = load_actions(root, trusted=True)
+    assert [a.id for a in loaded.actions] == ["a", "b", "c"]
+    r = ActionRunner(loaded.actions, root)
+    outcome = await r.run(r.prepare("a", {"m": "v"}))
+    assert outcome.stdout == f"v|{os.environ.get('HOME', '')}|{os.environ.get('HOME', '')}"
+
+
+def test_duplicates_non_objects_and_broken_files(root: Path) -> None:
+    write(root, ECHO, ECHO, "not an object")
+    loaded = load_actions(root, trusted=True)
+    assert [a.id for a in loaded.actions] == ["echo"]
+    assert "'echo' skipped: field 'id': an earlier action" in loaded.warnings[0]
+    assert "action #3 skipped" in loaded.warnings[1]
+    (root / ".agent" / "actions.json").write_text('{"actions": [\n  oops]}')
+    (broken,) = load_actions(root, trusted=True).warnings
+    assert "invalid JSON at line 2" in broken
+    (root / ".agent" / "actions.json").write_text("[]")
+    assert "expected" in load_actions(root, trusted=True).warnings[0]
+
+
+def test_untrusted_or_nested_loads_nothing(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(root, ECHO)
+    loaded = load_actions(root, trusted=False)
+    assert loaded.actions == ()
+    assert "not trusted" in loaded.warnings[0]
+    monkeypatch.setenv(MARKER, "other")
+    loaded = load_actions(root, trusted=True)
+    assert loaded.actions == ()
+    assert "inside an action run" in loaded.warnings[0]
+    assert load_actions(root.parent, trusted=True) == load_actions(root.parent, False)  # no file
+
+
+# ---------- dynamic validation and substitution ----------
+
+HOSTILE = [
+    "; rm -rf /tmp/nothing; touch PWNED",
+    "$(touch PWNED)",
+    "`touch PWNED`",
+    "a b  c",
+    "line1\nline2; touch PWNED",
+    "' \" \\ | & > PWNED",
+    "${workspaceRoot}",
+    "*",
+    "~",
+    "",
+]
+
+
+async def test_hostile_values_stay_single_literal_arguments(root: Path) -> None:
+    r = runner(root, ECHO)
+    for value in HOSTILE:
+        out = await argv_of(r, "echo", {"msg": value})
+        assert out["argv"] == [value, "--n=3"]
+    out = await argv_of(r, "echo", {"msg": "x", "n": "7"})
+    assert out["argv"] == ["x", "--n=7"]
+    assert not (root / "PWNED").exists()
+    with pytest.raises(ActionError, match="NUL"):
+        r.prepare("echo", {"msg": "a\x00b"})
+
+
+async def test_shell_actions_receive_params_as_positional_args(root: Path) -> None:
+    shell = {
+        **act("sh", params=[{"name": "m", "type": "string"}]),
+        "command": "bash",
+        "args": ["-c", 'printf "%s" "$1"', "_", "${m}"],
+    }
+    r = runner(root, shell)
+    outcome = await r.run(r.prepare("sh", {"m": "$(touch PWNED); `id`"}))
+    assert outcome.stdout == "$(touch PWNED); `id`"
+    assert not (root / "PWNED").exists()
+
+
+async def test_option_injection_is_refused(root: Path) -> None:
+    flag = act(
+        "f",
+        args=["argv.py", "${ref}", "--to=${to}", "${mode}", "${n}", "${pre}x"],
+        params=[
+            {"name": "ref", "type": "string", "required": True},
+            {"name": "to", "type": "string"},
+            {"name": "mode", "type": "string", "enum": ["--fast", "--slow"], "default": "--fast"},
+            {"name": "n", "type": "integer"},
+            {"name": "pre", "type": "string"},
+        ],
+    )
+    r = runner(root, flag)
+    with pytest.raises(ActionError, match="starts with '-'"):
+        r.prepare("f", {"ref": "--output=/etc/passwd"})
+    with pytest.raises(ActionError, match="starts with '-'"):
+        r.prepare("f", {"ref": "-"})
+    out = await argv_of(r, "f", {"ref": "main", "to": "-x y", "mode": "--slow"})
+    assert out["argv"] == ["main", "--to=-x y", "--slow"]
+    assert (await argv_of(r, "f", {"ref": "main"}))["argv"] == ["main", "--fast"]  # unset: dropped
+    assert (await argv_of(r, "f", {"ref": "m", "n": -5}))["argv"] == ["m", "--fast", "-5"]
+    with pytest.raises(ActionError, match="'pre' starts with '-'"):
+        r.prepare("f", {"ref": "main", "pre": "--exec="})
+
+
+def test_param_types_enums_and_names(root: Path) -> None:
+    typed = act(
+        "t",
+        args=["argv.py", "${i}", "${x}", "${b}", "${e}"],
+        params=[
+            {"name": "i", "type": "integer", "required": True},
+            {"name": "x", "type": "number", "default": 1.5},
+            {"name": "b", "type": "boolean", "default": False},
+            {"name": "e", "type": "string", "enum": ["dev", "prod"], "default": "dev"},
+        ],
+    )
+    r = runner(root, typed)
+    assert r.prepare("t", {"i": "5", "b": "yes"}).argv[2:] == ("5", "1.5", "true", "dev")
+    assert r.prepare("t", {"i": 2.0, "x": "2.25"}).params == {
+        "i": 2,
+        "x": 2.25,
+        "b": False,
+        "e": "dev",
+    }
+    bad = [
+        ({}, "needs param i"),
+        ({"i": "abc"}, "must be a integer"),
+        ({"i": 1.5}, "must be a integer"),
+        ({"i": True}, "must be a integer"),
+        ({"i": 1, "b": "maybe"}, "must be a boolean"),
+        ({"i": 1, "e": "staging"}, "must be one of dev, prod"),
+        ({"i": 1, "zzz": 1}, "has no param 'zzz'"),
+    ]
+    for params, message in bad:
+        with pytest.raises(ActionError, match=message):
+            r.prepare("t", params)
+    with pytest.raises(ActionError, match="params must be an object"):
+        r.prepare("t", ["i", 1])
+    with pytest.raises(ActionError, match="unknown action 'nope'; available: t"):
+        r.prepare("nope", {})
+
+
+async def test_cwd_must_exist_inside_the_workspace(root: Path, tmp_path: Path) -> None:
+    (root / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "proj2").mkdir()
+    (root / "escape").symlink_to(tmp_path, target_is_directory=True)
+    where = act(
+        "w",
+        args=[str(root / "argv.py")],
+        cwd="${workspaceRoot}/${dir}",
+        params=[{"name": "dir", "type": "string", "required": True}],
+    )
+    r = runner(root, where)
+    out = await argv_of(r, "w", {"dir": "pkg/sub"})
+    assert out["cwd"] == str((root / "pkg" / "sub").resolve())
+    for value, message in [
+        ("../..", "outside the workspace"),
+        ("../proj2", "outside the workspace"),
+        ("escape", "outside the workspace"),
+        ("missing", "does not exist"),
+        ("argv.py", "not a directory"),
+    ]:
+        with pytest.raises(ActionError, match=message):
+            r.prepare("w", {"dir": value})
+
+
+def test_deny_list_is_checked_again_after_substitution(root: Path) -> None:
+    clean = {
+        **act("clean", params=[{"name": "target", "type": "string", "required": True}]),
+        "command": "rm",
+        "args": ["-rf", "${target}"],
+    }
+    r = runner(root, clean)
+    with pytest.raises(ActionError, match=r"refused: rm -rf"):
+        r.prepare("clean", {"target": "/"})
+    assert r.prepare("clean", {"target": "build"}).argv == ("rm", "-rf", "build")
+
+
+# ---------- execution ----------
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie waiting for its reaper is dead too
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+async def test_timeout_kills_the_group_with_the_grandchild(root: Path) -> None:
+    r = runner(root, act("hang", args=["grandchild.py", "pid.txt"], timeout=1))
+    t0 = time.monotonic()
+    outcome = await r.run(r.prepare("hang", {}))
+    assert time.monotonic() - t0 < 10
+    assert outcome.code == 124
+    assert outcome.timed_out
+    text = outcome.for_model()
+    assert "exit 124" in text
+    assert "timed out — do not retry, report it" in text
+    pid = int((root / "pid.txt").read_text())
+    for _ in range(50):
+        if not alive(pid):
+            break
+        await asyncio.sleep(0.1)
+    assert not alive(pid)
+
+
+async def test_exit_codes_output_cap_and_missing_programs(root: Path) -> None:
+    big = "import sys; print('a' * 50000 + 'THE-END'); sys.stderr.write('oops'); sys.exit(3)"
+    r = runner(
+        root,
+        act("big", args=["-c", big]),
+        {"id": "ghost", "description": "d", "command": "no-such-program-here"},
+    )
+    outcome = await r.run(r.prepare("big", {}))
+    text = outcome.for_model()
+    assert outcome.code == 3
+    assert text.startswith("action big · exit 3")
+    assert "characters cut; the last 200 follow" in text
+    tail = ("a" * 50000 + "THE-END")[-200:]
+    assert f"the last 200 follow ...]\n{tail}\n[stderr]" in text
+    assert "[stderr]\noops" in text
+    assert len(text) < tool_actions.OUTPUT_CAP + 600
+    ghost = await r.run(r.prepare("ghost", {}))
+    assert ghost.code == 127
+    assert "cannot start no-such-program-here" in ghost.for_model()
+
+
+def spans(log: Path) -> list[tuple[float, float]]:
+    return [
+        (float(a), float(b)) for a, b in (line.split() for line in log.read_text().splitlines())
+    ]
+
+
+def most_at_once(intervals: list[tuple[float, float]]) -> int:
+    return max(sum(1 for a, b in intervals if a <= t < b) for t, _ in intervals)
+
+
+async def test_at_most_two_actions_run_at_once(root: Path) -> None:
+    log = root / "times.log"
+    slow = [act(f"s{i}", args=["slow.py", str(log), "1.0"]) for i in range(3)]
+    r = runner(root, *slow)
+    outcomes = await asyncio.gather(*(r.run(r.prepare(f"s{i}", {})) for i in range(3)))
+    assert [o.code for o in outcomes] == [0, 0, 0]
+    times = sorted(spans(log))
+    assert len(times) == 3
+    assert most_at_once(times) == 2  # two together, the third queued until one finished
+    assert times[2][0] >= min(times[0][1], times[1][1]) - 0.05
+
+
+async def test_one_action_runs_serially_unless_it_allows_parallel(root: Path) -> None:
+    serial_log, parallel_log = root / "serial.log", root / "parallel.log"
+    r = runner(
+        root,
+        act("serial", args=["slow.py", str(serial_log), "0.6"]),
+        act("par", args=["slow.py", str(parallel_log), "0.6"], allowParallel=True),
+    )
+    await asyncio.gather(*(r.run(r.prepare("serial", {})) for _ in range(2)))
+    await asyncio.gather(*(r.run(r.prepare("par", {})) for _ in range(2)))
+    assert most_at_once(spans(serial_log)) == 1
+    assert most_at_once(spans(parallel_log)) == 2
+
+
+# ---------- the tool, re-entrancy, permissions, audit ----------
+
+
+async def test_tool_description_is_sorted_and_filtered_by_expose_tags(root: Path) -> None:
+    acts = [act("zeta", tags=["build"]), act("alpha", tags=["docs"]), ECHO]
+    r = runner(root, *acts)
+    tool = r.tool()
+    assert tool.name == "run_action"
+    assert not tool.read_only
+    lines = tool.description.splitlines()
+    assert [ln.split(":")[0] for ln in lines if ln.startswith("- ")] == [
+        "- alpha",
+        "- echo",
+        "- zeta",
+    ]
+    assert "msg (string, required); n (integer, default 3)" in tool.description
+    assert tool.parameters["properties"]["action_id"]["enum"] == ["alpha", "echo", "zeta"]
+    assert r.tool().schema() == tool.schema()  # byte-stable
+    settings = {"actions": {"exposeTags": ["docs", "dev"]}}
+    limited = ActionRunner(tuple(r.actions.values()), root, settings)
+    assert sorted(limited.exposed) == ["alpha", "echo"]
+    result = await limited.tool().run({"action_id": "zeta"}, ToolContext(cwd=root))
+    assert result.is_error
+    assert "unknown action 'zeta'" in result.output
+
+
+async def test_no_action_can_start_another(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    nested = act(
+        "nested",
+        args=[
+            "-c",
+            "import json, os, pathlib\nfrom agent.actions import load_actions\n"
+            "l = load_actions(pathlib.Path(os.getcwd()), True)\n"
+            f"print(json.dumps([os.environ['{MARKER}'], len(l.actions), l.warnings[0]]))",
+        ],
+    )
+    r = runner(root, nested, ECHO)
+    outcome = await r.run(r.prepare("nested", {}))
+    marker, count, warning = json.loads(outcome.stdout)
+    assert (marker, count) == ("nested", 0)
+    assert "inside an action run" in warning
+    tool = r.tool()
+    token = tool_actions._current.set("nested")  # as if called while an action runs here
+    try:
+        assert inside_action() == "nested"
+        refused = await tool.run(
+            {"action_id": "echo", "params": {"msg": "x"}}, ToolContext(cwd=root)
+        )
+    finally:
+        tool_actions._current.reset(token)
+    assert refused.is_error
+    assert "cannot start another action" in refused.output
+    monkeypatch.setenv(MARKER, "parent")
+    refused = await tool.run({"action_id": "echo", "params": {"msg": "x"}}, ToolContext(cwd=root))
+    assert "refused inside an action run ('parent'" in refused.output
+
+
+def test_permission_rules_and_requires_confirm(root: Path) -> None:
+    r = runner(root, ECHO, act("deploy", requiresConfirm=True))
+    tool = r.tool()
+    echo = {"action_id": "echo", "params": {"msg": "hi"}}
+    deploy = {"action_id": "deploy", "params": {}}
+
+    def kind(rules: dict[str, Any], mode: str, args: dict[str, Any]) -> str:
+        return decide(rules, mode, tool, args, root).kind
+
+    assert kind({}, "default", echo) == "ask"
+    assert kind({}, "dontAsk", echo) == "deny"
+    assert kind({}, "plan", echo) == "deny"
+    assert kind({"alwaysAllow": ["run_action(echo)"]}, "dontAsk", echo) == "allow"
+    assert kind({"alwaysAllow": ["run_action(ec*)"]}, "dontAsk", echo) == "allow"
+    assert kind({"alwaysAllow": ["run_action(other)"]}, "dontAsk", echo) == "deny"
+    assert kind({"alwaysAllow": ["run_action"]}, "dontAsk", echo) == "allow"
+    both = {"alwaysAllow": ["run_action(echo)"], "neverAllow": ["run_action(echo)"]}
+    assert kind(both, "bypassPermissions", echo) == "deny"
+    assert kind({"alwaysAllow": ["run_action(deploy)"]}, "default", deploy) == "ask"
+    assert kind({}, "bypassPermissions", deploy) == "ask"
+    d = decide({}, "default", tool, echo, root)
+    assert d.reason == "project actions run commands"
+
+
+async def test_model_runs_are_audited_and_gated(root: Path) -> None:
+    r = runner(root, ECHO, act("deploy", requiresConfirm=True))
+    tools = {"run_action": r.tool()}
+    rec = Recorder()
+    gate = Gate(tools, {"alwaysAllow": ["run_action"]}, "default", rec, workspace=root)
+
+    async def execute(call: Call, ctx: ToolContext) -> ToolResult:
+        return await tools[call.name].run(call.args, ctx)
+
+    pipeline = compose(execute, Audit(root, "sess", rec), gate)
+    ctx = ToolContext(cwd=root)
+    ok = await pipeline(
+        Call("c1", "run_action", {"action_id": "echo", "params": {"msg": "$(id)"}}), ctx
+    )
+    assert '"argv": ["$(id)", "--n=3"]' in ok.output
+    assert ok.display is not None
+    assert ok.display.startswith("run_action echo · exit 0")
+    denied = await pipeline(Call("c2", "run_action", {"action_id": "deploy"}), ctx)
+    assert denied.is_error
+    assert "confirmation" in denied.output
+    first, second = [
+        json.loads(x) for x in (root / ".agent" / "audit.jsonl").read_text().splitlines()
+    ]
+    assert (first["tool"], first["trigger"], first["decision"], first["exit_code"]) == (
+        "run_action", "model", "allow", 0,
+    )  # fmt: skip
+    assert first["args"] == {"action_id": "echo", "params": {"msg": "$(id)"}}
+    assert isinstance(first["duration_ms"], int)
+    assert (second["decision"], second["trigger"]) == ("deny", "model")
+
+
+async def test_user_runs_are_audited_with_their_trigger(root: Path) -> None:
+    r = runner(root, ECHO)
+    run = r.prepare("echo", {"msg": "hello"})
+    outcome = await r.run(run)
+    r.record_user_run(run, outcome)
+    r.record_user_run(run, None, "the user declined")
+    ran, declined = [
+        json.loads(x) for x in (root / ".agent" / "audit.jsonl").read_text().splitlines()
+    ]
+    assert (ran["trigger"], ran["source"], ran["exit_code"], ran["status"]) == (
+        "user",
+        "user",
+        0,
+        "ok",
+    )
+    assert ran["args"] == {"action_id": "echo", "params": {"msg": "hello", "n": 3}}
+    assert ran["duration_ms"] >= 0
+    assert ran["session"] == "sess"
+    assert (declined["decision"], declined["reason"]) == ("deny", "the user declined")

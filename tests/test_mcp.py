@@ -1,0 +1,221 @@
+"""MCP pieces without a server: declarations, trust, names, results, deny rules."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from types import SimpleNamespace as NS
+
+import pytest
+from mcp_types import (
+    AudioContent,
+    BlobResourceContents,
+    CallToolResult,
+    EmbeddedResource,
+    ImageContent,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+)
+
+from agent.config import Flags, load_config
+from agent.mcp_config import load_specs
+from agent.mcp_results import to_result, unavailable
+from agent.mcp_tools import denied_by, sanitize, tool_name
+from agent.settings import ConfigError
+
+ENV = {"AGENT_API_KEY": "k", "AGENT_BASE_URL": "http://127.0.0.1:9/v1", "AGENT_MODEL": "m"}
+
+
+def test_stdio_and_http_specs_with_expansion_and_timeouts() -> None:
+    settings = {
+        "mcpTimeout": 5,
+        "mcpServers": {
+            "local": {
+                "command": "${TOOLS}/srv",
+                "args": ["--token", "${TOKEN}"],
+                "env": {"KEY": "${TOKEN}", "MODE": "${MODE:-fast}"},
+                "cwd": "sub",
+                "toolTimeout": 9,
+            },
+            "remote": {
+                "type": "http",
+                "url": "https://mcp.example/${PATHPART}",
+                "headers": {"Authorization": "Bearer ${TOKEN}", "X-Empty": "${NOPE}"},
+                "timeout": 2,
+            },
+            "off": {"command": "x", "disabled": True},
+        },
+    }
+    env = {"TOOLS": "/opt/t", "TOKEN": "s3cret", "PATHPART": "mcp"}
+    specs, warnings = load_specs(settings, env)
+    assert [s.name for s in specs] == ["local", "remote"]
+    local, remote = specs
+    assert local.transport == "stdio" and local.command == "/opt/t/srv"
+    assert local.args == ("--token", "s3cret")
+    assert local.env == {"KEY": "s3cret", "MODE": "fast"}
+    assert local.cwd == "sub" and local.timeout == 5 and local.tool_timeout == 9
+    assert remote.transport == "http" and remote.url == "https://mcp.example/mcp"
+    assert remote.headers == {"Authorization": "Bearer s3cret", "X-Empty": ""}
+    assert remote.timeout == 2
+    assert warnings == ["mcpServers.remote: ${NOPE} is not set (expanded to nothing)"]
+
+
+@pytest.mark.parametrize(
+    ("entry", "why"),
+    [
+        ({"args": ["x"]}, 'needs a "command"'),
+        ({"type": "http"}, 'needs a "url"'),
+        ({"type": "sse", "url": "http://x"}, "unsupported"),
+        ({"command": "x", "args": "not-a-list"}, '"args" must be a list'),
+        ({"command": "x", "env": ["A=1"]}, "env must be an object"),
+        ("just a string", "expected an object"),
+    ],
+)
+def test_bad_entries_are_skipped_with_a_warning(entry: object, why: str) -> None:
+    specs, warnings = load_specs({"mcpServers": {"bad": entry, "ok": {"command": "x"}}}, {})
+    assert [s.name for s in specs] == ["ok"]
+    assert len(warnings) == 1 and warnings[0].startswith("mcpServers.bad:") and why in warnings[0]
+
+
+def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    (home / ".agent").mkdir(parents=True)
+    (proj / ".agent").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    (home / ".agent" / "settings.json").write_text(
+        json.dumps({"mcpServers": {"mine": {"command": "user-server"}}})
+    )
+    (proj / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"theirs": {"command": "evil"}, "mine": {"command": "shadow"}}})
+    )
+    (proj / ".agent" / "settings.json").write_text(
+        json.dumps({"mcpServers": {"also": {"command": "evil2"}}})
+    )
+    return proj
+
+
+def test_untrusted_project_servers_are_not_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proj = _project(tmp_path, monkeypatch)
+    cfg = load_config(Flags(), ENV, proj)
+    assert set(cfg.settings["mcpServers"]) == {"mine"}  # the user's own servers always start
+    notes = [w for w in cfg.warnings if "not trusted" in w]
+    assert any(".mcp.json: MCP servers not started" in w for w in notes)
+    assert any("settings.json: ignored mcpServers" in w for w in notes)
+
+
+def test_trusted_project_servers_join_and_settings_win(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proj = _project(tmp_path, monkeypatch)
+    cfg = load_config(Flags(trust_project=True), ENV, proj)
+    servers = cfg.settings["mcpServers"]
+    assert set(servers) == {"mine", "theirs", "also"}
+    assert servers["mine"] == {"command": "user-server"}  # settings beat .mcp.json
+    assert not [w for w in cfg.warnings if "mcp" in w.lower()]
+
+
+def test_bad_entries_are_reported_with_the_configuration_warnings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proj = _project(tmp_path, monkeypatch)
+    (proj / ".mcp.json").write_text(json.dumps({"mcpServers": {"bad": {"args": []}}}))
+    cfg = load_config(Flags(trust_project=True), ENV, proj)
+    assert any(w.startswith("mcpServers.bad: needs a") for w in cfg.warnings)
+    quiet = load_config(Flags(trust_project=True, no_mcp=True), ENV, proj)
+    assert not any("mcpServers.bad" in w for w in quiet.warnings)
+
+
+def test_invalid_mcp_json_is_a_configuration_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proj = _project(tmp_path, monkeypatch)
+    (proj / ".mcp.json").write_text('{"mcpServers": {')
+    with pytest.raises(ConfigError, match=r"\.mcp\.json: invalid JSON at line 1"):
+        load_config(Flags(trust_project=True), ENV, proj)
+
+
+def test_names_are_sanitised_short_and_unique() -> None:
+    assert sanitize("my server.v2/ü") == "my_server_v2__"
+    assert tool_name("git hub", "create-issue", set()) == "mcp__git_hub__create-issue"
+    long = tool_name("s" * 40, "t" * 40, set())
+    assert len(long) == 64 and long.startswith("mcp__ssss")
+    assert long == tool_name("s" * 40, "t" * 40, set())  # deterministic
+    first = tool_name("a.b", "x", set())
+    second = tool_name("a_b", "x", {first})  # both sanitise to mcp__a_b__x
+    assert first == "mcp__a_b__x" and second != first and len(second) <= 64
+    for name in (long, second):
+        assert all(c.isalnum() or c in "_-" for c in name)
+
+
+def test_whole_tool_deny_rules_hide_mcp_tools() -> None:
+    denied = denied_by(["mcp__github", "mcp__fs__write_file", "bash(rm:*)", "mcp__x(arg)"])
+    assert denied("mcp__github__create_issue")
+    assert denied("mcp__fs__write_file") and not denied("mcp__fs__read_file")
+    assert not denied("mcp__githubber__x") and not denied("mcp__x__y")
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def test_results_text_images_audio_resources() -> None:
+    result = CallToolResult(
+        content=[
+            TextContent(type="text", text="first"),
+            ImageContent(type="image", data=_b64(bytes(2048)), mime_type="image/png"),
+            AudioContent(type="audio", data=_b64(bytes(10)), mime_type="audio/wav"),
+            EmbeddedResource(
+                type="resource",
+                resource=TextResourceContents(
+                    uri="file:///a.md", mime_type="text/markdown", text="A"
+                ),
+            ),
+            EmbeddedResource(
+                type="resource",
+                resource=BlobResourceContents(
+                    uri="file:///b.json", mime_type="application/json", blob=_b64(b'{"b": 1}')
+                ),
+            ),
+            EmbeddedResource(
+                type="resource",
+                resource=BlobResourceContents(uri="file:///c.bin", blob=_b64(bytes(300))),
+            ),
+            ResourceLink(type="resource_link", uri="file:///d.txt", name="d.txt"),
+        ]
+    )
+    r = to_result("srv", result)
+    assert not r.is_error
+    assert r.output.splitlines() == [
+        "first",
+        "[image: image/png, 2.0 KB; not shown to the model]",
+        "[audio: audio/wav, 10 bytes; not shown to the model]",
+        "[resource file:///a.md (text/markdown)]",
+        "A",
+        "[resource file:///b.json (application/json)]",
+        '{"b": 1}',
+        "[resource file:///c.bin]: 300 bytes of binary data; not shown",
+        "[resource link: d.txt file:///d.txt]",
+    ]
+
+
+def test_results_errors_structured_empty_and_capped() -> None:
+    err = to_result(
+        "srv", CallToolResult(content=[TextContent(type="text", text="bad")], is_error=True)
+    )
+    assert err.is_error and err.output == "Error from the MCP server 'srv': bad"
+    structured = to_result("srv", CallToolResult(content=[], structured_content={"n": 1}))
+    assert structured.output == '{"n": 1}'
+    assert to_result("srv", NS(content=[])).output == "(the tool returned no content)"
+    big = to_result("srv", CallToolResult(content=[TextContent(type="text", text="y" * 50_000)]))
+    assert len(big.output) <= 12_000 and "characters cut" in big.output
+
+
+def test_unavailable_says_why_and_what_to_do() -> None:
+    r = unavailable("gh", "timeout", "no answer to initialize within 30s")
+    assert r.is_error and "'gh' is not connected (timeout: no answer" in r.output
+    assert "/mcp reconnect gh" in r.output and "can_retry: false" in r.output
+    assert "can_retry: true" in unavailable("gh", "pending", "").output

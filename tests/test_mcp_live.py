@@ -1,0 +1,279 @@
+"""MCP against real servers in-process: the SDK-built demo server over stdio and streamable HTTP,
+a server that never answers, one that crashes, one that changes its tool list; no orphans."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace as NS
+from typing import Any
+
+import pytest
+from fake_openai import FakeOpenAI, text, tool_calls
+
+from agent.commands import Ctx
+from agent.mcp_commands import detail_lines, mcp_cmd, server_lines
+from agent.mcp_config import ServerSpec, load_specs
+from agent.mcp_manager import Manager
+from agent.mcp_tools import McpTools, denied_by
+
+HERE = Path(__file__).parent / "mcp_servers"
+DEMO, SILENT = str(HERE / "demo.py"), str(HERE / "silent.py")
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.fixture
+def pids(tmp_path: Path) -> Iterator[Path]:
+    """Servers record their pids here; after the test none of them may still run."""
+    d = tmp_path / "pids"
+    d.mkdir()
+    yield d
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(alive(int(p.name)) for p in d.iterdir()):
+        time.sleep(0.1)
+    assert not [p.name for p in d.iterdir() if alive(int(p.name))], "orphan MCP server"
+
+
+def demo(pids: Path, name: str = "demo", **kw: Any) -> ServerSpec:
+    env = {"MCP_DEMO_PIDS": str(pids), **kw.pop("env", {})}
+    return ServerSpec(name, "stdio", command=sys.executable, args=(DEMO,), env=env, **kw)
+
+
+def session(
+    specs: list[ServerSpec], root: Path, deny: tuple[str, ...] = (), told: list[str] | None = None
+) -> McpTools:
+    manager = Manager(specs, root)
+    manager.start()
+    return McpTools(manager, {}, denied_by(list(deny)), None if told is None else told.append)
+
+
+async def call(mt: McpTools, tool: str, /, **args: Any) -> Any:
+    return await mt.tools[tool].run(args, None)  # type: ignore[arg-type]
+
+
+async def test_stdio_tools_results_and_timeouts(tmp_path: Path, pids: Path) -> None:
+    mt = session([demo(pids, tool_timeout=1)], tmp_path, deny=("mcp__demo__audio",))
+    try:
+        mt.wait()
+        assert mt.statuses() == [{"name": "demo", "status": "connected", "tools": 11}]
+        names = list(mt.tools)
+        assert names[0] == "mcp__demo__echo" and "mcp__demo__audio" not in names  # denied
+        echo = mt.tools["mcp__demo__echo"]
+        assert echo.description == "[MCP server demo] Echo the text back."
+        assert echo.parameters["properties"]["text"]["type"] == "string"
+        assert [n for n, t in mt.tools.items() if t.read_only] == ["mcp__demo__peek"]
+        assert (await call(mt, "mcp__demo__echo", text="hi")).output == "echo: hi"
+        fail = await call(mt, "mcp__demo__fail", message="no disk")
+        assert fail.is_error and "no disk" in fail.output
+        image = (await call(mt, "mcp__demo__image")).output
+        assert image == "a 1x1 pixel\n[image: image/png, 67 bytes; not shown to the model]"
+        res = (await call(mt, "mcp__demo__resource")).output
+        assert res == "[resource file:///notes.md (text/markdown)]\n# Notes"
+        big = (await call(mt, "mcp__demo__big")).output
+        assert len(big) <= 12_000 and "characters cut" in big
+        t0 = time.monotonic()
+        hang = await call(mt, "mcp__demo__hang")
+        assert hang.is_error and "did not answer within 1s" in hang.output
+        assert time.monotonic() - t0 < 5
+        assert (await call(mt, "mcp__demo__echo", text="still")).output == "echo: still"
+        interrupted = asyncio.ensure_future(call(mt, "mcp__demo__hang", seconds=0.8))
+        await asyncio.sleep(0.3)
+        interrupted.cancel()  # Ctrl-C in the agent cancels the call on the MCP loop
+        with pytest.raises(asyncio.CancelledError):
+            await interrupted
+        assert (await call(mt, "mcp__demo__echo", text="again")).output == "echo: again"
+        assert (tmp_path / ".agent" / "mcp-demo.log").read_text().count("demo server: starting")
+    finally:
+        await mt.aclose()
+
+
+async def test_crash_then_clear_errors_then_reconnect(tmp_path: Path, pids: Path) -> None:
+    told: list[str] = []
+    mt = session([demo(pids)], tmp_path, told=told)
+    try:
+        mt.wait()
+        assert mt.sync()  # the first tool list reaches the loop
+        crash = await call(mt, "mcp__demo__crash")
+        assert crash.is_error and "closed the connection during the call" in crash.output
+        for _ in range(50):
+            if mt.statuses()[0]["status"] == "failed":
+                break
+            await asyncio.sleep(0.05)
+        [status] = mt.statuses()
+        assert status["status"] == "failed"
+        assert "crashing on purpose" in status["error"]  # the server's last stderr line
+        assert not mt.sync()  # the tools stay listed: the request prefix does not change
+        assert told == [f"MCP server 'demo' failed: {status['error']} (/mcp for details)"]
+        mt.sync()
+        assert len(told) == 1  # said once
+        after = await call(mt, "mcp__demo__echo", text="x")
+        assert after.is_error and "not connected (failed" in after.output
+        assert "/mcp reconnect demo" in after.output
+        assert server_lines(mt)[0].startswith("✗ demo: failed · 11 tools · the server closed")
+        said = await _command(mt, "reconnect demo")
+        assert "demo: connected · 11 tools" in said
+        assert (await call(mt, "mcp__demo__echo", text="back")).output == "echo: back"
+        details = detail_lines(mt, "demo")
+        assert details[0] == "demo (stdio): connected"
+        assert any("mcp__demo__peek (read-only)" in line for line in details)
+    finally:
+        await mt.aclose()
+
+
+async def _command(mt: McpTools, args: str) -> str:
+    printed: list[str] = []
+    console = NS(print=lambda text="", **kw: printed.append(str(text)))
+    ctx = Ctx(run=NS(mcp=mt, cfg=NS(no_mcp=False)), console=console, turn=None)  # type: ignore[arg-type]
+    await mcp_cmd(ctx, args)
+    return "\n".join(printed)
+
+
+async def test_dead_missing_and_stubborn_servers_do_not_hold_up_start(
+    tmp_path: Path, pids: Path
+) -> None:
+    stubborn = {"MCP_SILENT_STUBBORN": "1", "MCP_SILENT_PIDFILE": str(pids / "stubborn")}
+    specs = [
+        ServerSpec("dead", "stdio", command=sys.executable, args=(SILENT,), timeout=1),
+        ServerSpec(
+            "deaf", "stdio", command=sys.executable, args=(SILENT,), env=stubborn, timeout=1
+        ),
+        ServerSpec("nope", "stdio", command="no-such-mcp-server-xyz"),
+        demo(pids),
+    ]
+    t0 = time.monotonic()
+    mt = session(specs, tmp_path)
+    try:
+        mt.wait()
+        assert time.monotonic() - t0 < 2.5  # one timeout (1 s), not the sum, not the teardown
+        by = {s["name"]: s for s in mt.statuses()}
+        assert by["dead"]["status"] == "timeout"
+        assert by["dead"]["error"].startswith("no answer to initialize within 1s")
+        assert "never answering" in by["dead"]["error"]
+        assert by["nope"]["status"] == "failed" and "No such file" in by["nope"]["error"]
+        assert by["demo"]["status"] == "connected"
+        assert [n for n in mt.tools if not n.startswith("mcp__demo__")] == []
+        assert await call(mt, "mcp__demo__echo", text="ok")
+    finally:
+        t1 = time.monotonic()
+        await mt.aclose()
+    assert time.monotonic() - t1 < 10  # SIGKILL after SIGTERM is ignored, all bounded
+    _stubborn_is_gone(pids / "stubborn")
+
+
+def _stubborn_is_gone(pidfile: Path) -> None:
+    assert not alive(int(pidfile.read_text()))
+    pidfile.unlink()  # not a pid-named file: the `pids` check would choke on it
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    port = _free_port()
+    log = (tmp_path / "http.log").open("wb")
+    proc = subprocess.Popen([sys.executable, DEMO, "--http", str(port)], stderr=log, stdout=log)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    yield proc, f"http://127.0.0.1:{port}/mcp"
+    proc.kill()
+    proc.wait()
+    log.close()
+
+
+async def test_streamable_http_headers_and_server_death(
+    tmp_path: Path, http_server: tuple[subprocess.Popen[bytes], str]
+) -> None:
+    proc, url = http_server
+    raw = {"type": "http", "url": url, "headers": {"X-Token": "${TOKEN}"}, "toolTimeout": 5}
+    specs, warnings = load_specs({"mcpServers": {"web": raw}}, {"TOKEN": "t0ken"})
+    assert not warnings
+    mt = session(specs, tmp_path)
+    try:
+        mt.wait()
+        assert mt.statuses()[0]["status"] == "connected"
+        assert (await call(mt, "mcp__web__header", name="X-Token")).output == "t0ken"
+        assert (await call(mt, "mcp__web__echo", text="over http")).output == "echo: over http"
+        proc.kill()
+        proc.wait()
+        dead = await call(mt, "mcp__web__echo", text="anyone?")
+        assert dead.is_error and "web" in dead.output
+        for _ in range(50):
+            if mt.statuses()[0]["status"] == "failed":
+                break
+            await asyncio.sleep(0.05)
+        assert mt.statuses()[0]["status"] == "failed"
+        again = await call(mt, "mcp__web__echo", text="x")
+        assert again.is_error and "not connected" in again.output
+    finally:
+        await mt.aclose()
+
+
+def _user_servers(tmp_path: Path, pids: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A HOME whose settings declare the demo server and a dead one; returns the project."""
+    home, proj = tmp_path / "home", tmp_path / "proj"
+    (home / ".agent").mkdir(parents=True)
+    proj.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    server = {"command": sys.executable, "args": [DEMO], "env": {"MCP_DEMO_PIDS": str(pids)}}
+    dead = {"command": sys.executable, "args": [SILENT], "timeout": 60}
+    settings = {
+        "mcpServers": {"demo": server, "dead": dead},
+        "permissions": {"alwaysAllow": ["mcp__demo"]},
+    }
+    (home / ".agent" / "settings.json").write_text(json.dumps(settings))
+    return proj
+
+
+async def test_list_changed_applies_at_the_next_turn_boundary(
+    fake: FakeOpenAI, tmp_path: Path, pids: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent.app import build
+    from agent.config import Flags, load_config
+    from agent.events import Recorder
+
+    proj = _user_servers(tmp_path, pids, monkeypatch)
+    env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "fake-model"}
+    t0 = time.monotonic()
+    run = build(load_config(Flags(), env, proj), Recorder())
+    assert time.monotonic() - t0 < 5  # the REPL's build never waits for a server
+    assert run.mcp is not None
+    try:
+        dead = run.init_event()["mcp_servers"][0]
+        assert dead == {"name": "dead", "status": "pending", "tools": 0}
+        assert run.mcp.manager.conns["demo"].settled.wait(20)  # the first turn picks it up
+        fake.script(
+            tool_calls([("mcp__demo__grow", {"name": "fresh"})]), text("grown"), text("seen")
+        )
+        await run.agent.run_turn("grow a tool")
+        await run.agent.run_turn("and now?")
+        offered = [{t["function"]["name"] for t in r["tools"]} for r in fake.requests]
+        assert "mcp__demo__grow" in offered[0]
+        assert "mcp__demo__fresh" not in offered[0] | offered[1]  # not mid-turn
+        assert "mcp__demo__fresh" in offered[2]  # at the next turn
+        tool_msg = next(m for m in fake.requests[1]["messages"] if m["role"] == "tool")
+        assert tool_msg["content"] == "added fresh"
+    finally:
+        await run.mcp.aclose()
+        await run.agent.llm.aclose()

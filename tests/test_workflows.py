@@ -1,0 +1,321 @@
+"""Workflow commands: /loop scheduling, /batch in real git worktrees, /simplify's reviewers."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import subprocess
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_openai import FakeOpenAI, text, tool_calls
+from helpers import close_all, make_agent
+from routed_fake import RoutedFake, close_runs, is_child, make_run, serve, tool_names
+
+from agent.commands import help_rows
+from agent.events import TurnEnd, TurnStart
+from agent.prompt_loop import PromptLoop, describe, parse_args, parse_interval
+from agent.workflows import WorkflowError, batch, batch_report, parse_units, simplify
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.com",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.com",
+}
+
+
+@pytest.fixture
+def routed(request: pytest.FixtureRequest) -> Iterator[RoutedFake]:
+    yield from serve(request)
+
+
+@pytest.fixture(autouse=True)
+async def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[None]:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    yield
+    await close_runs()
+    await close_all()
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    r = tmp_path / "repo"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    (r / "app.py").write_text("def add(a, b):\n    return a + b\n")
+    git(r, "add", ".")
+    git(r, "commit", "-q", "-m", "init")
+    return r
+
+
+# -- /loop ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "seconds"),
+    [("30s", 30), ("5m", 300), ("1h", 3600), ("10", 600), ("2min", 120), ("1.5h", 5400)],
+)
+def test_interval_parsing(raw: str, seconds: float) -> None:
+    assert parse_interval(raw) == seconds
+
+
+@pytest.mark.parametrize("raw", ["", "soon", "5x", "-1m", "0s", "0.5s"])
+def test_bad_intervals(raw: str) -> None:
+    with pytest.raises(ValueError, match="interval"):
+        parse_interval(raw)
+
+
+def test_loop_arguments() -> None:
+    assert parse_args("") is None
+    assert parse_args("5m check the build") == (300, "check the build")
+    with pytest.raises(ValueError, match="usage"):
+        parse_args("5m")
+    assert describe(300) == "5m"
+    assert describe(3600) == "1h"
+    assert describe(45) == "45s"
+
+
+async def test_runs_never_overlap_even_when_slower_than_the_interval() -> None:
+    spans: list[tuple[float, float]] = []
+    done = asyncio.Event()
+    active = 0
+
+    async def turn(prompt: str) -> None:
+        nonlocal active
+        active += 1
+        assert active == 1, "two runs at once"
+        t0 = asyncio.get_running_loop().time()
+        await asyncio.sleep(0.03)
+        spans.append((t0, asyncio.get_running_loop().time()))
+        active -= 1
+        if len(spans) == 4:
+            done.set()
+
+    loop = PromptLoop(0.01, "p", turn).start()
+    await asyncio.wait_for(done.wait(), 20)
+    await loop.aclose()
+    assert not loop.running
+    for (_, end), (start, _) in itertools.pairwise(spans):
+        assert start >= end
+
+
+async def test_a_failed_run_does_not_stop_the_loop() -> None:
+    errors: list[BaseException] = []
+    calls = 0
+    two = asyncio.Event()
+
+    async def turn(prompt: str) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            two.set()
+        raise RuntimeError("boom")
+
+    loop = PromptLoop(0.01, "p", turn, errors.append).start()
+    await asyncio.wait_for(two.wait(), 20)
+    await loop.aclose()
+    assert [str(e) for e in errors[:2]] == ["boom", "boom"]
+
+
+async def test_loop_runs_wait_for_the_users_turn(fake: FakeOpenAI, tmp_path: Path) -> None:
+    fake.script(
+        tool_calls([("slow", {"seconds": 0.3})]),
+        text("user turn done"),
+        text("loop run 1"),
+        text("loop run 2"),
+    )
+    agent, rec = make_agent(fake, tmp_path)
+    user = asyncio.ensure_future(agent.run_turn("user question"))
+    await asyncio.sleep(0)  # the user's turn takes the agent first
+    two = asyncio.Event()
+    runs = 0
+
+    async def turn(prompt: str) -> Any:
+        nonlocal runs
+        end = await agent.run_turn(prompt)
+        runs += 1
+        if runs == 2:
+            two.set()
+        return end
+
+    loop = PromptLoop(0.2, "check", turn).start()  # its first run is due at once
+    await asyncio.wait_for(two.wait(), 20)
+    await loop.aclose()
+    await user
+    marks = [type(e).__name__ for e in rec.events if isinstance(e, (TurnStart, TurnEnd))]
+    assert marks == ["TurnStart", "TurnEnd"] * 3
+    prompts = [e.prompt for e in rec.events if isinstance(e, TurnStart)]
+    assert prompts == ["user question", "check", "check"]
+
+
+class Console:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def print(self, text: Any = "", **kw: Any) -> None:
+        self.lines.append(str(text))
+
+
+def command_ctx(run: Any, turn: Any) -> Any:
+    from agent.commands import COMMANDS, Ctx, load_modules
+
+    load_modules()
+    return Ctx(run, Console(), turn, commands=dict(COMMANDS))
+
+
+async def test_loop_command_starts_and_stops(fake: FakeOpenAI, tmp_path: Path) -> None:
+    from agent.commands import dispatch
+
+    run, _ = make_run(fake, tmp_path)
+    ran = asyncio.Event()
+    prompts: list[str] = []
+
+    async def turn(prompt: str) -> None:
+        prompts.append(prompt)
+        ran.set()
+
+    ctx = command_ctx(run, turn)
+    await dispatch(ctx, "/loop 5m check the build")
+    assert "looping every 5m: check the build" in ctx.console.lines[-1]
+    await asyncio.wait_for(ran.wait(), 20)
+    assert prompts == ["check the build"]
+    loop = run.agent.ctx.extra["loop"]
+    assert loop.running
+    await dispatch(ctx, "/loop")
+    assert not loop.running
+    assert "stopped the loop (1 run(s)" in ctx.console.lines[-1]
+    await dispatch(ctx, "/loop soon do it")
+    assert "not an interval" in ctx.console.lines[-1]
+
+
+# -- /batch -----------------------------------------------------------------------------
+
+
+def test_parse_units_accepts_objects_lists_and_fences() -> None:
+    fenced = '```json\n{"units": [{"title": "a", "prompt": "do a"}, "do b"]}\n```'
+    assert [u.prompt for u in parse_units(fenced)] == ["do a", "do b"]
+    many = json.dumps([f"unit {n}" for n in range(12)])
+    assert len(parse_units(many)) == 8
+    with pytest.raises(WorkflowError):
+        parse_units("I cannot do that")
+
+
+async def test_batch_runs_three_units_in_their_own_worktrees(
+    routed: RoutedFake, repo: Path
+) -> None:
+    units = [
+        {"title": "add sub", "prompt": "UNIT-A: add sub.py with a sub function"},
+        {"title": "add mul", "prompt": "UNIT-B: add mul.py with a mul function"},
+        {"title": "check docs", "prompt": "UNIT-C: check that app.py needs no docs"},
+    ]
+    routed.script(text(json.dumps({"units": units})))
+    for marker, name in (("UNIT-A", "sub.py"), ("UNIT-B", "mul.py")):
+        write = ("write_file", {"path": name, "content": f"# {name}\n"})
+        routed.route(marker, tool_calls([write]), text(f"wrote {name}"))
+    routed.route("UNIT-C", text("no docs needed"))
+    run, _rec = make_run(routed, repo, mode="acceptEdits")
+    results = await batch(run.agent.ctx.extra["subagents"], "add arithmetic helpers", repo)
+    planner = [r for r in routed.requests if not is_child(r)]
+    assert len(planner) == 1
+    assert "tools" not in planner[0]  # a plain JSON request
+    assert [r.report.ok for r in results] == [True, True, True]
+    a, b, c = results
+    for res, name in ((a, "sub.py"), (b, "mul.py")):
+        wt = Path(res.where.split(" in ")[-1])
+        assert wt.parent == repo / ".agent" / "worktrees"
+        assert git(wt, "log", "-1", "--format=%s").strip() == f"batch: {res.unit.title}"
+        assert git(wt, "show", "--name-only", "--format=").split() == [name]
+        assert res.branch in git(repo, "branch")
+        assert not (repo / name).exists()
+    assert c.where == "no changes (worktree removed)"
+    assert not c.branch
+    assert len(list((repo / ".agent" / "worktrees").iterdir())) == 2
+    children = [r for r in routed.requests if is_child(r)]
+    assert len(children) == 5
+    assert all("task" not in tool_names(r) for r in children)
+    report = batch_report(results)
+    assert "1. add sub — done" in report
+    assert "3. check docs — done" in report
+    assert f"branches: {a.branch}, {b.branch}" in report
+    assert git(repo, "status", "--porcelain").strip() in ("", "?? .agent/")
+
+
+async def test_batch_without_git_runs_in_place(routed: RoutedFake, tmp_path: Path) -> None:
+    routed.script(text('["PLAIN-1: say one", "PLAIN-2: say two", "PLAIN-3: say three"]'))
+    for n in (1, 2, 3):
+        routed.route(f"PLAIN-{n}", text(f"said {n}"))
+    run, _ = make_run(routed, tmp_path)
+    results = await batch(run.agent.ctx.extra["subagents"], "say things", tmp_path)
+    assert [r.report.text for r in results] == ["said 1", "said 2", "said 3"]
+    assert all(r.where == "" for r in results)
+    assert not (tmp_path / ".agent" / "worktrees").exists()
+
+
+# -- /simplify --------------------------------------------------------------------------
+
+
+async def test_simplify_runs_three_reviewers_then_applies_in_the_main_loop(
+    routed: RoutedFake, repo: Path
+) -> None:
+    (repo / "app.py").write_text("def add(a, b):\n    total = a + b\n    return total\n")
+    for kind in ("reuse", "quality", "efficiency"):
+        routed.route(f"repository for {kind}.", text(f"{kind.upper()}-FINDING app.py:2"))
+    routed.script(text("applied the quality fix"))
+    run, _ = make_run(routed, repo)
+
+    async def turn(prompt: str) -> Any:
+        return await run.agent.run_turn(prompt)
+
+    reports = await simplify(run.agent.ctx.extra["subagents"], repo, "naming", turn)
+    assert [r.ok for r in reports] == [True, True, True]
+    reviewers = [r for r in routed.requests if is_child(r)]
+    assert len(reviewers) == 3
+    for r in reviewers:
+        assert tool_names(r) == ["read_file", "glob", "grep"]
+        assert "diff --git a/app.py b/app.py" in r["messages"][1]["content"]
+        assert "Focus especially on: naming" in r["messages"][1]["content"]
+    main = next(r for r in routed.requests if not is_child(r))
+    prompt = main["messages"][-1]["content"]
+    for kind in ("REUSE", "QUALITY", "EFFICIENCY"):
+        assert f"{kind}-FINDING" in prompt
+    assert run.agent.messages[-1]["content"] == "applied the quality fix"
+
+
+async def test_simplify_without_changes_says_so(routed: RoutedFake, repo: Path) -> None:
+    run, _ = make_run(routed, repo)
+    git(repo, "add", ".agent")
+    git(repo, "commit", "-q", "-m", "agent settings")
+
+    async def turn(prompt: str) -> None:
+        raise AssertionError("no turn expected")
+
+    with pytest.raises(WorkflowError, match="no changes"):
+        await simplify(run.agent.ctx.extra["subagents"], repo, "", turn)
+
+
+async def test_commands_explain_what_is_missing(fake: FakeOpenAI, tmp_path: Path) -> None:
+    from agent.commands import dispatch
+
+    run, _ = make_run(fake, tmp_path)
+
+    async def turn(prompt: str) -> None:
+        raise AssertionError("no turn expected")
+
+    ctx = command_ctx(run, turn)
+    await dispatch(ctx, "/batch")
+    assert ctx.console.lines[-1] == "usage: /batch <task>"
+    await dispatch(ctx, "/simplify")
+    assert "not a git repository" in ctx.console.lines[-1].lower()
+    assert "/simplify [focus]" in [row[0] for row in help_rows(ctx.commands)]

@@ -1,0 +1,146 @@
+"""`agent --worktree [NAME]` with real git repositories: kept with changes, removed when clean."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fake_openai import FakeOpenAI, text, tool_calls
+
+from agent import worktree as w
+from agent.settings import project_root
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.com",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.com",
+}
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, **GIT_ENV}
+    run = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    r = tmp_path / "repo"
+    r.mkdir()
+    git(r, "init", "-q", "-b", "main")
+    (r / "app.py").write_text("print(1)\n")
+    (r / "AGENT.md").write_text("COMMITTED-MEMORY\n")
+    git(r, "add", ".")
+    git(r, "commit", "-q", "-m", "init")
+    # Personal files of the main checkout, never in a worktree: they must still apply.
+    (r / ".agent").mkdir()
+    (r / ".agent" / "AGENT.md").write_text("MAIN-ONLY-MEMORY\n")
+    allow = {"permissions": {"alwaysAllow": ["write_file"]}}
+    (r / ".agent" / "settings.local.json").write_text(json.dumps(allow))
+    return r
+
+
+def agent(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "agent", "--trust-project", *args],
+        env={**env, **GIT_ENV},
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def branches(repo: Path) -> list[str]:
+    return git(repo, "branch", "--format=%(refname:short)").split()
+
+
+def test_worktree_with_changes_is_kept(
+    fake: FakeOpenAI, fake_env: dict[str, str], repo: Path
+) -> None:
+    fake.script(
+        tool_calls([("write_file", {"path": "new.txt", "content": "hello\n"})]), text("wrote it")
+    )
+    out = agent(fake_env, repo, "--worktree", "w1", "add a file")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "wrote it\n"
+    wt = repo / ".agent" / "worktrees" / "w1"
+    assert (wt / "new.txt").read_text() == "hello\n"
+    assert not (repo / "new.txt").exists()
+    assert "worktree kept" in out.stderr
+    assert "git merge agent/w1" in out.stderr
+    assert f"git worktree remove --force {wt}" in out.stderr
+    assert "agent/w1" in branches(repo)
+    assert str(wt) in git(repo, "worktree", "list")
+    # Settings (the write_file allow rule), memory and sessions are the main repository's.
+    system = fake.requests[0]["messages"][0]["content"]
+    assert "MAIN-ONLY-MEMORY" in system
+    assert system.count("COMMITTED-MEMORY") == 1
+    env_block = fake.requests[0]["messages"][1]["content"]
+    assert f"cwd: {wt}" in env_block
+    assert f"project root: {repo}" in env_block
+    assert "git branch agent/w1" in env_block
+    assert list((repo / ".agent" / "sessions").glob("*.jsonl"))
+    status = git(repo, "status", "--porcelain", "--untracked-files=all")
+    assert "worktrees" not in status
+
+
+def test_clean_worktree_is_removed_with_its_branch(
+    fake: FakeOpenAI, fake_env: dict[str, str], repo: Path
+) -> None:
+    fake.script(text("nothing to change"))
+    out = agent(fake_env, repo, "--worktree", "w2", "look around")
+    assert out.returncode == 0, out.stderr
+    assert "worktree w2 had no changes: removed it and branch agent/w2" in out.stderr
+    assert not (repo / ".agent" / "worktrees" / "w2").exists()
+    assert "agent/w2" not in branches(repo)
+    assert "w2" not in git(repo, "worktree", "list")
+
+
+def test_default_name_and_json_output(
+    fake: FakeOpenAI, fake_env: dict[str, str], repo: Path
+) -> None:
+    fake.script(text("ok"))
+    out = agent(fake_env, repo, "--output-format", "json", "question", "--worktree")
+    assert out.returncode == 0, out.stderr
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert lines[0]["cwd"].startswith(str(repo / ".agent" / "worktrees"))
+    assert lines[-1]["type"] == "result"
+    assert "had no changes: removed it" in out.stderr
+    assert branches(repo) == ["main"]
+
+
+def test_not_a_repository_is_a_usage_error(fake_env: dict[str, str], tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    out = agent(fake_env, plain, "--output-format", "json", "--worktree", "x", "q")
+    assert out.returncode == 2
+    assert "needs a git repository" in out.stderr
+    assert json.loads(out.stdout.splitlines()[-1])["subtype"] == "error_during_execution"
+
+
+def test_create_refuses_taken_names_and_finish_reports_commits(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    wt = w.create(repo, "c1")
+    assert project_root(wt.path) == repo.resolve()
+    with pytest.raises(w.WorktreeError, match="exists already"):
+        w.create(repo, "c1")
+    with pytest.raises(w.WorktreeError, match="invalid worktree name"):
+        w.create(repo, "../evil")
+    (wt.path / "a.txt").write_text("a")
+    assert w.commit_all(wt, "add a")
+    assert w.changes(wt) == (0, 1)
+    message = w.finish(wt)
+    assert "has 1 commit(s)" in message
+    assert "commit:" not in message
+    assert wt.path.is_dir()
