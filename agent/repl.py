@@ -293,6 +293,9 @@ class Repl:
             await _stop_background_shells()
             await self.run.agent.llm.aclose()
             await self.run.end()
+            mcp = getattr(self.run, "mcp", None)
+            if mcp is not None:
+                await mcp.aclose()
 
 
 async def _awaited(aw: Any) -> Any:

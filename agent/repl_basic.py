@@ -78,7 +78,8 @@ def trust_prompt(cfg: Any) -> bool:
     from agent import settings as st
 
     files = [
-        cfg.root / ".agent" / n for n in ("settings.json", "settings.local.json", "hooks.json")
+        cfg.root / ".agent" / n
+        for n in ("settings.json", "settings.local.json", "hooks.json", "actions.json")
     ] + [cfg.root / ".mcp.json"]
     present = [f for f in files if f.is_file()]
     if cfg.trusted or not present or (cfg.root / ".agent").resolve() == st.user_dir().resolve():

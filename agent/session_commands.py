@@ -25,6 +25,12 @@ def switch_session(run: Any, session_id: str) -> int:
         if hasattr(layer, "session_id"):
             layer.session_id = session_id
     run.agent.messages[:] = [run.agent.messages[0], *history]
+    todo = run.agent.ctx.extra.get("todo")
+    if todo is not None:  # the todo list belongs to the session too
+        from agent.session import load
+        from agent.todo import last_saved
+
+        todo.load(last_saved(load(store.path).records) or [])
     run.first_turn = not history
     meter = getattr(run.agent, "meter", None)
     if meter is not None and hasattr(meter, "reset"):

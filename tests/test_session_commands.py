@@ -65,11 +65,14 @@ async def test_resume_switches_sessions(make: Any, fake: FakeOpenAI) -> None:
     first, _, _ = make()
     fake.script(text("answer in the first session"))
     await first.agent.run_turn("first question")
+    first.agent.ctx.extra["todo"].add("write the tests")
     second, ctx, out = make()
+    assert len(second.agent.ctx.extra["todo"]) == 0
     await resume(ctx, "")
     assert first.session_id in out.getvalue()
     await resume(ctx, "1")
     assert second.session_id == first.session_id
+    assert [i.text for i in second.agent.ctx.extra["todo"].items.values()] == ["write the tests"]
     fake.script(text("continued"))
     await second.agent.run_turn("follow-up")
     sent = [m["content"] for m in fake.requests[-1]["messages"][1:]]
