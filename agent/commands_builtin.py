@@ -155,7 +155,7 @@ async def btw_cmd(ctx: Ctx, args: str) -> None:
     messages = [*a.messages, {"role": "user", "content": f"{BTW_NOTE}\n\n{q}"}]
     # Same tools list as the session (never called): the request prefix stays cache-identical.
     reply = await a.llm.complete(messages, a._schemas, display, 0)
-    _add_cost(a, reply.usage)
+    a.totals.add(reply.usage, a.llm.cfg.provider)  # counted, but not in the context meter
     display.emit(AssistantMessage(reply.text, reply.reasoning, [], reply.usage))
     if reply.calls and not reply.text:
         ctx.say("(the model wanted to use tools; /btw answers from the context only)", "dim")
@@ -166,21 +166,6 @@ def record(ctx: Ctx, kind: str, value: str) -> None:
     recorder = getattr(ctx.run, "recorder", None)
     if recorder is not None and hasattr(recorder, "change"):
         recorder.change(kind, value)
-
-
-def _add_cost(agent: Any, u: dict[str, int] | None) -> None:
-    """Count a side request's tokens and cost without touching the context meter."""
-    t = agent.totals
-    t.requests += 1
-    if not u:
-        return
-    t.input_tokens += u["input_tokens"]
-    t.output_tokens += u["output_tokens"]
-    t.cached_tokens += u["cached_tokens"]
-    t.reasoning_tokens += u["reasoning_tokens"]
-    t.cost_usd += agent.llm.cfg.provider.cost(
-        u["input_tokens"], u["cached_tokens"], u["output_tokens"]
-    )
 
 
 @command("tools")

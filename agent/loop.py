@@ -54,6 +54,19 @@ class Totals:
     cost_usd: float = 0.0
     requests: int = 0
 
+    def add(self, usage: dict[str, int] | None, provider: Any) -> None:
+        """Count one request: its reported tokens, and their cost at the provider's prices."""
+        self.requests += 1
+        if not usage:
+            return
+        self.input_tokens += usage["input_tokens"]
+        self.output_tokens += usage["output_tokens"]
+        self.cached_tokens += usage["cached_tokens"]
+        self.reasoning_tokens += usage["reasoning_tokens"]
+        self.cost_usd += provider.cost(
+            usage["input_tokens"], usage["cached_tokens"], usage["output_tokens"]
+        )
+
 
 @dataclass
 class Agent:
@@ -238,19 +251,11 @@ class Agent:
         state.pending = []
 
     def _count(self, reply: Reply) -> None:
-        t = self.totals
-        t.requests += 1
         u = reply.usage
+        self.totals.add(u, self.llm.cfg.provider)
         self.meter.observe(u, len(self.messages) + 1)  # this request and the reply it gave
-        if not u:
-            return
-        t.input_tokens += u["input_tokens"]
-        t.output_tokens += u["output_tokens"]
-        t.cached_tokens += u["cached_tokens"]
-        t.reasoning_tokens += u["reasoning_tokens"]
-        p = self.llm.cfg.provider
-        t.cost_usd += p.cost(u["input_tokens"], u["cached_tokens"], u["output_tokens"])
-        self.sink.emit(Usage(**u))
+        if u:
+            self.sink.emit(Usage(**u))
 
 
 @dataclass

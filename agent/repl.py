@@ -16,7 +16,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from agent import __version__
-from agent.cli import EXIT_FAIL, EXIT_OK, EXIT_USAGE, flags_from
+from agent.cli import EXIT_FAIL, EXIT_OK
 from agent.keys import PROMPT, Interrupts, make_session, next_mode, stats_of, toolbar_text
 
 CTRL_C_WINDOW = 3.0  # seconds within which a second Ctrl-C on an empty prompt exits
@@ -44,19 +44,9 @@ def run_repl(args: Any) -> int:
 
 def load(args: Any) -> Any:
     """The Config (after the trust question), or an exit code."""
-    from agent.config import ConfigError, load_config
-    from agent.repl_basic import trust_prompt
+    from agent.repl_basic import load as load_interactive
 
-    try:
-        cfg = load_config(flags_from(args))
-        if trust_prompt(cfg):
-            cfg = load_config(flags_from(args))
-    except ConfigError as e:
-        print(f"agent: {e}", file=sys.stderr)
-        return EXIT_USAGE
-    for w in cfg.warnings:
-        print(f"agent: warning: {w}", file=sys.stderr)
-    return cfg
+    return load_interactive(args)
 
 
 class Repl:

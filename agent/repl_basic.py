@@ -98,10 +98,9 @@ def trust_prompt(cfg: Any) -> bool:
     return True
 
 
-def run_repl(args: Any) -> int:
-    from agent.app import build
+def load(args: Any) -> Any:
+    """The Config for an interactive session (after the trust question), or an exit code."""
     from agent.config import ConfigError, load_config
-    from agent.render import TextRenderer
 
     try:
         cfg = load_config(flags_from(args))
@@ -112,6 +111,16 @@ def run_repl(args: Any) -> int:
         return EXIT_USAGE
     for w in cfg.warnings:
         print(f"agent: warning: {w}", file=sys.stderr)
+    return cfg
+
+
+def run_repl(args: Any) -> int:
+    from agent.app import build
+    from agent.render import TextRenderer
+
+    cfg = load(args)
+    if isinstance(cfg, int):
+        return cfg
     run = build(cfg, TextRenderer(verbose=args.verbose), ask_on_terminal)
     print(f"agent · {run.agent.llm.model} · Ctrl-C stops a turn, Ctrl-D exits", file=sys.stderr)
     loop = asyncio.new_event_loop()  # one loop for the session: the HTTP client lives on it

@@ -157,20 +157,8 @@ async def plan_units(agent: Any, task: str, git: bool) -> list[Unit]:
         {"role": "user", "content": task},
     ]
     reply = await agent.llm.complete(messages, [], Recorder(), 0)
-    _count(agent, reply.usage)
+    agent.totals.add(reply.usage, agent.llm.cfg.provider)
     return parse_units(reply.text)
-
-
-def _count(agent: Any, u: dict[str, int] | None) -> None:
-    t = agent.totals
-    t.requests += 1
-    if u:
-        t.input_tokens += u["input_tokens"]
-        t.output_tokens += u["output_tokens"]
-        t.cached_tokens += u["cached_tokens"]
-        t.reasoning_tokens += u["reasoning_tokens"]
-        p = agent.llm.cfg.provider
-        t.cost_usd += p.cost(u["input_tokens"], u["cached_tokens"], u["output_tokens"])
 
 
 def unit_job(runner: Subagents, n: int, unit: Unit, wt: Any, cwd: Path) -> Job:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import Table, stat
+from bench.common import Table, timed
 
 WORDS = ["alpha", "beta", "gamma", "delta", "needle", "omega", "import", "return", "value"]
 
@@ -31,15 +31,6 @@ def make_tree(root: Path, files: int) -> None:
         body = "\n".join(" ".join(rng.choices(WORDS, k=8)) for _ in range(6))
         (d / f"f{i}{exts[i % len(exts)]}").write_text(body + "\n")
     (root / "pkg0" / "blob.bin").write_bytes(b"\x00needle\x00" * 100)
-
-
-def _timed(fn: Any, n: int) -> Any:
-    samples = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - t0)
-    return stat(samples)
 
 
 def _tool(name: str, args: dict[str, Any], root: Path) -> Any:
@@ -93,9 +84,9 @@ def tool_bench(table: Table, n: int, files: int = 50_000) -> None:
                 # a pipe, as any consumer reads it: rg takes shortcuts when stdout is /dev/null
                 subprocess.run(cmd, cwd=root, capture_output=True, check=False)
 
-            base = _timed(raw, n)
-            bare = _timed(lambda c=plain[label]: raw(c), n)
-            ours = _timed(_tool(name, args, root), n)
+            base = timed(raw, n)
+            bare = timed(lambda c=plain[label]: raw(c), n)
+            ours = timed(_tool(name, args, root), n)
             ratio = ours.median / base.median
             table.add(
                 f"{label} ({files} files)",
@@ -107,6 +98,6 @@ def tool_bench(table: Table, n: int, files: int = 50_000) -> None:
             table.add(f"{label} ratio", f"{ratio:.2f}×", "", "1.3×", ratio <= 1.3)
         big = root / "big.txt"
         big.write_text(("x" * 99 + "\n") * 100_000)
-        s = _timed(_tool("read_file", {"path": str(big)}, root), n)
+        s = timed(_tool("read_file", {"path": str(big)}, root), n)
         table.add("read_file 10 MB", s.fmt(), "", "50 ms", s.median <= 0.050)
         os.unlink(big)
