@@ -20,6 +20,7 @@ BUILTIN_MODULES = ("agent.commands_builtin", "agent.commands_project")
 # Modules of later features; each registers its commands on import when it exists.
 OPTIONAL_MODULES = (
     "agent.session_commands",
+    "agent.hook_commands",
     "agent.mcp_commands",
     "agent.action_commands",
     "agent.workflow_commands",

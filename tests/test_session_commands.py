@@ -78,3 +78,17 @@ async def test_resume_switches_sessions(make: Any, fake: FakeOpenAI) -> None:
     sent = [m["content"] for m in fake.requests[-1]["messages"][1:]]
     assert sent[1:] == ["answer in the first session", "follow-up"]
     assert sent[0].endswith("first question")
+
+
+async def test_hooks_command_lists_hooks(make: Any, tmp_path: Path) -> None:
+    from agent.hook_commands import hooks_cmd
+
+    home_hooks = tmp_path / "home" / ".agent"
+    home_hooks.mkdir(parents=True)
+    (home_hooks / "settings.json").write_text(
+        '{"hooks": {"PreToolUse": [{"matcher": "bash", "hooks": '
+        '[{"type": "command", "command": "./check.sh", "timeout": 5}]}]}}'
+    )
+    _, ctx, out = make()
+    await hooks_cmd(ctx, "")
+    assert "PreToolUse [bash]: ./check.sh  (timeout 5 s)" in out.getvalue()
