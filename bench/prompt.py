@@ -16,7 +16,7 @@ def prompt_bench(table: Table) -> None:
     from agent.tools import builtin_tools
 
     system = base_prompt()
-    schemas = [t.schema() for t in builtin_tools()]
+    schemas = _session_tools() or [t.schema() for t in builtin_tools()]
     tools_chars = len(json.dumps(schemas, ensure_ascii=False))
     s_tok, t_tok = estimate(system), estimate_tools(schemas)
     table.add("system prompt", f"{len(system):,} chars · ~{s_tok:,} tokens", "", "", None)
@@ -35,3 +35,31 @@ def prompt_bench(table: Table) -> None:
         f"{BUDGET:,} tokens",
         total <= BUDGET,
     )
+
+
+def _session_tools() -> list[dict]:
+    """The tool list a real session sends (built-ins plus task/task_result), in its order."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from agent.app import build
+    from agent.config import Flags, load_config
+    from agent.events import Recorder
+
+    with tempfile.TemporaryDirectory() as tmp:
+        old = os.environ.get("HOME")
+        os.environ["HOME"] = tmp
+        try:
+            env = {
+                "AGENT_BASE_URL": "http://127.0.0.1:9/v1",
+                "AGENT_API_KEY": "x",
+                "AGENT_MODEL": "m",
+            }
+            run = build(load_config(Flags(no_mcp=True), env, Path(tmp)), Recorder())
+            schemas = [t.schema() for t in run.agent.tools.values()]
+            run.store.close()
+        finally:
+            if old is not None:
+                os.environ["HOME"] = old
+    return schemas

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import Table, timed
+from bench.common import Table, stat, timed
 
 WORDS = ["alpha", "beta", "gamma", "delta", "needle", "omega", "import", "return", "value"]
 
@@ -84,9 +84,18 @@ def tool_bench(table: Table, n: int, files: int = 50_000) -> None:
                 # a pipe, as any consumer reads it: rg takes shortcuts when stdout is /dev/null
                 subprocess.run(cmd, cwd=root, capture_output=True, check=False)
 
-            base = timed(raw, n)
-            bare = timed(lambda c=plain[label]: raw(c), n)
-            ours = timed(_tool(name, args, root), n)
+            tool = _tool(name, args, root)
+            runs: dict[str, list[float]] = {"base": [], "bare": [], "ours": []}
+            for _ in range(n):  # interleaved, so drift on a noisy machine hits all three alike
+                for key, fn in (
+                    ("base", raw),
+                    ("bare", lambda c=plain[label]: raw(c)),
+                    ("ours", tool),
+                ):
+                    t0 = time.perf_counter()
+                    fn()
+                    runs[key].append(time.perf_counter() - t0)
+            base, bare, ours = (stat(runs[k]) for k in ("base", "bare", "ours"))
             ratio = ours.median / base.median
             table.add(
                 f"{label} ({files} files)",
