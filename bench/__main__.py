@@ -32,7 +32,7 @@ def main() -> int:
     loopbench.loop_bench(table, max(3, n // 2))
     spine.streaming(table, max(3, n // 2))
     prompt.prompt_bench(table)
-    toolbench.tool_bench(table, max(5, n // 2), files=10_000 if args.quick else 50_000)
+    toolbench.tool_bench_isolated(table, max(5, n // 2), 10_000 if args.quick else 50_000)
     permissions.decide_bench(table, 2000)
     storebench.store_bench(table)
     extra.import_breakdown(table)
