@@ -82,9 +82,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"agent {__version__}")
         return EXIT_OK
     args = parser().parse_args(argv)
-    if args.resume and any(c.isspace() for c in args.resume):  # `agent -r "a question"`
-        args.prompt.insert(0, args.resume)
-        args.resume = ""
+    for flag in ("resume", "worktree"):  # `agent -r "a question"`: a sentence is the prompt
+        value = getattr(args, flag)
+        if value and any(c.isspace() for c in value):
+            args.prompt.insert(0, value)
+            setattr(args, flag, "")
     from agent.oneshot import read_prompt, run_oneshot
 
     prompt = read_prompt(args.prompt)

@@ -230,3 +230,14 @@ def test_sessions_of_other_directories_are_not_mixed_in(
     run(fake_env, sub, "q")
     r = run(fake_env, project, "-c", "again")
     assert r.returncode == 2 and "no previous session" in r.stderr
+
+
+def test_resume_flag_followed_by_a_sentence_opens_the_picker(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    fake.script(text("a"))
+    run(fake_env, project, "q1")
+    r = run(fake_env, project, "-r", "what did we do")  # the sentence is the prompt, not an ID
+    assert r.returncode == 2
+    assert "needs an ID without a terminal" in r.stderr
+    assert "no session 'what did we do'" not in r.stderr
