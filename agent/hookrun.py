@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-OUTPUT_CAP = 64 * 1024  # bytes kept of each of stdout and stderr
+from agent.tools.shell import Collector, signal_group
+
+OUTPUT_CAP = 64 * 1024  # characters kept of each of stdout and stderr
 EXIT_GRACE = 0.5  # seconds to wait for the pipes to close after the hook exited
 
 
@@ -32,28 +33,6 @@ class Proc:
     error: str = ""  # could not start
 
 
-class _Collector(asyncio.SubprocessProtocol):
-    """Keeps the first OUTPUT_CAP bytes of each pipe; reports exit and pipe closure."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.data = {1: bytearray(), 2: bytearray()}
-        self.exited: asyncio.Future[None] = loop.create_future()
-        self.closed = {1: loop.create_future(), 2: loop.create_future()}
-
-    def pipe_data_received(self, fd: int, data: bytes) -> None:
-        room = OUTPUT_CAP - len(self.data[fd])
-        if room > 0:
-            self.data[fd] += data[:room]
-
-    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
-        if fd in self.closed and not self.closed[fd].done():
-            self.closed[fd].set_result(None)
-
-    def process_exited(self) -> None:
-        if not self.exited.done():
-            self.exited.set_result(None)
-
-
 async def run_command(
     command: str, data: bytes, timeout: float, cwd: Path, env: dict[str, str]
 ) -> Proc:
@@ -61,7 +40,7 @@ async def run_command(
     loop = asyncio.get_running_loop()
     try:
         transport, proto = await loop.subprocess_shell(
-            lambda: _Collector(loop),
+            lambda: Collector(loop),
             command,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
@@ -83,8 +62,8 @@ async def run_command(
         _kill_group(pgid)
         await asyncio.wait([proto.exited], timeout=5.0)  # let asyncio reap it, not close()
         transport.close()
-    out = proto.data[1].decode("utf-8", "replace")
-    err = proto.data[2].decode("utf-8", "replace")
+    out = proto.streams[1].text()[0][:OUTPUT_CAP]
+    err = proto.streams[2].text()[0][:OUTPUT_CAP]
     return Proc(None if timed_out else transport.get_returncode(), out, err, timed_out)
 
 
@@ -99,7 +78,4 @@ def _feed(stdin: Any, data: bytes) -> None:
 
 def _kill_group(pid: int) -> None:
     """Kill what is left of the hook's process group (it started its own session)."""
-    if not hasattr(os, "killpg"):
-        return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+    signal_group(pid, signal.SIGKILL)
