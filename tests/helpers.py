@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -93,3 +95,16 @@ async def close_all() -> None:
 
 def of_type(rec: Recorder, kind: type) -> list[Any]:
     return [e for e in rec.events if isinstance(e, kind)]
+
+
+AGENT_CMD = [sys.executable, "-m", "agent"]
+
+
+def run_agent(
+    env: dict[str, str], cwd: Path, *args: str, stdin: str | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """`python -m agent ARGS` as a user runs it: own process, stdin closed unless given."""
+    return subprocess.run(
+        [*AGENT_CMD, *args], env=env, cwd=cwd, input=stdin, capture_output=True, text=True,
+        timeout=timeout, stdin=None if stdin is not None else subprocess.DEVNULL,
+    )  # fmt: skip

@@ -11,13 +11,13 @@ import collections
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, Turn
+from helpers import run_agent
 
 from agent.app import Run, build
 from agent.config import Flags, load_config
@@ -132,12 +132,4 @@ def agent_env(fake: FakeOpenAI, home: Path) -> dict[str, str]:
 
 
 def oneshot(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_agent(env, cwd, *args)

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
+from helpers import run_agent
 
 from agent.action_commands import Lines
 from agent.app import build
@@ -92,15 +93,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def one_shot(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*AGENT, *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_agent(env, cwd, *args)
 
 
 def audit(root: Path) -> list[dict[str, Any]]:

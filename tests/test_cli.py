@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, error, text, tool_calls
+from helpers import run_agent
 
 AGENT = [sys.executable, "-m", "agent"]
 
@@ -19,16 +20,7 @@ AGENT = [sys.executable, "-m", "agent"]
 def run(
     env: dict[str, str], cwd: Path, *args: str, stdin: str | None = None, timeout: float = 30
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*AGENT, *args],
-        env=env,
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=None if stdin is not None else subprocess.DEVNULL,
-    )
+    return run_agent(env, cwd, *args, stdin=stdin, timeout=timeout)
 
 
 def lines(out: str) -> list[dict[str, Any]]:

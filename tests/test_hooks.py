@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
-from helpers import close_all, make_agent, of_type
+from helpers import close_all, make_agent, of_type, run_agent
 
 from agent.dispatch import Call, compose
 from agent.events import Notice, PermissionDenied, Recorder
@@ -354,15 +354,7 @@ async def test_user_prompt_submit(fake: FakeOpenAI, tmp_path: Path) -> None:
 
 
 def run(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*AGENT, *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_agent(env, cwd, *args)
 
 
 @pytest.fixture

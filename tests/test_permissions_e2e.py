@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
+from helpers import run_agent
 
 from agent.asking import Answer, AskRequest
 from agent.dispatch import Call
@@ -35,15 +35,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def one_shot(env: dict[str, str], cwd: Path, *args: str) -> tuple[int, dict[str, Any], str]:
-    r = subprocess.run(
-        [*AGENT, "--output-format", "json", *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    r = run_agent(env, cwd, "--output-format", "json", *args)
     return r.returncode, json.loads(r.stdout.splitlines()[-1]), r.stderr
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
+from helpers import run_agent
 
 from agent.session import load
 
@@ -20,15 +21,7 @@ AGENT = [sys.executable, "-m", "agent"]
 
 
 def run(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*AGENT, *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_agent(env, cwd, *args)
 
 
 def result(out: str) -> dict[str, Any]:
