@@ -5,17 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.commands import command
-
-EVENTS = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    "PreCompact",
-    "Stop",
-    "SubagentStop",
-    "SessionEnd",
-)
+from agent.hooks import EVENTS
 
 
 def hooks_report(run: Any) -> str:

@@ -57,9 +57,7 @@ def rewind_conversation(run: Any, cp: Checkpoint) -> Outcome:
     agent = run.agent
     del agent.messages[cp.msg_index :]
     run.store.append({"t": "truncate", "keep": cp.msg_index - 1, "checkpoint": cp.n})
-    meter = getattr(agent, "meter", None)
-    if meter is not None and hasattr(meter, "reset"):
-        meter.reset()
+    agent.meter.reset()  # the history changed under the reported usage
     return Outcome(conversation=True, message=f"conversation rewound to before #{cp.n}")
 
 

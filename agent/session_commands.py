@@ -32,9 +32,7 @@ def switch_session(run: Any, session_id: str) -> int:
 
         todo.load(last_saved(load(store.path).records) or [])
     run.first_turn = not history
-    meter = getattr(run.agent, "meter", None)
-    if meter is not None and hasattr(meter, "reset"):
-        meter.reset()
+    run.agent.meter.reset()  # the history changed under the reported usage
     run.recorder.start(run.cfg.cwd, run.agent.llm.model, resumed_from=session_id)
     return len(history)
 
