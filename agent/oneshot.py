@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from agent.cli import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_MAX_TURNS, EXIT_OK, EXIT_USAGE, flags_from
+from agent.tools import stop_background
 
 EXIT_BY_SUBTYPE = {
     "success": EXIT_OK,
@@ -162,7 +163,7 @@ async def _drive(run: Any, prompt: str) -> tuple[str, str, str | None]:
         return "error_interrupted", "", "interrupted"
     finally:
         await run.stop_background()  # background subagents use the client: stop them first
-        await _shutdown()
+        await asyncio.to_thread(stop_background)
         if run.mcp is not None:
             await run.mcp.aclose()
         await run.agent.llm.aclose()
@@ -173,13 +174,3 @@ async def _drive(run: Any, prompt: str) -> tuple[str, str, str | None]:
 async def _session(run: Any, prompt: str) -> Any:
     await run.start()  # SessionStart hooks may add context to the first message
     return await run.agent.run_turn(run.user_message(prompt))
-
-
-async def _shutdown() -> None:
-    """Stop background processes the tools started (bash run_in_background)."""
-    shell = sys.modules.get("agent.tools.shell")
-    stop = getattr(shell, "shutdown", None)
-    if stop is not None:
-        res = stop()
-        if asyncio.iscoroutine(res):
-            await res

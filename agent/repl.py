@@ -18,6 +18,7 @@ from typing import Any
 from agent import __version__
 from agent.cli import EXIT_FAIL, EXIT_OK
 from agent.keys import PROMPT, Interrupts, make_session, next_mode, stats_of, toolbar_text
+from agent.tools import stop_background
 
 CTRL_C_WINDOW = 3.0  # seconds within which a second Ctrl-C on an empty prompt exits
 
@@ -280,7 +281,7 @@ class Repl:
             task.cancel()
         await asyncio.gather(*self.bg, return_exceptions=True)
         if self.run is not None:
-            await _stop_background_shells()
+            await asyncio.to_thread(stop_background)
             await self.run.agent.llm.aclose()
             await self.run.end()
             mcp = getattr(self.run, "mcp", None)
@@ -290,12 +291,3 @@ class Repl:
 
 async def _awaited(aw: Any) -> Any:
     return await aw
-
-
-async def _stop_background_shells() -> None:
-    """Stop processes the bash tool started in the background."""
-    stop = getattr(sys.modules.get("agent.tools.shell"), "shutdown", None)
-    if stop is not None:
-        res = stop()
-        if asyncio.iscoroutine(res):
-            await res

@@ -91,3 +91,12 @@ def builtin_tools() -> tuple[Tool, ...]:
 def registry(tools: tuple[Tool, ...]) -> dict[str, Tool]:
     """A flat name → tool dict; MCP and action tools are added to the same dict."""
     return {t.name: t for t in tools}
+
+
+def stop_background() -> None:
+    """Kill the processes bash started with run_in_background (if any were started)."""
+    import sys
+
+    bg = sys.modules.get("agent.tools.shell_bg")  # never loaded = nothing to stop
+    if bg is not None:
+        bg.shutdown()
