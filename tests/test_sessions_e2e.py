@@ -79,7 +79,9 @@ def test_resume_by_id_and_errors(fake: FakeOpenAI, fake_env: dict, project: Path
     sid = result(run(fake_env, project, "--output-format", "json", "q1").stdout)["session_id"]
     run(fake_env, project, "q-other")  # a newer session: -r ID must still pick the old one
     fake.script(text("c"))
-    r = run(fake_env, project, "-r", sid[:17], "q3")
+    # A prefix of the id: one that stops before the random tail ends, since two sessions
+    # started in the same second can share its first hex digits.
+    r = run(fake_env, project, "-r", sid[:-2], "q3")
     assert r.returncode == 0, r.stderr
     assert [m["content"] for m in fake.requests[2]["messages"][2:]] == ["a", "q3"]
     bad = run(fake_env, project, "-r", "nope", "q")
