@@ -40,6 +40,8 @@ ENV_TEMPLATES = (".env.example", ".env.sample", ".env.template", ".env.dist")
 # Inside any `.agent/` directory: what configures permissions, hooks and code that runs.
 AGENT_FILES = ("settings*.json", "hooks.json", "trusted.json", "actions.json", "audit.jsonl")
 PROTECTED_DIRS = (".git",)
+# Words that make a search pattern name protected files.
+PROTECTED_WORDS = (".env", ".git", ".ssh", ".aws", "id_rsa", "id_ed25519", ".netrc", ".agent")
 # Relative to the home directory: credential stores.
 HOME_SECRETS = (
     ".ssh",
@@ -124,12 +126,24 @@ def protected(path: Path | str, ws: Workspace) -> str:
     name = parts[-1]
     if len(parts) >= 2 and parts[-2] == ".agent" and _AGENT_RE.match(name):
         return f".agent/{name} configures the agent"
-    if name not in ENV_TEMPLATES and _SECRET_RE.match(name):
+    if secret_name(name):
         return f"{name} may hold secrets"
     for secret, rel in ws.home_secrets:
         if p == secret or p.startswith(secret + "/"):
             return f"~/{rel} holds credentials"
     return ""
+
+
+def names_protected(pattern: str) -> bool:
+    """A glob that spells out protected files (`**/.env*`, `.ssh/*`): asked about, and then
+    searched as asked, secrets included."""
+    parts = pattern.replace("\\", "/").split("/")
+    return any(w in p for p in parts for w in PROTECTED_WORDS)
+
+
+def secret_name(name: str) -> bool:
+    """A file name that may hold secrets (`.env`, keys, credential files; not `.env.example`)."""
+    return name not in ENV_TEMPLATES and bool(_SECRET_RE.match(name))
 
 
 _SECRET_RE = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAMES))

@@ -20,13 +20,12 @@ from urllib.parse import urlsplit
 
 from agent.dispatch import Call, Next
 from agent.events import PermissionDenied, Sink
-from agent.paths import Workspace, check
+from agent.paths import Workspace, check, names_protected
 from agent.rules import FILE_TOOLS, RuleSet, compile_rules, domain_match, path_match
 from agent.tools import Tool, ToolContext, ToolResult, error
 
 EDIT_TOOLS = ("write_file", "edit_file")
 NEEDS_APPROVAL = frozenset({"web_fetch"})  # read-only for the disk, but it sends data out
-_PROTECTED_WORDS = (".env", ".git", ".ssh", ".aws", "id_rsa", "id_ed25519", ".netrc", ".agent")
 
 
 @dataclass(frozen=True)
@@ -146,7 +145,7 @@ def _pattern_facts(f: Facts, pattern: str, base: Path, ws: Workspace) -> None:
         v = check(literal or "/", ws, base)
         f.inside = f.inside and v.inside
         f.protected = f.protected or v.secret
-    if not f.protected and any(w in p for p in parts for w in _PROTECTED_WORDS):
+    if not f.protected and names_protected(pattern):
         f.protected = f"the pattern {pattern!r} reaches protected files"
 
 

@@ -221,6 +221,31 @@ async def test_grep_tool_output(
 
 
 @pytest.mark.parametrize("backend", ["rg", "python"])
+async def test_directory_grep_hides_secret_files(tmp_path: Path, backend: str) -> None:
+    if backend == "rg" and RG is None:
+        pytest.skip("no rg")
+    (tmp_path / ".env").write_text("API_KEY=sk-live-123\n")
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "server.key").write_text("API_KEY private\n")
+    (tmp_path / ".env.example").write_text("API_KEY=\n")
+    (tmp_path / "app.py").write_text("key = os.environ['API_KEY']\n")
+    ctx = ctx_for(tmp_path, backend)
+    content = await search.GREP.run({"pattern": "API_KEY", "output_mode": "content"}, ctx)
+    assert "sk-live" not in content.output and "private" not in content.output
+    lines = content.output.splitlines()
+    assert lines[1:3] == [".env.example:1:API_KEY=", "app.py:1:key = os.environ['API_KEY']"]
+    assert "2 file(s) that may hold secrets are not shown: .env, conf/server.key" in lines[3]
+    assert "read_file" in lines[3]
+    only = await search.GREP.run({"pattern": "sk-live"}, ctx)
+    assert only.output.startswith("No matches") and ".env" in only.output
+    # Named on purpose, the file is searched: the permission layer has asked about that path.
+    direct = await search.GREP.run({"pattern": "sk-live", "path": ".env"}, ctx)
+    assert direct.output == "Found 1 files\n.env"
+    asked = await search.GREP.run({"pattern": "sk-live", "glob": ".env*"}, ctx)
+    assert asked.output == "Found 1 files\n.env"
+
+
+@pytest.mark.parametrize("backend", ["rg", "python"])
 async def test_grep_caps_with_more_note(tmp_path: Path, backend: str) -> None:
     if backend == "rg" and RG is None:
         pytest.skip("no rg")

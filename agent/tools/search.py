@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agent.paths import names_protected
 from agent.tools import Tool, ToolContext, ToolResult, cap, pygrep, walk
 from agent.tools.common import ToolError, bool_arg, guard, int_arg, resolve, shown, str_arg
 from agent.tools.pygrep import FileHits
@@ -119,12 +120,14 @@ async def _grep(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise ToolError(f"path not found: {root}", hint="pass a directory or file that exists")
     glob = str_arg(args, "glob", required=False)
     hits, cut = await grep_hits(ctx, root, query, glob)
+    explicit = root.is_file() or bool(glob and names_protected(glob))
+    hits, note = (hits, "") if explicit else walk.hide_secrets(hits)
     head_limit = int_arg(args, "head_limit", None, minimum=1)
     where = shown(ctx, root)
     label = f'grep "{pattern[:60]}"'
     if not hits:
         found = f"No matches for {pattern!r} in {where}" + (f" (glob {glob!r})" if glob else "")
-        return ToolResult(found, display=f"{label} · no matches")
+        return ToolResult(found + note, display=f"{label} · no matches")
     matches = sum(h.count for h in hits)
     summary = {
         "files": f"{len(hits)} files",
@@ -132,7 +135,7 @@ async def _grep(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         "content": f"{matches} lines in {len(hits)} files",
     }[mode]
     text = render_grep(hits, query, head_limit, cut)
-    return ToolResult(text, display=f"{label} · {summary}")
+    return ToolResult(text + note, display=f"{label} · {summary}")
 
 
 def _split_pattern(root: Path, pattern: str) -> tuple[Path, str, str]:

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.paths import secret_name
 from agent.tools.common import ToolError
 from agent.tools.gitglob import IgnoreRules
 from agent.tools.pygrep import FileHits
@@ -216,3 +217,23 @@ def parse_rg(out: bytes, mode: str) -> list[FileHits]:
         hits.lines.append((int(rest[:digits]), is_match, text.removesuffix("\r")))
         hits.count += is_match
     return list(by_path.values())
+
+
+def hide_secrets(hits: list[FileHits]) -> tuple[list[FileHits], str]:
+    """A directory search never shows what `.env`, keys or credential files contain: those
+    hits are dropped and named in a note, so the model can ask for one with read_file (which
+    asks the user)."""
+    kept: list[FileHits] = []
+    skipped: list[str] = []
+    for h in hits:
+        if secret_name(h.path.rsplit("/", 1)[-1]):
+            skipped.append(h.path)
+        else:
+            kept.append(h)
+    if not skipped:
+        return hits, ""
+    names = ", ".join(skipped[:5]) + (" …" if len(skipped) > 5 else "")
+    return kept, (
+        f"\n[matches in {len(skipped)} file(s) that may hold secrets are not shown: {names}; "
+        "read one with read_file, which asks the user]"
+    )
