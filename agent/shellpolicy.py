@@ -17,6 +17,7 @@ from agent.paths import Workspace, check, expand_glob
 from agent.permissions import Facts
 from agent.rules import Rule, RuleSet, words_match
 from agent.shellparse import Command, Parsed, Redirect, Word, parse
+from agent.shellreach import recursive_read
 
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 PEEL = risk.WRAPPERS - {"eval", "source", ".", "trap", "alias", "fc", "let"}
@@ -63,6 +64,10 @@ def _judge(
     name = risk.name_of(cmd)
     rule = _allow_rule(rs, cmd)
     ro = risk.read_only(cmd) and _inside(cmd, ws, bases)
+    reach = recursive_read(cmd, ws, bases)
+    f.protected = f.protected or reach.secret
+    if reach.unsure and ro:
+        ro, f.why = False, f.why or reach.unsure
     if name in ("cd", "pushd", "popd"):  # later relative paths may start from there
         where = cmd.argv[1].value if len(cmd.argv) > 1 else "~"
         if where is None or name == "popd" or where.startswith(("+", "-")):

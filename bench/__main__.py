@@ -34,6 +34,7 @@ def main() -> int:
     prompt.prompt_bench(table)
     toolbench.tool_bench_isolated(table, max(5, n // 2), 10_000 if args.quick else 50_000)
     permissions.decide_bench(table, 2000)
+    permissions.recursive_bench(table)
     storebench.store_bench(table)
     extra.import_breakdown(table)
     if not args.no_footprint:

@@ -90,7 +90,38 @@ def decide_bench(table: Table, n: int) -> None:
     table.add("decide, 200 rules (slowest call kind)", f"{worst * 1e3:.3f} ms", "", "—", None)
 
 
+def recursive_bench(table: Table, files: int = 5000) -> None:
+    """`grep -rn` is judged by walking what it would read: that walk against grep's own run."""
+    import subprocess
+
+    from agent.permissions import decide
+    from agent.tools import Tool, ToolResult
+
+    async def run(args: dict[str, Any], ctx: Any) -> ToolResult:
+        return ToolResult("")
+
+    bash = Tool("bash", "", {}, run)
+    args = {"command": "grep -rn NEEDLE ."}
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp)
+        for i in range(files):
+            d = ws / f"pkg{i % 50}" / f"mod{i % 7}"
+            d.mkdir(parents=True, exist_ok=True)
+            (d / f"f{i}.py").write_text("def f():\n    return 1\n" * 20)
+        assert decide({}, "default", bash, args, ws).kind == "allow"
+        check = _per_call(lambda: decide({}, "default", bash, args, ws), 15)
+        grep = _per_call(lambda: subprocess.run(["grep", "-rn", "NEEDLE", "."], cwd=ws), 5)
+    table.add(
+        f"decide `grep -rn` over {files} files (walk for secrets)",
+        f"{check * 1e3:.1f} ms",
+        f"grep itself {grep * 1e3:.1f} ms ({check / grep:.2f}×)",
+        "< grep",
+        check < grep,
+    )
+
+
 if __name__ == "__main__":
     t = Table()
     decide_bench(t, 11)
+    recursive_bench(t)
     print(t.markdown())

@@ -210,6 +210,18 @@ BASH: list[tuple[str, str]] = [
     ("cat ./.en?", Q),
     ("cat .e\\nv", Q),
     ("cat /proc/self/cwd/.env", Q),
+    # recursive searches read what is below their directories
+    ("grep -r KEY .", Q),
+    ("grep -rn KEY", Q),
+    ("grep --recursive KEY", Q),
+    ("grep -d recurse KEY .", Q),
+    ("cd src && grep -R KEY ..", Q),
+    ("grep -R KEY src", Q),  # follows src/link_file out of the workspace
+    ("grep -rn KEY src", A),
+    ("grep KEY notes.txt", A),
+    ("rg --hidden KEY", Q),
+    ("rg -uu KEY", Q),
+    ("rg -L KEY", Q),  # follows sshdir to ~/.ssh
     ("cat <<< $(id)", Q),
     ("if curl x; then ls; fi", D),
     ("time curl x", D),
