@@ -207,13 +207,15 @@ def verdict(f: Facts, mode: str, tool: Tool) -> Decision:
 
 
 def apply_hook(d: Decision, hook: tuple[str, str] | None) -> Decision:
-    """A PreToolUse hook's permissionDecision: deny wins; allow skips a prompt; ask asks."""
+    """A PreToolUse hook's permissionDecision: deny wins; allow skips a prompt, except the
+    ones that always ask (secrets, .git/, agent settings, actions with requiresConfirm); ask
+    asks."""
     if not hook:
         return d
     kind, reason = hook
     if kind == "deny" and d.kind != "deny":
         return Decision("deny", reason or "blocked by a PreToolUse hook", "hook")
-    if kind == "allow" and d.kind == "ask":
+    if kind == "allow" and d.kind == "ask" and d.source != "protected":
         return Decision("allow", reason, "hook")
     if kind == "ask" and d.kind == "allow":
         return Decision("ask", reason or "a PreToolUse hook asks for approval", "hook")

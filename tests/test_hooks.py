@@ -261,7 +261,11 @@ async def test_middleware_block_deny_and_allow(tmp_path: Path) -> None:
     result, call = await run_layers(tmp_path, hooks, rec, {"command": "make"})
     assert result.output.startswith("ran:")
     assert call.meta["source"] == "hook"
-    # ... but never overrides a deny (plan mode denies bash)
+    # ... except where SPEC says "always ask": a secret is still asked about (here: denied)
+    result, call = await run_layers(tmp_path, hooks, rec, {"command": "cat .env"})
+    assert result.is_error
+    assert call.meta["decision"] == "deny"
+    # ... and never overrides a deny (plan mode denies bash)
     result, call = await run_layers(tmp_path, hooks, rec, {"command": "make"}, mode="plan")
     assert result.is_error
     assert call.meta["decision"] == "deny"

@@ -446,6 +446,8 @@ def test_hook_decisions_combine_with_the_gate() -> None:
     assert apply_hook(allow, ("deny", "no")).kind == D
     assert apply_hook(allow, ("ask", "")).kind == Q
     assert apply_hook(ask, None) is ask
+    secret = Decision("ask", ".env may hold secrets", "protected")
+    assert apply_hook(secret, ("allow", "ok")) is secret  # what always asks still asks
 
 
 @settings(max_examples=200, deadline=None)
