@@ -3,7 +3,8 @@
 At the prompt: Enter sends, Alt-Enter / Ctrl-J insert a new line, Shift-Tab cycles the
 permission mode, Ctrl-C clears the line (on an empty line it asks to exit), Ctrl-D exits.
 While a turn runs prompt_toolkit is not reading the terminal: `Interrupts` puts it in
-no-echo cbreak mode and cancels the turn on Esc or Ctrl-C.
+no-echo cbreak mode, cancels the turn on Esc or Ctrl-C and keeps anything else typed
+(typeahead.TypeAhead) for after the turn.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import termios
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
+
+from agent.typeahead import TypeAhead
 
 PROMPT = "> "
 MODES = ("default", "acceptEdits", "plan")
@@ -115,6 +118,7 @@ class Interrupts:
 
     def __init__(self, on_interrupt: Callable[[], None]) -> None:
         self.on_interrupt = on_interrupt
+        self.typed = TypeAhead()
         self.fd = -1
         self.saved: list[Any] | None = None
 
@@ -155,3 +159,5 @@ class Interrupts:
         # A lone ESC is the Escape key; arrows and Alt-keys arrive as longer sequences.
         if b"\x03" in data or data == b"\x1b":
             self.on_interrupt()
+        else:
+            self.typed.feed(data)

@@ -66,6 +66,9 @@ class Repl:
         self.commands: dict[str, Any] = {}
         self.paths: list[str] = []
         self.pending: list[str] = []  # !command notes for the next message
+        self.queued = ""  # a message typed (and sent with Enter) while the last turn ran
+        self.draft = ""  # text typed while the last turn ran: the next prompt starts with it
+        self.cancelled = False  # the last busy period was interrupted
         self.current: asyncio.Future[Any] | None = None
         self.bg: set[asyncio.Future[Any]] = set()
         self.ready: asyncio.Future[Any] | None = None
@@ -87,11 +90,12 @@ class Repl:
         code = EXIT_OK
         try:
             while not (self.ctx is not None and self.ctx.exit):
-                line = await self._read()
+                line, self.queued = self.queued or await self._read(), ""
                 if line is None:
                     break
                 if line.strip():
                     await self._handle(line)
+                    self._typed_ahead()
         except StartError as e:
             print(f"agent: {e}", file=sys.stderr)
             code = EXIT_FAIL
@@ -105,7 +109,8 @@ class Repl:
             self._refresh_stats()
             self._at_prompt(True)
             try:
-                return str(await self.session.prompt_async(PROMPT))
+                draft, self.draft = self.draft, ""
+                return str(await self.session.prompt_async(PROMPT, default=draft))
             except EOFError:
                 return None
             except KeyboardInterrupt:
@@ -134,7 +139,7 @@ class Repl:
     async def busy(self, work: Coroutine[Any, Any, Any], label: str) -> None:
         """Run a turn or command as a task that Esc / Ctrl-C cancels; the session survives."""
         task = asyncio.ensure_future(work)
-        self.current = task
+        self.current, self.cancelled = task, False
         self.renderer.begin(label)
         self.keys.start()
         try:
@@ -142,6 +147,7 @@ class Repl:
         except asyncio.CancelledError:
             if not task.cancelled():
                 raise  # we were cancelled ourselves (shutdown)
+            self.cancelled = True
             if not self.renderer.interrupted:
                 self.renderer.line("⎿ interrupted", "dim")
         except Exception as e:  # a failing command must not end the session
@@ -150,6 +156,18 @@ class Repl:
             self.keys.stop()
             self.renderer.end()
             self.current = None
+
+    def _typed_ahead(self) -> None:
+        """What was typed during the turn: a queued message is sent next (echoed as if typed);
+        after an interrupt it is only put back in the prompt, so Esc never sends anything."""
+        queued, text = self.keys.typed.take()
+        if self.cancelled or not queued:
+            self.draft = "\n".join(t for t in (queued, text) if t)
+            return
+        self.queued = queued
+        self.keys.typed.text = text  # typing goes on while the queued message runs
+        self.session.history.append_string(queued)
+        print(f"{PROMPT}{queued}", flush=True)
 
     async def turn(self, text: str) -> Any:
         """One user turn through the loop (commands call this too)."""
@@ -225,6 +243,7 @@ class Repl:
         importlib.import_module("rich.markdown")  # the first answer must not wait for it
         self.console = Console(highlight=False)
         self.renderer = LiveRenderer(self.console)
+        self.renderer.typed = self.keys.typed.shown
         return build(self.cfg, self.renderer, TerminalAsker(self))
 
     async def _start(self) -> Any:

@@ -100,6 +100,7 @@ class LiveRenderer:
         self.label = "thinking"
         self.interrupted = False  # the last busy period ended with an interrupted turn
         self.at_prompt: Callable[[Callable[[], None]], None] | None = None  # prints above a prompt
+        self.typed: Callable[[], str] = str  # what was typed during the turn, as a status line
 
     # -- busy periods --------------------------------------------------------------------
     def begin(self, label: str = "thinking") -> None:
@@ -162,6 +163,9 @@ class LiveRenderer:
         status = self._status()
         if status:
             parts.append(Text(status, style="cyan"))
+        typed = self.typed()
+        if typed:
+            parts.append(Text(typed, style="dim"))
         lines: list[list[Any]] = []
         for part in parts:
             lines += console.render_lines(part, options, pad=False)

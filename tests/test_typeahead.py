@@ -1,0 +1,72 @@
+"""Text typed while a turn runs: kept in the typeahead buffer, queued on Enter, sent after the
+turn (in a real pseudo-terminal), put back in the prompt after an interrupt."""
+
+from __future__ import annotations
+
+from fake_openai import FakeOpenAI, text
+from pty_term import Term
+from test_repl import READY, project, term, user_texts  # noqa: F401  (fixtures)
+
+from agent.typeahead import TypeAhead
+
+
+def test_buffer_edits_queues_and_skips_escape_sequences() -> None:
+    t = TypeAhead()
+    t.feed(b"fix the tesz\x7ft")
+    assert (t.queued, t.text) == ([], "fix the test")
+    t.feed(b"\x1b[A\x1bOB\x1b[1;5C")  # arrows, Ctrl-arrow: nothing typed
+    t.feed(b"s\r\r")  # an empty line is not queued
+    t.feed(b"and the doc: na\xc3")  # "ï" split across two reads
+    t.feed(b"\xafve")
+    assert t.queued == ["fix the tests"]
+    assert t.text == "and the doc: naïve"
+    t.feed(b" \x17")  # Ctrl-W drops the last word
+    assert t.text == "and the doc: "
+    t.feed(b"\x15second\nthird")
+    assert t.message == "fix the tests\nsecond"
+    assert t.shown() == ("↳ queued: fix the tests … (sent when this turn ends) · typing: third")
+    assert t.take() == ("fix the tests\nsecond", "third")
+    assert t.take() == ("", "") and t.shown() == ""
+    t.feed(b"\x1bx")  # Alt-x
+    t.feed(b"y\tz")
+    assert t.text == "y z"
+
+
+def test_enter_during_a_turn_sends_the_message_after_it(term: Term, fake: FakeOpenAI) -> None:  # noqa: F811
+    fake.script(text("tick " * 40, pieces=40, delay=0.1), text("second answer"), text("third"))
+    term.wait_for(READY, where="bottom")
+    term.type("slow one")
+    term.wait_for("tick tick")
+    term.send("next question\r")
+    term.send("half typed")
+    term.wait_for("queued: next question")
+    term.wait_for("typing: half typed")
+    term.wait_for("second answer")
+    term.wait_for(READY, where="bottom")
+    assert term.count("> next question") == 1
+    assert "> half typed" in term.text()
+    term.send("\r")
+    term.wait_for("third")
+    assert user_texts(fake.requests[1])[-1] == "next question"
+    assert user_texts(fake.requests[2])[-1] == "half typed"
+    term.send("\x04")
+    assert term.wait_exit() == 0
+
+
+def test_an_interrupt_puts_typed_text_back_in_the_prompt(term: Term, fake: FakeOpenAI) -> None:  # noqa: F811
+    fake.script(text("tick " * 200, pieces=200, delay=0.1), text("done"))
+    term.wait_for(READY, where="bottom")
+    term.type("slow one")
+    term.wait_for("tick tick")
+    term.send("do this instead\r")
+    term.wait_for("queued: do this instead")
+    term.send("\x1b")
+    term.wait_for("interrupted")
+    term.wait_for(READY, where="bottom")
+    assert "> do this instead" in term.text()
+    assert len(fake.requests) == 1  # Esc never sends what was queued
+    term.send("\r")
+    term.wait_for("done")
+    assert user_texts(fake.requests[1])[-1] == "do this instead"
+    term.send("\x04")
+    assert term.wait_exit() == 0
