@@ -27,6 +27,13 @@ from agent.tools.actions import ActionRunner, project_actions
 from agent.workflow_setup import attach as attach_workflows
 from agent.workflow_setup import stop_background, subagent_tools
 
+PLAN_ON = (
+    "[Plan mode is on: use only read-only tools (read_file, glob, grep, read-only commands); "
+    "do not edit files or run anything that changes state, those calls will be denied. "
+    "Investigate, then answer with a short step-by-step plan and stop.]"
+)
+PLAN_OFF = "[Plan mode is off: you may now make changes.]"
+
 
 @dataclass
 class Denials:
@@ -55,9 +62,16 @@ class Run:
     context: list[str] = field(default_factory=list)  # from SessionStart hooks
     actions: ActionRunner | None = None  # project actions, for /actions and /run
     mcp: McpTools | None = None  # MCP servers, for /mcp, the init event and shutdown
+    planning: bool = False  # the last message went out in plan mode
 
     def user_message(self, prompt: str) -> str:
-        """The first message of a session carries the environment block (and hook context)."""
+        """The first message of a session carries the environment block (and hook context);
+        in plan mode every message says so, and the first one after it says it is over."""
+        plan, was = self.gate.mode == "plan", self.planning
+        self.planning = plan
+        note = PLAN_ON if plan else PLAN_OFF if was else ""
+        if note:
+            prompt = f"{note}\n\n{prompt}"
         if self.first_turn:
             self.first_turn = False
             extra = "".join(f"\n\n{c}" for c in self.context)

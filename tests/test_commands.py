@@ -15,7 +15,7 @@ from fake_openai import FakeOpenAI, text, tool_calls
 from rich.console import Console
 
 from agent import commands
-from agent.app import build
+from agent.app import PLAN_OFF, PLAN_ON, build
 from agent.commands import Command, Ctx, all_commands, dispatch, parse, register
 from agent.compaction import SUMMARY_PREFIX, is_valid
 from agent.config import Flags, load_config
@@ -417,3 +417,16 @@ async def test_user_commands_run_through_the_loop(
         await cmd(c, "/team:lint src")
     finally:
         await c.agent.llm.aclose()
+
+
+async def test_plan_mode_note_follows_the_mode(ctx: Ctx, fake: FakeOpenAI) -> None:
+    fake.script(text("a"), text("b"), text("c"), text("d"))
+    ctx.run.gate.mode = "plan"
+    await ctx.turn("look around")
+    await ctx.turn("and more")
+    ctx.run.gate.mode = "default"
+    await ctx.turn("do it")
+    await ctx.turn("thanks")
+    users = [r["messages"][-1]["content"] for r in fake.requests]
+    assert users[0].endswith(f"{PLAN_ON}\n\nlook around")
+    assert users[1:] == [f"{PLAN_ON}\n\nand more", f"{PLAN_OFF}\n\ndo it", "thanks"]

@@ -14,6 +14,7 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import run_agent
 
+from agent.app import PLAN_ON
 from agent.asking import Answer, AskRequest
 from agent.dispatch import Call
 from agent.events import PermissionDenied, Recorder
@@ -121,6 +122,18 @@ def test_writes_through_a_symlinked_dir_are_denied(
     assert code == 0, err
     assert not (project.parent / "outside" / "MARKER").exists()
     assert result["permission_denials"][0]["tool_name"] == "write_file"
+
+
+def test_plan_mode_tells_the_model_and_denies_writes(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    fake.script(tool_calls([("write_file", {"path": "x.txt", "content": "x"})]), text("plan"))
+    code, result, err = one_shot(fake_env, project, "--permission-mode", "plan", "add x.txt")
+    assert code == 0, err
+    first = fake.requests[0]["messages"][-1]["content"]
+    assert first.endswith(f"{PLAN_ON}\n\nadd x.txt")
+    assert [d["tool_name"] for d in result["permission_denials"]] == ["write_file"]
+    assert not (project / "x.txt").exists()
 
 
 def test_never_allow_beats_bypass(
