@@ -10,7 +10,7 @@ If the summary cannot be had, the oldest whole turns are dropped instead: never 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -241,4 +241,20 @@ async def auto_compact(agent: Agent) -> bool:
         agent.meter.now(agent.messages, agent._schemas), policy
     ):
         return False
+    return await compact(agent, trigger="auto")
+
+
+async def fit(agent: Agent, limit: int | None) -> bool:
+    """The provider said the request does not fit: learn its real window (or, when it did not
+    say, take the rejected size as an upper bound) and compact now. False when that is not
+    possible (auto-compaction off, or nothing left to compact)."""
+    policy = agent.compaction
+    if policy is None:
+        return False
+    sent = agent.meter.now(agent.messages, agent._schemas)
+    known = limit or int(sent * 0.9)
+    if known < policy.context_limit:
+        agent.compaction = replace(policy, context_limit=known)
+        said = f"is {known:,} tokens" if limit else f"is under {sent:,} tokens"
+        agent.sink.emit(Notice(f"the model's context window {said}; using that from now on"))
     return await compact(agent, trigger="auto")

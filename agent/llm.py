@@ -8,7 +8,9 @@ never retried; they end the turn with a one-line message saying what to do.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +25,40 @@ RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
 
 class LLMError(Exception):
     """The request failed for good; the message tells the user what to do."""
+
+
+class ContextOverflow(LLMError):
+    """The request did not fit the model's context window; `limit` when the provider said."""
+
+    def __init__(self, message: str, limit: int | None) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+# How providers say the prompt is too long: OpenAI/DeepSeek/vLLM/OpenRouter ("maximum context
+# length is N tokens", code context_length_exceeded), llama.cpp (exceed_context_size_error,
+# n_ctx), Groq/OpenAI ("reduce the length of the messages"), Anthropic-style proxies.
+_OVERFLOW = re.compile(
+    r"maximum context length|context_length_exceeded|exceeds? the (?:available )?context"
+    r"|exceed_context_size|reduce the length of the messages|prompt is too long"
+    r"|context window|too many tokens|input is too long",
+    re.IGNORECASE,
+)
+_LIMIT = re.compile(
+    r"maximum context length is (\d+)|context (?:size|window|length)[^0-9]{0,20}(\d{4,})"
+    r"|\"n_ctx\"\s*:\s*(\d+)",
+    re.IGNORECASE,
+)
+
+
+def overflow(status: int, body: Any, msg: str) -> ContextOverflow | None:
+    """The error as a ContextOverflow when it says the context is full."""
+    raw = json.dumps(body) if isinstance(body, (dict, list)) else str(body or "")
+    if status not in (400, 413, 422) or not _OVERFLOW.search(f"{msg} {raw}"):
+        return None
+    m = _LIMIT.search(f"{msg} {raw}")
+    limit = int(next(g for g in m.groups() if g)) if m else None
+    return ContextOverflow(f"the conversation is too long for the model: {msg}", limit)
 
 
 class StreamTimeout(Exception):
@@ -175,6 +211,9 @@ class LLM:
             return f"adapting reasoning_content to the provider ({self.reasoning_input})", None
         if status in RETRY_STATUS:
             return f"{status} from the provider: {msg}", _retry_after(e)
+        full = overflow(status, getattr(e, "body", None), msg)
+        if full is not None:
+            raise full from None
         raise LLMError(_status_message(status, msg, self.cfg)) from None
 
     async def _once(self, kw: dict[str, Any], sink: Sink, step: int) -> Reply:

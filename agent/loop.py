@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agent.compaction import Policy, auto_compact
+from agent.compaction import Policy, auto_compact, fit
 from agent.dispatch import Call, Dispatcher, prepare
 from agent.events import (
     AssistantMessage,
@@ -24,7 +24,7 @@ from agent.events import (
     TurnStart,
     Usage,
 )
-from agent.llm import LLM, LLMError
+from agent.llm import LLM, ContextOverflow, LLMError
 from agent.stream import Reply
 from agent.tokens import Meter
 from agent.tools import Tool, ToolContext
@@ -163,6 +163,13 @@ class Agent:
                 reply = await self.llm.complete(
                     self.messages, self._schemas, self.sink, state.steps
                 )
+            except ContextOverflow as e:
+                if state.refit == state.steps or not await fit(self, e.limit):
+                    why = f"{e} — it cannot be made to fit: shorten the input or /clear"
+                    return TurnEnd("error_during_execution", state.last_text, state.steps, why)
+                state.refit = state.steps  # the same step failing again means it cannot fit
+                state.steps -= 1
+                continue
             except LLMError as e:
                 return TurnEnd("error_during_execution", state.last_text, state.steps, str(e))
             self._count(reply)
@@ -263,6 +270,7 @@ class _TurnState:
     steps: int = 0
     last_text: str = ""
     recoveries: int = 0
+    refit: int = -1  # the step retried after the provider said the context was full
     seen: dict[tuple[str, str], int] = field(default_factory=dict)
     pending: list[Call] = field(default_factory=list)
     done: dict[str, Any] = field(default_factory=dict)
