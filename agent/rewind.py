@@ -1,5 +1,8 @@
 """What /rewind does: list checkpoints; put the conversation, the files, or both back.
 
+The conversation can go back past a compaction: the session file still holds every message,
+so the history at a checkpoint is replayed from it.
+
 Only files this session changed through its file tools are restored; a file changed outside
 the agent since is not overwritten unless the user confirms. Changes made by bash commands are
 not tracked, and the listing says so.
@@ -12,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.checkpoints import Checkpoint, FilePlan, checkpoints, plan_restore, restore
-from agent.session import load
+from agent.session import load, messages_of
 
 BASH_NOTE = "changes made by bash commands are not tracked and are not restored"
 
@@ -50,13 +53,20 @@ class Outcome:
 def rewind_conversation(run: Any, cp: Checkpoint) -> Outcome:
     """Drop everything from checkpoint `cp`'s user message on (recorded in the session)."""
     records = load(run.store.path).records
-    if _compacted_since(records, cp.n):
-        return Outcome(
-            message="the conversation was compacted since that point; only files can be restored"
-        )
     agent = run.agent
-    del agent.messages[cp.msg_index :]
-    run.store.append({"t": "truncate", "keep": cp.msg_index - 1, "checkpoint": cp.n})
+    if _compacted_since(records, cp.n):
+        # The live history lost those turns to a summary; the session file still has them.
+        at = next(
+            i for i, r in enumerate(records) if r.get("t") == "checkpoint" and r.get("n") == cp.n
+        )
+        history = [m for m in messages_of(records[:at]) if m.get("role") != "system"]
+        agent.messages[1:] = history
+        run.store.append(
+            {"t": "rewind", "reason": "rewind", "checkpoint": cp.n, "messages": history}
+        )
+    else:
+        del agent.messages[cp.msg_index :]
+        run.store.append({"t": "truncate", "keep": cp.msg_index - 1, "checkpoint": cp.n})
     agent.meter.reset()  # the history changed under the reported usage
     return Outcome(conversation=True, message=f"conversation rewound to before #{cp.n}")
 

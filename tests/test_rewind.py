@@ -101,3 +101,28 @@ async def test_changed_outside_is_refused(fake: FakeOpenAI, run: object, repo: P
     assert not (repo / "new.py").exists()  # the file without a conflict was restored
     rewind_files(run, cp, force=True)
     assert (repo / "app.py").read_text() == "print('v1')\n"
+
+
+async def test_rewind_past_a_compaction_uses_the_session_file(
+    fake: FakeOpenAI, run: object, repo: Path
+) -> None:
+    from agent.compaction import SUMMARY_PREFIX, Policy, compact, is_valid
+
+    await _two_turns(fake, run)
+    agent = run.agent  # type: ignore[attr-defined]
+    before = [dict(m) for m in agent.messages]
+    fake.script(text("## Task\nchange things"))
+    agent.compaction = Policy(100_000, keep_turns=1)
+    assert await compact(agent)
+    assert agent.messages[1]["content"].startswith(SUMMARY_PREFIX)
+    assert "change things" not in [m["content"] for m in agent.messages]
+    out = rewind_conversation(run, listing(run)[1])
+    assert out.conversation, out.message
+    cut = before.index({"role": "user", "content": "change more"})
+    assert agent.messages == before[:cut]  # the first turn verbatim, not its summary
+    assert is_valid(agent.messages)
+    stored = messages_of(load(run.store.path).records)  # type: ignore[attr-defined]
+    assert stored == agent.messages[1:]
+    fake.script(text("again"))
+    await agent.run_turn("other way")
+    assert fake.requests[-1]["messages"][1:-1] == before[1:cut]
