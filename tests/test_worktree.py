@@ -144,3 +144,32 @@ def test_create_refuses_taken_names_and_finish_reports_commits(
     assert "has 1 commit(s)" in message
     assert "commit:" not in message
     assert wt.path.is_dir()
+
+
+def test_repl_in_a_worktree_edits_there_and_keeps_it(
+    fake: FakeOpenAI, fake_env: dict[str, str], repo: Path
+) -> None:
+    from pty_term import Term
+
+    fake.script(
+        tool_calls([("write_file", {"path": "from_repl.txt", "content": "hi\n"})]),
+        text("wrote it in the worktree"),
+    )
+    wt = repo / ".agent" / "worktrees" / "r1"
+    term = Term({**fake_env, **GIT_ENV}, repo, "--trust-project", "--worktree", "r1")
+    try:
+        term.wait_for("shift-tab", where="bottom")
+        assert str(wt) in term.text()  # the header names where the session runs
+        term.type("add a file")
+        term.wait_for("wrote it in the worktree")
+        term.wait_for("shift-tab", where="bottom")
+        term.send("\x04")
+        assert term.wait_exit() == 0
+        shown = term.text()
+    finally:
+        term.close()
+    assert (wt / "from_repl.txt").read_text() == "hi\n"
+    assert not (repo / "from_repl.txt").exists()
+    assert "worktree kept" in shown and "git merge agent/r1" in shown
+    assert "agent/r1" in branches(repo)
+    assert f"cwd: {wt}" in fake.requests[0]["messages"][1]["content"]
