@@ -143,10 +143,15 @@ def names_protected(pattern: str) -> bool:
 
 def secret_name(name: str) -> bool:
     """A file name that may hold secrets (`.env`, keys, credential files; not `.env.example`)."""
+    if not name or (name[0] not in _SECRET_FIRST and not name.endswith(_SECRET_SUFFIXES)):
+        return False  # the common case, without the regex: searches check every hit's name
     return name not in ENV_TEMPLATES and bool(_SECRET_RE.match(name))
 
 
 _SECRET_RE = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAMES))
+_SECRET_FIRST = frozenset(p[0] for p in SECRET_NAMES if not p.startswith("*"))
+_SECRET_SUFFIXES = tuple(p[1:] for p in SECRET_NAMES if p.startswith("*"))
+assert not any(c in "".join(_SECRET_SUFFIXES) for c in "*?[")  # plain suffixes only
 _AGENT_RE = re.compile("|".join(fnmatch.translate(p) for p in AGENT_FILES))
 
 

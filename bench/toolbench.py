@@ -52,17 +52,20 @@ def tool_bench(table: Table, n: int, files: int = 50_000) -> None:
         same = [
             "--no-config",
             "--hidden",
-            "--no-ignore-dot",
-            "--no-ignore-global",
             "--null",
             "--glob",
             "!.git",
         ]  # the tool's file-set flags: rg doing exactly its job
         cases = [
-            ("grep 'needle' files", [rg, *same, "-l", "needle"], "grep", {"pattern": "needle"}),
+            (
+                "grep 'needle' files",
+                [rg, *same, "-l", "needle", "./"],
+                "grep",
+                {"pattern": "needle"},
+            ),
             (
                 "grep 'needle' count",
-                [rg, *same, "-c", "needle"],
+                [rg, *same, "-c", "needle", "./"],
                 "grep",
                 {"pattern": "needle", "output_mode": "count"},
             ),
@@ -74,9 +77,9 @@ def tool_bench(table: Table, n: int, files: int = 50_000) -> None:
             ),
         ]
         plain = {
-            "grep 'needle' files": [rg, "-l", "needle"],
-            "grep 'needle' count": [rg, "-c", "needle"],
-            "glob **/*.py newest first": [rg, "--files", "-g", "*.py"],
+            "grep 'needle' files": [rg, "-l", "needle", "./"],
+            "grep 'needle' count": [rg, "-c", "needle", "./"],
+            "glob **/*.py newest first": [rg, "--files", "-g", "*.py", "./"],
         }
         for label, cmd, name, args in cases:
 

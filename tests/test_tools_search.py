@@ -18,7 +18,17 @@ from agent.tools import ToolContext, pygrep, search, walk
 RG = walk.find_rg()
 needs_rg = pytest.mark.skipif(RG is None, reason="no ripgrep binary installed")
 WORDS = ["alpha", "beta", "gamma", "delta", "foo", "bar", "TODO", "fixme", "Привет", "naïve"]
-RG_FLAGS = ["--no-config", "--hidden", "--no-ignore-dot", "--no-ignore-global", "--color=never"]
+RG_FLAGS = ["--no-config", "--hidden", "--color=never"]
+
+
+@pytest.fixture(autouse=True)
+def own_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home of our own: the machine's global git excludes must not change the file sets."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    return home
 
 
 def build_tree(root: Path, *, repo: bool, files: int = 400, seed: int = 7) -> Path:
@@ -38,6 +48,13 @@ def build_tree(root: Path, *, repo: bool, files: int = 400, seed: int = 7) -> Pa
     (root / ".gitignore").write_text("*.log\n/build/\n!keep.log\ntmp*/\n**/cache/**\n# c\n\n")
     (root / "keep.log").write_text("foo kept\n")
     (root / "d1" / ".gitignore").write_text("*.md\n!README.md\ns/*.js\n")
+    # .ignore and .rgignore outrank .gitignore and reach across repository roots
+    for name in ("d4/tmp2/x.txt", "d4/b.cfg", "d4/sub/c.cfg", "d3/inner/i.py"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("foo\n")
+    (root / "d4" / ".ignore").write_text("!tmp2/\n*.cfg\n")
+    (root / "d4" / "sub" / ".rgignore").write_text("!c.cfg\n")
+    (root / "d3" / ".ignore").write_text("*.py\n")
     (root / "d1" / "README.md").write_text("foo readme\n")
     (root / "tmp1").mkdir()
     (root / "tmp1" / "a.py").write_text("foo in ignored dir\n")
@@ -149,6 +166,8 @@ async def test_file_set_matches_rg_files(tree: Path) -> None:
     assert not any(p.startswith(("build/", "tmp1/", ".git/")) or "/cache/" in p for p in truth)
     assert "link.py" not in truth
     assert not any(p.startswith("linkdir") for p in truth)
+    assert {"d4/tmp2/x.txt", "d4/sub/c.cfg"} <= truth and "d4/b.cfg" not in truth
+    assert not any(p.startswith("d3/") and p.endswith(".py") for p in truth)
     for backend in ("rg", "python"):
         assert set(await search.list_files(ctx_for(tree, backend), tree)) == truth
 
@@ -362,3 +381,32 @@ async def test_gitignore_edge_cases_match_rg(tmp_path: Path, repo: bool) -> None
     for sub in ("n", "a", "q"):  # a subdirectory as the search root
         expected = rg_files(root / sub)
         assert set(walk.Walker(root / sub, []).files()) == expected, sub
+
+
+@needs_rg
+@pytest.mark.parametrize("where", ["default", "gitconfig", "xdg"])
+@pytest.mark.parametrize("repo", [True, False], ids=["repo", "no-repo"])
+async def test_global_git_excludes_match_rg(
+    tmp_path: Path, own_home: Path, monkeypatch: pytest.MonkeyPatch, where: str, repo: bool
+) -> None:
+    rules = "*.bak\n/rootonly.txt\n"
+    if where == "default":
+        (own_home / ".config" / "git").mkdir(parents=True)
+        (own_home / ".config" / "git" / "ignore").write_text(rules)
+    elif where == "gitconfig":
+        (own_home / "my-excludes").write_text(rules)
+        (own_home / ".gitconfig").write_text('[core]\n\texcludesFile = "~/my-excludes"\n')
+    else:
+        xdg = tmp_path / "xdg"
+        (xdg / "git").mkdir(parents=True)
+        (xdg / "git" / "ignore").write_text(rules)
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(xdg))
+    root = tmp_path / "proj"
+    for name in ("a.bak", "s/b.bak", "rootonly.txt", "s/rootonly.txt", "keep.txt"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x\n")
+    if repo:
+        (root / ".git").mkdir()
+    truth = rg_files(root)
+    assert truth == {"s/rootonly.txt", "keep.txt"}
+    assert set(walk.Walker(root, []).files()) == truth

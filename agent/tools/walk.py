@@ -1,10 +1,11 @@
 """Which files a search sees: the ripgrep binary and its flags, and a pure-Python walker that
 applies the same rules (gitignore files, .git/info/exclude, `-g` overrides, no symlinks).
 
-Both backends search hidden files but never `.git`, skip `.ignore`/`.rgignore` and the global
-git excludes file (the Python side cannot read git's config cheaply), and follow ripgrep's
-repository rule: inside a git repository the ignore files from the repository root down apply;
-outside one, only the ignore files at and below the search root apply.
+Both backends search hidden files but never `.git`, and honour what ripgrep honours by default:
+`.gitignore`, `.git/info/exclude`, git's global excludes file (core.excludesFile), `.ignore`
+and `.rgignore` (highest precedence, and like `.ignore` not stopped at a repository root).
+Inside a git repository the ignore files from the repository root down apply; outside one, only
+the ignore files at and below the search root.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def _has_vcs(directory: str) -> bool:
 
 def rg_base_args(root: Path, globs: list[str]) -> list[str]:
     """ripgrep flags that define the searched file set (kept equal to `Walker`)."""
-    args = ["--no-config", "--hidden", "--no-ignore-dot", "--no-ignore-global", "--color=never"]
+    args = ["--no-config", "--hidden", "--color=never"]
     if not in_repository(root):
         args += ["--no-require-git", "--no-ignore-parent"]
     for glob in [*globs, ALWAYS_SKIP]:  # `!.git` last: the last matching override wins
@@ -69,6 +70,31 @@ class Level:
     gitignore: IgnoreRules | None
     exclude: IgnoreRules | None
     has_git: bool
+    dot: IgnoreRules | None = None  # .ignore
+    custom: IgnoreRules | None = None  # .rgignore
+
+
+def _gitconfig_excludes(text: str) -> str | None:
+    """ripgrep's reading of core.excludesFile: any `excludesfile = …` line."""
+    for line in text.splitlines():
+        key, eq, value = line.strip().partition("=")
+        if eq and key.strip().lower() == "excludesfile" and value.strip().strip('"'):
+            return os.path.expanduser(value.strip().strip('"'))
+    return None
+
+
+def global_excludes(home: str, xdg: str) -> IgnoreRules | None:
+    """git's global excludes file, found the way ripgrep finds it."""
+    config_dir = os.path.join(xdg, "git") if xdg else os.path.join(home, ".config", "git")
+    for config in (os.path.join(home, ".gitconfig"), os.path.join(config_dir, "config")):
+        try:
+            with open(config, encoding="utf-8", errors="replace") as f:
+                found = _gitconfig_excludes(f.read())
+        except OSError:
+            continue
+        if found:
+            return IgnoreRules.from_file(found)
+    return IgnoreRules.from_file(os.path.join(config_dir, "ignore"))
 
 
 class Walker:
@@ -82,6 +108,9 @@ class Walker:
         # Override globs read like gitignore lines turned around: `*.py` includes, `!x` excludes.
         self.includes = len(self.overrides.rules) - self.overrides.whitelists
         self.parents: tuple[Level, ...] = ()
+        self.global_rules = global_excludes(
+            os.path.expanduser("~"), os.environ.get("XDG_CONFIG_HOME", "")
+        )
         if self.require_git:  # the ignore files of directories above the root apply too
             ancestors = list(Path(self.root).parents)[::-1]
             self.parents = tuple(self._level(str(d)) for d in ancestors)
@@ -94,29 +123,38 @@ class Walker:
             gitignore=IgnoreRules.from_file(os.path.join(directory, ".gitignore")),
             exclude=IgnoreRules.from_file(exclude) if os.path.isdir(git) else None,
             has_git=self.require_git and _has_vcs(directory),
+            dot=IgnoreRules.from_file(os.path.join(directory, ".ignore")),
+            custom=IgnoreRules.from_file(os.path.join(directory, ".rgignore")),
         )
 
     def _ignored(self, levels: tuple[Level, ...], path: str, is_dir: bool) -> bool:
-        """ripgrep's precedence: overrides, then the nearest .gitignore, then excludes."""
+        """ripgrep's precedence: overrides; then the nearest .rgignore, .ignore, .gitignore,
+        .git/info/exclude and the global excludes, in that order (the first that decides)."""
         rel = path[self.cut :]
         found = self.overrides.match(rel, is_dir)
         if found is not None:
             return not found  # a plain -g glob re-includes; a `!glob` excludes
         if self.includes and not is_dir:
             return True  # with include globs, files matching none of them are skipped
-        if self.require_git and not any(level.has_git for level in levels):
-            return False
-        by_gitignore = by_exclude = None
+        any_git = not self.require_git or any(level.has_git for level in levels)
+        custom = dot = gitignore = exclude = None
+        saw_git = False
         for level in reversed(levels):
             sub = path[len(level.base) + 1 :]
-            if by_gitignore is None and level.gitignore:
-                by_gitignore = level.gitignore.match(sub, is_dir)
-            if by_exclude is None and level.exclude:
-                by_exclude = level.exclude.match(sub, is_dir)
-            if level.has_git:
-                break  # rules above a repository root do not reach into it
-        verdict = by_gitignore if by_gitignore is not None else by_exclude
-        return bool(verdict)
+            if custom is None and level.custom:
+                custom = level.custom.match(sub, is_dir)
+            if dot is None and level.dot:
+                dot = level.dot.match(sub, is_dir)
+            if any_git and not saw_git:  # git's rules above a repository root stop there
+                if gitignore is None and level.gitignore:
+                    gitignore = level.gitignore.match(sub, is_dir)
+                if exclude is None and level.exclude:
+                    exclude = level.exclude.match(sub, is_dir)
+            saw_git = saw_git or level.has_git
+        for verdict in (custom, dot, gitignore, exclude):
+            if verdict is not None:
+                return verdict
+        return bool(any_git and self.global_rules and self.global_rules.match(rel, is_dir))
 
     def files(self) -> Iterator[str]:
         """Paths relative to the root, in no particular order; symlinks are not followed."""
