@@ -96,10 +96,13 @@ def no_terminal(call: Call, d: Decision, f: Facts) -> Decision:
     how = f"--allowed-tools '{f.suggest[0]}'" if f.suggest else "a rule in settings"
     if call.name in ("write_file", "edit_file") and not f.protected:
         how += " or --permission-mode acceptEdits"
+    fix = f"allow it with {how}"
+    if d.source == "protected":  # no rule or mode opens these: only a person, when asked
+        fix = "protected files need a person's approval: run interactively"
     why = d.reason or "needs approval"
     return Decision(
         "deny",
-        f"{why}; no terminal to ask for approval (allow it with {how})",
+        f"{why}; no terminal to ask for approval ({fix})",
         "mode" if d.source in ("mode", "outside", "shell") else d.source,
         d.rule,
     )

@@ -100,16 +100,22 @@ def test_secret_reads_are_denied_without_a_terminal(
                 ("read_file", {"path": ".env"}),
                 ("bash", {"command": "cat ~/.ssh/id_rsa"}),
                 ("grep", {"pattern": "TOKEN", "path": ".env"}),
+                ("bash", {"command": "grep -rn TOKEN ."}),
+                ("grep", {"pattern": "TOKEN", "output_mode": "content"}),
             ]
         ),
         text("ok"),
     )
     code, result, err = one_shot(fake_env, project, "--permission-mode", "bypassPermissions", "go")
     assert code == 0, err
-    assert len(result["permission_denials"]) == 4
+    assert len(result["permission_denials"]) == 5
     sent = json.dumps(fake.requests[1]["messages"])
     assert "PRIVATE-KEY-MATERIAL" not in sent
     assert "sekrit" not in sent
+    results = [m["content"] for m in fake.requests[1]["messages"] if m["role"] == "tool"]
+    assert "grep would read .env" in results[4]
+    assert "protected files need a person's approval: run interactively" in results[4]
+    assert "may hold secrets are not shown: .env" in results[5]
 
 
 def test_writes_through_a_symlinked_dir_are_denied(
