@@ -9,6 +9,7 @@ commands are not tracked.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,19 @@ def _target(call: Call, ctx: ToolContext) -> Path | None:
     return (p if p.is_absolute() else ctx.cwd / p).resolve()
 
 
+_PREFIXES = re.compile(r"\A\s*(?:<env>.*?</env>|\[Plan mode is o(?:n|ff):[^\]]*\])\s*", re.S)
+
+
+def own_words(content: str) -> str:
+    """The user's text of a message, without the environment block and mode notes the agent
+    puts before it (what pickers and /rewind show)."""
+    while True:
+        m = _PREFIXES.match(content)
+        if not m or not m.end():
+            return content
+        content = content[m.end() :]
+
+
 class Snapshots:
     """Dispatch middleware that snapshots files before file tools change them."""
 
@@ -51,7 +65,7 @@ class Snapshots:
                 "t": "checkpoint",
                 "n": self.checkpoint,
                 "time": time.time(),
-                "prompt": prompt[:200],
+                "prompt": own_words(prompt)[:200],
                 "msg_index": msg_index,
             }
         )

@@ -32,19 +32,20 @@ def run_repl(args: Any) -> int:
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         return repl_basic.run_repl(args)
-    cfg = load(args)
-    if isinstance(cfg, int):
-        return cfg
+    loaded = load(args)
+    if isinstance(loaded, int):
+        return loaded
+    cfg, resume_id = loaded
     try:
-        repl = Repl(cfg)
+        repl = Repl(cfg, resume_id)
     except Exception as e:  # prompt_toolkit cannot drive this terminal
         print(f"agent: {e}; using the plain prompt", file=sys.stderr)
         return repl_basic.run_repl(args)
     return asyncio.run(repl.main())
 
 
-def load(args: Any) -> Any:
-    """The Config (after the trust question), or an exit code."""
+def load(args: Any) -> tuple[Any, str | None] | int:
+    """(Config, session to resume) after the trust question and the -c/-r choice, or a code."""
     from agent.repl_basic import load as load_interactive
 
     return load_interactive(args)
@@ -53,11 +54,12 @@ def load(args: Any) -> Any:
 class Repl:
     """One interactive session."""
 
-    def __init__(self, cfg: Any) -> None:
+    def __init__(self, cfg: Any, resume_id: str | None = None) -> None:
         from agent.completion import ReplCompleter
         from agent.settings import user_dir
 
         self.cfg = cfg
+        self.resume_id = resume_id
         self.start_mode = self._mode = cfg.permission_mode
         self.run: Any = None
         self.ctx: Any = None
@@ -244,7 +246,7 @@ class Repl:
         self.console = Console(highlight=False)
         self.renderer = LiveRenderer(self.console)
         self.renderer.typed = self.keys.typed.shown
-        return build(self.cfg, self.renderer, TerminalAsker(self))
+        return build(self.cfg, self.renderer, TerminalAsker(self), resume_id=self.resume_id)
 
     async def _start(self) -> Any:
         from agent.commands import LOAD_PROBLEMS, Ctx, all_commands
@@ -254,6 +256,10 @@ class Repl:
         self.commands.update(await asyncio.to_thread(all_commands, self.cfg.root))
         for problem in LOAD_PROBLEMS:
             self.renderer.line(f"warning: {problem}", "yellow")
+        if self.resume_id:
+            from agent.repl_basic import resumed_note
+
+            self.renderer.line(resumed_note(run), "dim")
         self.ctx = Ctx(run, self.console, self.turn, self.renderer, self.commands)
         run.gate.mode = run.hooks.mode = self._mode  # Shift-Tab may have been pressed already
         self.run = run

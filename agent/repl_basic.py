@@ -98,31 +98,37 @@ def trust_prompt(cfg: Any) -> bool:
     return True
 
 
-def load(args: Any) -> Any:
-    """The Config for an interactive session (after the trust question), or an exit code."""
+def load(args: Any) -> tuple[Any, str | None] | int:
+    """(Config, session id to resume) for an interactive session — after the trust question and
+    the `-c` / `-r [ID]` choice (the picker) — or an exit code."""
     from agent.config import ConfigError, load_config
+    from agent.resume import chosen
 
     try:
         cfg = load_config(flags_from(args))
         if trust_prompt(cfg):
             cfg = load_config(flags_from(args))
+        resume_id = chosen(args, cfg.root, cfg.cwd)
     except ConfigError as e:
         print(f"agent: {e}", file=sys.stderr)
         return EXIT_USAGE
     for w in cfg.warnings:
         print(f"agent: warning: {w}", file=sys.stderr)
-    return cfg
+    return cfg, resume_id
 
 
 def run_repl(args: Any) -> int:
     from agent.app import build
     from agent.render import TextRenderer
 
-    cfg = load(args)
-    if isinstance(cfg, int):
-        return cfg
-    run = build(cfg, TextRenderer(verbose=args.verbose), ask_on_terminal)
+    loaded = load(args)
+    if isinstance(loaded, int):
+        return loaded
+    cfg, resume_id = loaded
+    run = build(cfg, TextRenderer(verbose=args.verbose), ask_on_terminal, resume_id=resume_id)
     print(f"agent · {run.agent.llm.model} · Ctrl-C stops a turn, Ctrl-D exits", file=sys.stderr)
+    if resume_id:
+        print(resumed_note(run), file=sys.stderr)
     loop = asyncio.new_event_loop()  # one loop for the session: the HTTP client lives on it
     loop.run_until_complete(run.start())
     try:
@@ -156,3 +162,14 @@ async def _turn(run: Any, line: str) -> None:
         print("\n[interrupted]", file=sys.stderr)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+
+
+def resumed_note(run: Any) -> str:
+    """What a resumed session starts with: which one, how long, and the last exchange."""
+    from agent.checkpoints import own_words
+
+    msgs = run.agent.messages[1:]
+    users = [m for m in msgs if m.get("role") == "user" and isinstance(m.get("content"), str)]
+    last = " ".join(own_words(users[-1]["content"]).split())[:80] if users else ""
+    note = f"resumed {run.session_id} ({len(msgs)} messages)"
+    return note + (f" · last: {last}" if last else "")

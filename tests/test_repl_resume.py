@@ -1,0 +1,94 @@
+"""`agent -c`, `agent -r ID` and the `agent -r` picker start an interactive session on the
+stored conversation (full REPL in a pseudo-terminal, and the plain fallback)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+from fake_openai import FakeOpenAI, text
+from helpers import run_agent
+from pty_term import Term
+
+READY = "shift-tab"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    p = tmp_path / "proj"
+    p.mkdir()
+    return p
+
+
+def first_session(fake: FakeOpenAI, env: dict[str, str], project: Path, q: str) -> str:
+    fake.script(text(f"answer to {q}"))
+    r = run_agent(env, project, "--output-format", "json", q)
+    assert r.returncode == 0, r.stderr
+    return str(json.loads(r.stdout.splitlines()[-1])["session_id"])
+
+
+def contents(request: dict) -> list[str]:
+    return [str(m["content"]) for m in request["messages"][1:]]
+
+
+@pytest.mark.parametrize("how", ["-c", "-r ID", "picker"])
+def test_repl_resumes_the_stored_conversation(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path, how: str
+) -> None:
+    old = first_session(fake, fake_env, project, "the old question")
+    first_session(fake, fake_env, project, "a newer question")
+    args = {"-c": ["-c"], "-r ID": ["-r", old[:-2]], "picker": ["-r"]}[how]
+    term = Term(fake_env, project, *args)
+    try:
+        if how == "picker":
+            term.wait_for("resume which?")
+            listing = term.text()
+            assert listing.index("a newer question") < listing.index("the old question")
+            assert "<env>" not in listing  # the user's words, not the environment block
+            term.send("2\r")
+        term.wait_for(READY, where="bottom")
+        want = "a newer question" if how == "-c" else "the old question"
+        term.wait_for(f"(2 messages) · last: {want}")
+        fake.script(text("continued"))
+        term.type("and then?")
+        term.wait_for("continued")
+        term.send("\x04")
+        assert term.wait_exit() == 0
+    finally:
+        term.close()
+    sent = contents(fake.requests[-1])
+    assert sent[0].endswith(want) and sent[1:] == [f"answer to {want}", "and then?"]
+    sessions = list((project / ".agent" / "sessions").glob("*.jsonl"))
+    assert len(sessions) == 2  # continued in place, no third session
+
+
+def test_plain_repl_resumes_and_a_bad_id_is_a_usage_error(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    old = first_session(fake, fake_env, project, "plain old question")
+    fake.script(text("plain continued"))
+    child = pexpect.spawn(
+        "bash",
+        ["-c", f"{sys.executable} -m agent -r {old} | cat"],
+        env=fake_env,
+        cwd=str(project),
+    )
+    try:
+        child.expect("last: plain old question", timeout=30)
+        child.send("more\r")
+        child.expect("plain continued", timeout=30)
+        child.sendeof()
+        child.expect(pexpect.EOF, timeout=30)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    assert contents(fake.requests[-1])[1:] == ["answer to plain old question", "more"]
+    bad = Term(fake_env, project, "-r", "nope")
+    try:
+        assert bad.wait_exit() == 2
+        assert "no session 'nope'" in bad.text()
+    finally:
+        bad.close()
