@@ -23,6 +23,8 @@ FILE_WRITERS = ("write_file", "edit_file")
 
 
 def _read(path: Path) -> bytes | None:
+    """The file's bytes, None when there is no file; other errors (unreadable, a name too
+    long) raise: "absent" would make /rewind delete a file it could not read."""
     try:
         return path.read_bytes()
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
@@ -74,11 +76,17 @@ class Snapshots:
         path = _target(call, ctx)
         if path is None:
             return await nxt(call, ctx)
-        before = _read(path)
+        try:
+            before = _read(path)
+        except OSError:  # nothing to snapshot; the tool itself reports what is wrong
+            return await nxt(call, ctx)
         blob = self.store.put_blob(before) if before is not None else None
         self.store.append({"t": "snapshot", "n": self.checkpoint, "path": str(path), "blob": blob})
         result = await nxt(call, ctx)
-        after = _read(path)
+        try:
+            after = _read(path)
+        except OSError:
+            after = None
         digest = hashlib.sha256(after).hexdigest() if after is not None else None
         self.store.append({"t": "written", "path": str(path), "hash": digest})
         return result

@@ -95,7 +95,13 @@ class Dispatcher:
         if call.problem:
             result = error(call.problem, can_retry=True)
         else:
-            result = await self.pipeline(call, ctx)
+            try:
+                result = await self.pipeline(call, ctx)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # a failing layer (audit, hook, gate, snapshot) likewise
+                why = f"{call.name} could not run: {type(e).__name__}: {e}"
+                result = error(why, can_retry=False)
         ms = int((time.perf_counter() - t0) * 1000)
         sink.emit(
             ToolEnd(

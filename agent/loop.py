@@ -132,6 +132,10 @@ class Agent:
             end = TurnEnd("error_interrupted", state.last_text, state.steps, "interrupted")
             self.sink.emit(end)
             raise
+        except Exception as e:  # a bug must not leave tool calls unanswered in the history
+            why = f"internal error: {type(e).__name__}: {e}"
+            self._close_pending(state, f"Error: the agent failed ({why}).\ncan_retry: true")
+            end = TurnEnd("error_during_execution", state.last_text, state.steps, why)
         self.sink.emit(end)
         return end
 
@@ -249,11 +253,11 @@ class Agent:
             self._add({"role": "tool", "tool_call_id": c.id, "content": r.output})
         state.pending = []
 
-    def _close_pending(self, state: _TurnState) -> None:
+    def _close_pending(self, state: _TurnState, why: str = INTERRUPTED) -> None:
         """Give every call of an interrupted step a result, so the history stays valid."""
         for c in state.pending:
             r = state.done.get(c.id)
-            out = r.output if r is not None else INTERRUPTED
+            out = r.output if r is not None else why
             self._add({"role": "tool", "tool_call_id": c.id, "content": out})
         state.pending = []
 

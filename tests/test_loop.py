@@ -173,3 +173,45 @@ async def test_permission_denied_without_terminal(fake: FakeOpenAI, tmp_path: Pa
     await agent.run_turn("touch x")
     assert not (tmp_path / "x").exists()
     assert "permission denied" in tool_results(fake.requests[1])[0]["content"]
+
+
+async def test_a_failing_layer_becomes_a_tool_error_and_the_turn_goes_on(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    from agent.compaction import is_valid
+    from agent.dispatch import Dispatcher
+
+    async def boom(call: Any, ctx: Any, nxt: Any) -> Any:
+        if call.args.get("text") == "bad":
+            raise OSError(36, "File name too long")
+        return await nxt(call, ctx)
+
+    fake.script(tool_calls([("echo", {"text": "bad"}), ("echo", {"text": "ok"})]), text("fine"))
+    agent, _ = make_agent(fake, tmp_path)
+    agent.dispatcher = Dispatcher(agent.tools, (boom,))
+    end = await agent.run_turn("go")
+    assert (end.subtype, end.text) == ("success", "fine")
+    results = [m["content"] for m in fake.requests[1]["messages"] if m["role"] == "tool"]
+    assert results[0].startswith("Error: echo could not run: OSError: [Errno 36] File name")
+    assert results[1] == 'echo:{"text": "ok"}'
+    assert is_valid(agent.messages)
+
+
+async def test_an_internal_error_mid_turn_still_answers_every_call(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    from agent.compaction import is_valid
+
+    fake.script(tool_calls([("echo", {"text": "a"})]))
+    agent, rec = make_agent(fake, tmp_path)
+
+    async def broken(*args: Any, **kw: Any) -> None:
+        raise RuntimeError("a bug")
+
+    agent.dispatcher.run_all = broken  # type: ignore[method-assign]
+    end = await agent.run_turn("go")
+    assert end.subtype == "error_during_execution"
+    assert end.error == "internal error: RuntimeError: a bug"
+    assert of_type(rec, TurnEnd)[-1] is end
+    assert is_valid(agent.messages)
+    assert "the agent failed" in agent.messages[-1]["content"]

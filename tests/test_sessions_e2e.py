@@ -236,3 +236,18 @@ def test_resume_flag_followed_by_a_sentence_opens_the_picker(
     assert r.returncode == 2
     assert "needs an ID without a terminal" in r.stderr
     assert "no session 'what did we do'" not in r.stderr
+
+
+def test_a_file_name_too_long_is_a_tool_error_not_a_broken_session(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    fake.script(
+        tool_calls([("write_file", {"path": "x" * 300 + ".txt", "content": "hi"})]),
+        text("could not write it"),
+    )
+    r = run(fake_env, project, "--permission-mode", "acceptEdits", "--output-format", "json", "w")
+    assert r.returncode == 0, r.stderr
+    assert result(r.stdout)["result"] == "could not write it"
+    tool = next(m for m in fake.requests[1]["messages"] if m["role"] == "tool")["content"]
+    assert tool.startswith("Error") and "too long" in tool
+    assert_valid(fake.requests[1])
