@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.paths import Workspace, protected, within
 from agent.tokens import estimate, estimate_tools
 
 MEMORY_NAMES = ("AGENT.md", ".agent/AGENT.md", "AGENTS.md", "CLAUDE.md")
@@ -89,16 +90,39 @@ def load_memory(cwd: Path, root: Path, home: Path | None = None) -> list[MemoryF
     home = home or Path.home()
     out: list[MemoryFile] = []
     seen: set[Path] = set()
+    ws = Workspace.make(root, home=home)
     for path in memory_files(cwd, root, home):
-        _load(MemoryFile(path), home, (), seen, out)
+        # A repository's files may import from the repository and the user's home (personal
+        # notes kept out of git, as in Claude Code); the user's own files from anywhere.
+        # Neither reaches secrets: the prompt goes to the provider.
+        scope = (ws.root, ws.home) if within(path.resolve(), (ws.root,)) else None
+        _load(MemoryFile(path), _Reach(home, ws, scope), (), seen, out)
     return out
 
 
+@dataclass(frozen=True)
+class _Reach:
+    home: Path
+    ws: Workspace
+    scope: tuple[Path, ...] | None  # imports must resolve inside one of these (None: anywhere)
+
+    def refused(self, real: Path) -> str:
+        why = protected(real, self.ws)
+        if why:
+            return f"{why}: never imported into the prompt (skipped)"
+        if self.scope is not None and not within(real, self.scope):
+            return "outside the repository and home: a project's memory cannot import it (skipped)"
+        return ""
+
+
 def _load(
-    f: MemoryFile, home: Path, chain: tuple[Path, ...], seen: set[Path], out: list[MemoryFile]
+    f: MemoryFile, reach: _Reach, chain: tuple[Path, ...], seen: set[Path], out: list[MemoryFile]
 ) -> None:
     real = f.path.resolve()
-    if real in chain:
+    refused = reach.refused(real) if chain else ""
+    if refused:
+        f.note = refused
+    elif real in chain:
         f.note = "import cycle (skipped)"
     elif real in seen:
         f.note = "already loaded above"
@@ -118,9 +142,10 @@ def _load(
     if len(f.text) > MAX_CHARS:
         f.text, f.note = f.text[:MAX_CHARS], f"cut at {MAX_CHARS} characters"
     for ref in find_imports(f.text):
-        target = home / ref[2:] if ref.startswith("~/") else Path(ref)
+        target = reach.home / ref[2:] if ref.startswith("~/") else Path(ref)
         target = Path(os.path.normpath(f.path.parent / target))
-        _load(MemoryFile(target, depth=f.depth + 1, parent=f.path), home, (*chain, real), seen, out)
+        child = MemoryFile(target, depth=f.depth + 1, parent=f.path)
+        _load(child, reach, (*chain, real), seen, out)
 
 
 def _label(path: Path, root: Path, home: Path) -> str:

@@ -55,6 +55,14 @@ HOME_SECRETS = (
     ".password-store",
     ".netrc",
     ".git-credentials",
+    # shell and REPL histories: typed tokens and passwords end up there
+    ".bash_history",
+    ".zsh_history",
+    ".local/share/fish/fish_history",
+    ".python_history",
+    ".node_repl_history",
+    ".psql_history",
+    ".mysql_history",
 )
 
 

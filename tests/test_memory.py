@@ -177,3 +177,33 @@ def test_estimate_beats_chars_over_four() -> None:
     assert estimate(digits) > len(digits) / 4 * 1.5
     assert estimate("终端编码代理") >= 4
     assert estimate('{"a": [1, 2], "b": {"c": null}}') > 10
+
+
+def test_imports_never_reach_secrets_or_outside_the_project(
+    repo: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    root, cwd, home = repo
+    write(home / ".ssh" / "id_rsa", "PRIVATE-KEY")
+    write(home / ".bash_history", "export TOKEN=HISTORY-TOKEN")
+    write(root / ".env", "API=ENV-SECRET")
+    write(tmp_path / "elsewhere" / "notes.md", "ELSEWHERE")
+    write(home / "notes.md", "HOME-NOTES")
+    (root / "docs").mkdir(exist_ok=True)
+    (root / "docs" / "link.md").symlink_to(home / ".ssh" / "id_rsa")
+    write(
+        root / "AGENT.md",
+        "@~/.ssh/id_rsa @~/.bash_history @./.env @docs/link.md "
+        f"@{tmp_path / 'elsewhere' / 'notes.md'} @~/notes.md",
+    )
+    # The user's own memory may import from anywhere, secrets still excepted.
+    write(home / ".agent" / "AGENT.md", f"@{tmp_path / 'elsewhere' / 'notes.md'} @~/.aws/config")
+    write(home / ".aws" / "config", "AWS-SECRET")
+    prompt = system_prompt(cwd, root, home)
+    for secret in ("PRIVATE-KEY", "HISTORY-TOKEN", "ENV-SECRET", "AWS-SECRET"):
+        assert secret not in prompt
+    assert "HOME-NOTES" in prompt
+    assert prompt.count("ELSEWHERE") == 1  # via the user's file, not the repository's
+    report = memory_report(cwd, root, home)
+    assert "holds credentials: never imported into the prompt (skipped)" in report
+    assert ".env may hold secrets: never imported" in report
+    assert "outside the repository and home" in report
