@@ -39,6 +39,7 @@ class AskRequest:
     diff: str = ""
     choices: tuple[str, ...] = ("y", "s", "n")
     remember: tuple[str, ...] = ()  # rules that s / d / a add
+    for_model: bool = True  # a "no" may carry a reason for the model (not for /rewind's own)
 
 
 @dataclass(frozen=True)

@@ -109,7 +109,7 @@ class TerminalAsker:
                 self.host.console.print("→ no (interrupted)", style="red", markup=False)
                 self.host.cancel_turn()
                 raise asyncio.CancelledError  # now, not at the turn's next pause
-            reason = await ask_reason() if key == "n" else ""
+            reason = await ask_reason() if key == "n" and req.for_model else ""
             style = "red" if key == "n" else "green"
             self.host.console.print(f"→ {LABELS.get(key, key)}", style=style, markup=False)
             return Answer(key, reason)

@@ -1,7 +1,7 @@
 """What /rewind does: list checkpoints; put the conversation, the files, or both back.
 
-The conversation can go back past a compaction: the session file still holds every message,
-so the history at a checkpoint is replayed from it.
+The conversation is replayed from the session file up to the checkpoint, so it can go back
+past compactions, /clear and earlier rewinds.
 
 Only files this session changed through its file tools are restored; a file changed outside
 the agent since is not overwritten unless the user confirms. Changes made by bash commands are
@@ -11,6 +11,7 @@ not tracked, and the listing says so.
 from __future__ import annotations
 
 import datetime
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,18 +29,10 @@ def listing(run: Any) -> list[Checkpoint]:
 def describe(cp: Checkpoint) -> str:
     when = datetime.datetime.fromtimestamp(cp.time).strftime("%H:%M:%S")
     prompt = " ".join(cp.prompt.split())[:60]
-    files = f"{len(cp.files)} file(s) changed since" if cp.files else "no file changes since"
+    names = ", ".join(os.path.basename(p) for p in cp.files[:3])
+    more = f" +{len(cp.files) - 3}" if len(cp.files) > 3 else ""
+    files = f"changed since: {names}{more}" if cp.files else "no file changes since"
     return f"#{cp.n} {when} · {prompt} · {files}"
-
-
-def _compacted_since(records: list[dict[str, Any]], n: int) -> bool:
-    seen = False
-    for rec in records:
-        if rec.get("t") == "checkpoint" and rec.get("n") == n:
-            seen = True
-        elif seen and rec.get("t") == "compact":
-            return True
-    return False
 
 
 @dataclass
@@ -51,22 +44,17 @@ class Outcome:
 
 
 def rewind_conversation(run: Any, cp: Checkpoint) -> Outcome:
-    """Drop everything from checkpoint `cp`'s user message on (recorded in the session)."""
+    """Put the conversation back as it was just before checkpoint `cp`'s user message.
+
+    The history is replayed from the session file up to that checkpoint, so this works after
+    compactions, /clear and earlier rewinds alike; the result is recorded as a rewind."""
     records = load(run.store.path).records
+    at = next(i for i, r in enumerate(records) if r.get("t") == "checkpoint" and r.get("n") == cp.n)
+    history = [m for m in messages_of(records[:at]) if m.get("role") != "system"]
     agent = run.agent
-    if _compacted_since(records, cp.n):
-        # The live history lost those turns to a summary; the session file still has them.
-        at = next(
-            i for i, r in enumerate(records) if r.get("t") == "checkpoint" and r.get("n") == cp.n
-        )
-        history = [m for m in messages_of(records[:at]) if m.get("role") != "system"]
-        agent.messages[1:] = history
-        run.store.append(
-            {"t": "rewind", "reason": "rewind", "checkpoint": cp.n, "messages": history}
-        )
-    else:
-        del agent.messages[cp.msg_index :]
-        run.store.append({"t": "truncate", "keep": cp.msg_index - 1, "checkpoint": cp.n})
+    agent.messages[1:] = history
+    run.store.append({"t": "rewind", "reason": "rewind", "checkpoint": cp.n, "messages": history})
+    run.first_turn = not history  # back at the start: the next message carries the env block
     agent.meter.reset()  # the history changed under the reported usage
     return Outcome(conversation=True, message=f"conversation rewound to before #{cp.n}")
 

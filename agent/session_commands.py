@@ -82,8 +82,24 @@ async def rewind(ctx: Any, args: str) -> None:
     if what in ("files", "both"):
         conflicts = [p.path for p in file_plans(ctx.run, cp) if p.conflict]
         if conflicts and not force:
-            ctx.say("changed outside the agent since, not restored:\n  " + "\n  ".join(conflicts))
-            ctx.say(f"run /rewind {cp.n} {what} --force to overwrite them")
+            force = await _overwrite(ctx, conflicts)
+            if not force:
+                ctx.say(
+                    "changed outside the agent since, not restored:\n  " + "\n  ".join(conflicts)
+                )
+                ctx.say(f"run /rewind {cp.n} {what} --force to overwrite them")
         ctx.say(rewind_files(ctx.run, cp, force=force).message)
     if what in ("conversation", "both"):
         ctx.say(rewind_conversation(ctx.run, cp).message)
+
+
+async def _overwrite(ctx: Any, conflicts: list[str]) -> bool:
+    """Ask whether files changed outside the agent may be overwritten (no terminal: no)."""
+    from agent.asking import AskRequest
+
+    asker = getattr(ctx.run.gate, "asker", None)
+    if asker is None:
+        return False
+    why = "changed outside the agent since; overwrite with the checkpoint's version?"
+    req = AskRequest("rewind", {}, why, ", ".join(conflicts), choices=("y", "n"), for_model=False)
+    return bool((await asker(req)).choice == "y")

@@ -69,7 +69,7 @@ async def test_rewind_files_and_conversation(fake: FakeOpenAI, run: object, repo
     cps = listing(run)
     assert [c.n for c in cps] == [1, 2]
     assert len(cps[0].files) == 2 and len(cps[1].files) == 1
-    assert "2 file(s)" in describe(cps[0])
+    assert describe(cps[0]).endswith("change things · changed since: app.py, new.py")
     out = rewind_files(run, cps[1])
     assert (repo / "app.py").read_text() == "print('v2')\n" and (repo / "new.py").exists()
     out = rewind_files(run, cps[0])
@@ -126,3 +126,26 @@ async def test_rewind_past_a_compaction_uses_the_session_file(
     fake.script(text("again"))
     await agent.run_turn("other way")
     assert fake.requests[-1]["messages"][1:-1] == before[1:cut]
+
+
+async def test_rewind_after_clear_and_to_the_start(fake: FakeOpenAI, run: object) -> None:
+    agent = run.agent  # type: ignore[attr-defined]
+    fake.script(text("a1"), text("a2"), text("a3"), text("a4"), text("fresh"))
+    for q in ("t1", "t2"):
+        await agent.run_turn(run.user_message(q))  # type: ignore[attr-defined]
+    agent.messages[1:] = []  # what /clear does, recorded the same way
+    run.store.append({"t": "rewind", "reason": "clear", "messages": []})  # type: ignore[attr-defined]
+    run.first_turn = True  # type: ignore[attr-defined]
+    for q in ("t3", "t4"):
+        await agent.run_turn(run.user_message(q))  # type: ignore[attr-defined]
+    cps = listing(run)
+    assert [c.prompt for c in cps] == ["t1", "t2", "t3", "t4"]
+    rewind_conversation(run, cps[1])  # before t2: the conversation from before /clear
+    assert [m["content"] for m in agent.messages[2:]] == ["a1"]
+    assert agent.messages[1]["content"].endswith("t1")
+    assert not run.first_turn  # type: ignore[attr-defined]
+    rewind_conversation(run, cps[0])  # before the very first message
+    assert agent.messages[1:] == []
+    await agent.run_turn(run.user_message("again"))  # type: ignore[attr-defined]
+    first = fake.requests[-1]["messages"][1]["content"]
+    assert first.startswith("<env>") and first.endswith("again")  # the env block is back

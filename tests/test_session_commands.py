@@ -59,6 +59,26 @@ async def test_rewind_lists_and_restores(make: Any, fake: FakeOpenAI, tmp_path: 
     await rewind(ctx, "2 both --force")
     assert (tmp_path / "a.txt").read_text() == "one\n"
     assert run.agent.messages[-1]["content"] == "made"
+    # With a terminal, the user is asked; "y" overwrites, "n" keeps their change.
+    asked: list[Any] = []
+
+    async def answer_with(choice: str) -> None:
+        async def asker(req: Any) -> Any:
+            from agent.asking import Answer
+
+            asked.append(req)
+            return Answer(choice)
+
+        run.gate.asker = asker
+        (tmp_path / "a.txt").write_text("changed again\n")
+        await rewind(ctx, "2 files")
+
+    await answer_with("n")
+    assert (tmp_path / "a.txt").read_text() == "changed again\n"
+    await answer_with("y")
+    assert (tmp_path / "a.txt").read_text() == "one\n"
+    assert [r.tool for r in asked] == ["rewind", "rewind"]
+    assert asked[0].target == str((tmp_path / "a.txt").resolve()) and not asked[0].for_model
 
 
 async def test_resume_switches_sessions(make: Any, fake: FakeOpenAI) -> None:
