@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from agent.session import Summary, list_sessions
+from agent.session import Summary, in_use, list_sessions
 from agent.settings import ConfigError
 
 
@@ -52,8 +52,12 @@ def pick(root: Path, cwd: Path, out: TextIO = sys.stderr, inp: TextIO = sys.stdi
 def chosen(args: object, root: Path, cwd: Path) -> str | None:
     """The session id that `-c` / `-r [ID]` ask for, or None for a new session."""
     if getattr(args, "cont", False):
-        return find(root, cwd, None).id
-    ident = getattr(args, "resume", None)
-    if ident is None:
-        return None
-    return (find(root, cwd, ident) if ident else pick(root, cwd)).id
+        found = find(root, cwd, None).id
+    else:
+        ident = getattr(args, "resume", None)
+        if ident is None:
+            return None
+        found = (find(root, cwd, ident) if ident else pick(root, cwd)).id
+    if in_use(root, found):
+        raise ConfigError(f"session {found} is in use by another agent; finish that one first")
+    return found

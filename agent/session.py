@@ -2,13 +2,15 @@
 
 One JSON record per line, written with a single `os.write` on an O_APPEND descriptor as it
 happens, so a crash loses at most the record being written. `load` repairs a torn last line
-(rewriting through temp file + fsync + rename) and skips garbage lines without losing the
-complete records around them.
+in place (truncate, or add the missing newline) and skips garbage lines without losing the
+complete records around them. A writer holds an exclusive lock on its file for as long as it
+is open: two agents never append to one session (the second is told it is in use).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import time
@@ -36,6 +38,26 @@ def ensure_agent_dir(root: Path) -> Path:
     return d
 
 
+class SessionBusy(Exception):
+    """Another agent is writing this session."""
+
+
+def in_use(root: Path, session_id: str) -> bool:
+    """True while another agent holds this session open for writing."""
+    path = sessions_dir(root) / f"{session_id}.jsonl"
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # closing releases the probe's lock
+    return False
+
+
 def new_id() -> str:
     """Sortable by creation time, unique across concurrent agents."""
     return time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:8]
@@ -52,6 +74,14 @@ class SessionFile:
         self.path = d / f"{session_id}.jsonl"
         self.blob_dir = d / f"{session_id}.files"
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.close()
+            raise SessionBusy(
+                f"session {session_id} is in use by another agent; "
+                "finish that one first, or start a new session"
+            ) from None
         if os.fstat(self._fd).st_size:
             self._heal()
 
@@ -98,13 +128,16 @@ class Loaded:
     repaired: list[str] = field(default_factory=list)
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
-    with open(tmp, "wb") as f:
-        f.write(data)
+def _repair(path: Path, keep: int, newline: bool) -> None:
+    """Cut the file to `keep` bytes (and end it with a newline) in place: a rename would leave
+    the session's writer, and its lock, on the old file."""
+    with open(path, "r+b") as f:
+        f.truncate(keep)
+        if newline:
+            f.seek(0, os.SEEK_END)
+            f.write(b"\n")
         f.flush()
         os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 def load(path: Path) -> Loaded:
@@ -130,10 +163,10 @@ def load(path: Path) -> Loaded:
         try:
             rec = json.loads(torn)
             out.records.append(rec)  # complete but missing its newline: keep it
-            _atomic_write(path, data + b"\n")
+            _repair(path, len(data), newline=True)
         except ValueError:
             out.repaired.append(f"line {len(lines) + 1}: torn last record removed")
-            _atomic_write(path, data[: len(data) - len(torn)])
+            _repair(path, len(data) - len(torn), newline=False)
     return out
 
 

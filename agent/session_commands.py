@@ -7,7 +7,7 @@ from typing import Any
 from agent.commands import command
 from agent.resume import describe as describe_session
 from agent.rewind import BASH_NOTE, describe, file_plans, listing, rewind_conversation, rewind_files
-from agent.session import SessionFile, list_sessions
+from agent.session import SessionBusy, SessionFile, list_sessions
 
 
 def switch_session(run: Any, session_id: str) -> int:
@@ -56,7 +56,11 @@ async def resume(ctx: Any, args: str) -> None:
     if len(pick) != 1:
         ctx.say(f"no single session matches {arg!r}")
         return
-    count = switch_session(ctx.run, pick[0].id)
+    try:
+        count = switch_session(ctx.run, pick[0].id)
+    except SessionBusy as e:
+        ctx.say(str(e))
+        return
     ctx.say(f"resumed {pick[0].id} ({count} messages)")
 
 

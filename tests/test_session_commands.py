@@ -90,6 +90,10 @@ async def test_resume_switches_sessions(make: Any, fake: FakeOpenAI) -> None:
     assert len(second.agent.ctx.extra["todo"]) == 0
     await resume(ctx, "")
     assert first.session_id in out.getvalue()
+    await resume(ctx, "1")  # the first agent still has it open
+    assert f"session {first.session_id} is in use by another agent" in out.getvalue()
+    assert second.session_id != first.session_id
+    first.store.close()  # the first agent exits
     await resume(ctx, "1")
     assert second.session_id == first.session_id
     assert [i.text for i in second.agent.ctx.extra["todo"].items.values()] == ["write the tests"]

@@ -7,6 +7,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from agent.checkpoints import Snapshots, checkpoints, plan_restore, restore
 from agent.dispatch import Call
 from agent.session import SessionFile, list_sessions, load, messages_of, new_id, prune
@@ -129,3 +131,21 @@ async def test_blobs_are_deduplicated(tmp_path: Path) -> None:
     store = SessionFile(tmp_path, "d")
     assert store.put_blob(b"same") == store.put_blob(b"same")
     assert len(list(store.blob_dir.iterdir())) == 1
+
+
+def test_one_writer_per_session_and_repairs_keep_the_writer(tmp_path: Path) -> None:
+    from agent.session import SessionBusy, in_use
+
+    s = SessionFile(tmp_path, "busy")
+    s.append({"t": "a"})
+    assert in_use(tmp_path, "busy") and not in_use(tmp_path, "other")
+    with pytest.raises(SessionBusy, match="in use by another agent"):
+        SessionFile(tmp_path, "busy")
+    with open(s.path, "ab") as f:  # a torn record (e.g. from a crash of an earlier writer)
+        f.write(b'{"t": "tor')
+    assert [r["t"] for r in load(s.path).records] == ["a"]  # repaired in place...
+    s.append({"t": "b"})  # ...so the live writer still writes to the file that is read
+    assert [r["t"] for r in load(s.path).records] == ["a", "b"]
+    s.close()
+    assert not in_use(tmp_path, "busy")
+    SessionFile(tmp_path, "busy").close()

@@ -251,3 +251,21 @@ def test_a_file_name_too_long_is_a_tool_error_not_a_broken_session(
     tool = next(m for m in fake.requests[1]["messages"] if m["role"] == "tool")["content"]
     assert tool.startswith("Error") and "too long" in tool
     assert_valid(fake.requests[1])
+
+
+def test_continue_refuses_a_session_another_agent_is_writing(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    from agent.session import SessionFile
+
+    fake.script(text("a"))
+    sid = result(run(fake_env, project, "--output-format", "json", "q1").stdout)["session_id"]
+    held = SessionFile(project, sid)  # as a REPL on that session would
+    try:
+        r = run(fake_env, project, "-c", "q2")
+        assert r.returncode == 2
+        assert f"session {sid} is in use by another agent" in r.stderr
+    finally:
+        held.close()
+    fake.script(text("b"))
+    assert run(fake_env, project, "-c", "q2").returncode == 0
