@@ -151,16 +151,26 @@ class LLM:
         return kw
 
     async def complete(
-        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], sink: Sink, step: int
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        sink: Sink,
+        step: int,
+        *,
+        no_tools: bool = False,
     ) -> Reply:
-        """Stream one reply, retrying what can be retried; raises LLMError otherwise."""
+        """Stream one reply, retrying what can be retried; raises LLMError otherwise.
+        `no_tools` keeps the tool list (a cache-identical prefix) but asks for a text answer."""
         adapted: set[str] = set()
         attempt = 0
         while True:
             loop = asyncio.get_running_loop()
             started = loop.time()
             try:
-                return await self._once(self.request(messages, tools), sink, step)
+                kw = self.request(messages, tools)
+                if no_tools and tools and "tool_choice" not in adapted:
+                    kw["tool_choice"] = "none"
+                return await self._once(kw, sink, step)
             except Exception as e:
                 decision = self._classify(e, adapted)
                 if decision is None:
@@ -205,6 +215,9 @@ class LLM:
             adapted.add("usage")
             self.include_usage = False
             return "the provider rejects stream_options; retrying without it", None
+        if status in (400, 422) and "tool_choice" in low and "tool_choice" not in adapted:
+            adapted.add("tool_choice")
+            return "the provider rejects tool_choice; retrying without it", None
         if status == 400 and "reasoning_content" in low and "reasoning" not in adapted:
             adapted.add("reasoning")
             self.reasoning_input = "tool_calls" if "passed back" in low else "none"

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI, text, tool_calls
+from fake_openai import FakeOpenAI, error, text, tool_calls
 from rich.console import Console
 
 from agent import commands
@@ -242,6 +242,7 @@ async def test_btw_answers_without_touching_the_history(ctx: Ctx, fake: FakeOpen
             {"role": "assistant", "content": "the answer"}
         ]
         assert body["tools"] == fake.requests[0]["tools"]  # same prefix: the cache still hits
+        assert body["tool_choice"] == "none"  # and no tool can be called
 
     fake.script(text("you said hello", pieces=3, expect=check))
     await cmd(ctx, "/btw what did I ask?")
@@ -252,6 +253,10 @@ async def test_btw_answers_without_touching_the_history(ctx: Ctx, fake: FakeOpen
     assert isinstance(rec.events[-1], AssistantMessage)
     assert ctx.agent.totals.requests == 2
     assert "usage" in await cmd(ctx, "/btw")
+    # A provider that rejects tool_choice gets the same question without it.
+    fake.script(error(400, "tool_choice is not supported"), text("still answered"))
+    await cmd(ctx, "/btw again?")
+    assert "tool_choice" not in fake.requests[-1] and fake.requests[-2]["tool_choice"] == "none"
 
 
 async def test_tools_and_exit(ctx: Ctx) -> None:
