@@ -82,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"agent {__version__}")
         return EXIT_OK
     args = parser().parse_args(argv)
+    exit_on_signals()
     for flag in ("resume", "worktree"):  # `agent -r "a question"`: a sentence is the prompt
         value = getattr(args, flag)
         if value and any(c.isspace() for c in value):
@@ -99,6 +100,20 @@ def main(argv: list[str] | None = None) -> int:
             return with_worktree(args, lambda: run_repl(args), refuse)
         return run_repl(args)
     return run_oneshot(args, prompt)
+
+
+def exit_on_signals() -> None:
+    """SIGTERM and SIGHUP (a closed terminal) end the program like an exception would: every
+    `finally` and exit handler runs, so MCP servers, background shells and a --worktree are
+    shut down or settled instead of being orphaned. The exit code is 128 + the signal."""
+    import signal
+
+    def leave(signum: int, frame: Any) -> None:
+        signal.signal(signum, signal.SIG_IGN)  # a second one must not interrupt the cleanup
+        raise SystemExit(128 + signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, leave)
 
 
 def flags_from(args: Any) -> Any:

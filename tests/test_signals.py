@@ -1,0 +1,90 @@
+"""SIGTERM and SIGHUP end the agent cleanly: MCP servers are stopped, not orphaned, whether the
+signal comes while one-shot waits for servers or while the REPL sits at its prompt."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import AGENT_CMD
+from pty_term import Term
+from test_mcp_live import SILENT, alive
+
+pytestmark = pytest.mark.usefixtures("fake")
+
+
+@pytest.fixture
+def silent_server(fake_env: dict[str, str], tmp_path: Path) -> Path:
+    """A user-level MCP server that never answers (so start-up waits on it); returns its
+    pid file."""
+    pidfile = tmp_path / "silent.pid"
+    settings = {
+        "mcpServers": {
+            "silent": {
+                "command": sys.executable,
+                "args": [SILENT],
+                "env": {"MCP_SILENT_PIDFILE": str(pidfile)},
+                "timeout": 60,
+            }
+        }
+    }
+    home = Path(fake_env["HOME"]) / ".agent"
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "settings.json").write_text(json.dumps(settings))
+    return pidfile
+
+
+def server_pid(pidfile: Path) -> int:
+    deadline = time.monotonic() + 20
+    while not (pidfile.exists() and pidfile.read_text()):
+        assert time.monotonic() < deadline, "the MCP server never started"
+        time.sleep(0.05)
+    return int(pidfile.read_text())
+
+
+def gone(pid: int, timeout: float = 15) -> bool:
+    deadline = time.monotonic() + timeout
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not alive(pid)
+
+
+def test_sigterm_while_one_shot_waits_for_servers(
+    fake_env: dict[str, str], tmp_path: Path, silent_server: Path
+) -> None:
+    proc = subprocess.Popen(
+        [*AGENT_CMD, "hi"],
+        env=fake_env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    pid = server_pid(silent_server)
+    time.sleep(0.3)  # settled into waiting for the server
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    assert gone(pid), "orphaned MCP server"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP], ids=["term", "hup"])
+def test_signal_at_the_repl_prompt(
+    fake_env: dict[str, str], tmp_path: Path, silent_server: Path, sig: int
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    term = Term(fake_env, project)
+    try:
+        term.wait_for("shift-tab", where="bottom")
+        pid = server_pid(silent_server)
+        os.kill(term.child.pid, sig)
+        assert term.wait_exit() == 128 + sig
+    finally:
+        term.close()
+    assert gone(pid), "orphaned MCP server"
