@@ -193,10 +193,15 @@ def prepare(action: Action, given: Any, root: Path) -> Invocation:
     values = check_params(action, given)
     text = {ROOT: str(root), **{k: _text(v) for k, v in values.items()}}
     argv = [fill(action.command, text)]
-    for arg in action.args:
+    args = list(action.args)
+    for i, arg in enumerate(args):
         names = placeholders(arg)
         if any(n not in text for n in names):
-            continue  # an optional param without a value drops the argument that uses it
+            # An optional param without a value drops the argument that uses it, and the
+            # option before it when that option was only there to take it (`--level ${level}`).
+            if arg == f"${{{names[0]}}}" and len(names) == 1 and i and _bare_option(args[i - 1]):
+                argv.pop()
+            continue
         filled = fill(arg, text)
         _no_option(action, arg, filled, values)
         argv.append(filled)
@@ -205,6 +210,11 @@ def prepare(action: Action, given: Any, root: Path) -> Invocation:
     if why:
         raise ActionError(f"the command line {shlex.join(argv)!r} is refused: {why}")
     return Invocation(action, tuple(argv), cwd, values)
+
+
+def _bare_option(arg: str) -> bool:
+    """`--level` or `-k`: an option with no value of its own and no placeholder."""
+    return arg.startswith("-") and arg != "-" and "=" not in arg and not placeholders(arg)
 
 
 def check_params(action: Action, given: Any) -> dict[str, Any]:

@@ -536,3 +536,24 @@ async def test_user_runs_are_audited_with_their_trigger(root: Path) -> None:
     assert ran["duration_ms"] >= 0
     assert ran["session"] == "sess"
     assert (declined["decision"], declined["reason"]) == ("deny", "the user declined")
+
+
+def test_an_optional_param_without_a_value_takes_its_option_along(root: Path) -> None:
+    opt = act(
+        "o",
+        args=["argv.py", "--level", "${level}", "-k", "${k}", "--tag=${tag}", "-v", "${pos}"],
+        params=[
+            {"name": "level", "type": "string"},
+            {"name": "k", "type": "string"},
+            {"name": "tag", "type": "string"},
+            {"name": "pos", "type": "string"},
+        ],
+    )
+    r = runner(root, opt)
+    assert r.prepare("o", {}).argv[1:] == ("argv.py",)
+    assert r.prepare("o", {"k": "x"}).argv[1:] == ("argv.py", "-k", "x")
+    assert r.prepare("o", {"pos": "p"}).argv[1:] == ("argv.py", "-v", "p")
+    full = {"level": "2", "k": "x", "tag": "t", "pos": "p"}
+    assert r.prepare("o", full).argv[1:] == (
+        "argv.py", "--level", "2", "-k", "x", "--tag=t", "-v", "p",
+    )  # fmt: skip
