@@ -24,7 +24,7 @@ from agent.subagents import Job, Report, Subagents
 
 DIFF_CHARS = 40_000  # of the diff each reviewer gets; it can read the files for more
 READ_ONLY = ("read_file", "glob", "grep")
-MAX_UNITS = 8
+MIN_UNITS, MAX_UNITS = 3, 8
 FINDINGS = (
     "Do not change any file. Report at most 8 findings, most important first, each as "
     "`path:line` — the problem — the concrete fix. If nothing is worth changing, reply "
@@ -49,7 +49,7 @@ APPLY = (
     "findings you skipped, and why."
 )
 PLAN = (
-    "Split the user's task into 3 to {max} independent units of work that separate agents can "
+    "Split the user's task into {min} to {max} independent units of work that separate agents can "
     "do in parallel{where}, without editing the same files. Reply with JSON only, no prose: "
     '{{"units": [{{"title": "a few words", "prompt": "complete, self-contained instructions; '
     'the agent sees nothing else"}}]}}'
@@ -144,7 +144,7 @@ def parse_units(text: str) -> list[Unit]:
             units.append(Unit(str(it.get("title") or prompt).strip()[:60], prompt))
     if not units:
         raise WorkflowError("the model's plan has no usable units")
-    return units[:MAX_UNITS]
+    return units
 
 
 async def plan_units(agent: Any, task: str, git: bool) -> list[Unit]:
@@ -153,12 +153,32 @@ async def plan_units(agent: Any, task: str, git: bool) -> list[Unit]:
 
     where = ", each in its own copy of the repository" if git else " in the same directory"
     messages = [
-        {"role": "system", "content": PLAN.format(max=MAX_UNITS, where=where)},
+        {"role": "system", "content": PLAN.format(min=MIN_UNITS, max=MAX_UNITS, where=where)},
         {"role": "user", "content": task},
     ]
-    reply = await agent.llm.complete(messages, [], Recorder(), 0)
-    agent.totals.add(reply.usage, agent.llm.cfg.provider)
-    return parse_units(reply.text)
+    for _ in (1, 2):  # a plan of the wrong size gets one correction
+        reply = await agent.llm.complete(messages, [], Recorder(), 0)
+        agent.totals.add(reply.usage, agent.llm.cfg.provider)
+        units = parse_units(reply.text)
+        if MIN_UNITS <= len(units) <= MAX_UNITS:
+            return units
+        messages += [
+            {"role": "assistant", "content": reply.text},
+            {
+                "role": "user",
+                "content": f"That plan has {len(units)} units; it must have {MIN_UNITS} to "
+                f"{MAX_UNITS}. Reply with the corrected JSON only.",
+            },
+        ]
+    if len(units) > MAX_UNITS:
+        raise WorkflowError(
+            f"the plan has {len(units)} units, more than {MAX_UNITS}: narrow the task, or run "
+            "/batch on parts of it"
+        )
+    raise WorkflowError(
+        f"the task does not split into {MIN_UNITS} or more independent units (the plan has "
+        f"{len(units)}): ask for it as a normal message instead"
+    )
 
 
 def unit_job(runner: Subagents, n: int, unit: Unit, wt: Any, cwd: Path) -> Job:

@@ -207,7 +207,7 @@ def test_parse_units_accepts_objects_lists_and_fences() -> None:
     fenced = '```json\n{"units": [{"title": "a", "prompt": "do a"}, "do b"]}\n```'
     assert [u.prompt for u in parse_units(fenced)] == ["do a", "do b"]
     many = json.dumps([f"unit {n}" for n in range(12)])
-    assert len(parse_units(many)) == 8
+    assert len(parse_units(many)) == 12  # all of them: the size is checked by the planner step
     with pytest.raises(WorkflowError):
         parse_units("I cannot do that")
 
@@ -319,3 +319,25 @@ async def test_commands_explain_what_is_missing(fake: FakeOpenAI, tmp_path: Path
     await dispatch(ctx, "/simplify")
     assert "not a git repository" in ctx.console.lines[-1].lower()
     assert "/simplify [focus]" in [row[0] for row in help_rows(ctx.commands)]
+
+
+async def test_a_plan_of_the_wrong_size_is_corrected_once_then_refused(
+    routed: RoutedFake, tmp_path: Path
+) -> None:
+    run, _ = make_run(routed, tmp_path)
+    subagents = run.agent.ctx.extra["subagents"]
+    eleven = json.dumps([f"SIZED-{n}: part {n}" for n in range(11)])
+    three = json.dumps([f"SIZED-{n}: part {n}" for n in range(3)])
+    routed.script(text(eleven), text(three))
+    for n in range(3):
+        routed.route(f"SIZED-{n}", text(f"did {n}"))
+    results = await batch(subagents, "a big task", tmp_path)
+    assert [r.report.text for r in results] == ["did 0", "did 1", "did 2"]
+    correction = routed.requests[1]["messages"][-1]["content"]
+    assert correction.startswith("That plan has 11 units; it must have 3 to 8.")
+    routed.script(text(eleven), text(eleven))
+    with pytest.raises(WorkflowError, match="the plan has 11 units, more than 8: narrow"):
+        await batch(subagents, "a bigger task", tmp_path)
+    routed.script(text('["only one"]'), text('["still one"]'))
+    with pytest.raises(WorkflowError, match="does not split into 3 or more independent units"):
+        await batch(subagents, "a tiny task", tmp_path)
