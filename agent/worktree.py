@@ -123,6 +123,35 @@ def changes(wt: Worktree) -> tuple[int, int]:
     return len(status.splitlines()), commits
 
 
+# Ignored files that are only ever regenerated: not a reason to keep a worktree.
+CACHES = frozenset(
+    {
+        "__pycache__",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".hypothesis",
+        ".tox",
+        ".nox",
+        ".cache",
+        "node_modules",
+        ".venv",
+        "venv",
+        ".gradle",
+        ".next",
+        ".parcel-cache",
+        ".turbo",
+    }
+)
+
+
+def ignored_work(wt: Worktree) -> list[str]:
+    """New git-ignored files and directories other than caches (a .env, build output…)."""
+    out = git(wt.path, "status", "--porcelain", "--ignored", "--untracked-files=normal")
+    found = [line[3:] for line in out.splitlines() if line.startswith("!! ")]
+    return [p for p in found if not CACHES.intersection(p.rstrip("/").split("/"))]
+
+
 def commit_all(wt: Worktree, message: str) -> bool:
     """Commit everything in the worktree (its own branch); False when there was nothing or
     git refused (no identity configured, a hook said no)."""
@@ -145,11 +174,15 @@ def remove(wt: Worktree) -> None:
 def finish(wt: Worktree) -> str:
     """Keep a worktree with changes (and say how to merge or remove it); remove a clean one."""
     files, commits = changes(wt)
-    if not files and not commits:
+    ignored = [] if files or commits else ignored_work(wt)
+    if not files and not commits and not ignored:
         remove(wt)
         return f"worktree {wt.path.name} had no changes: removed it and branch {wt.branch}"
     parts = (f"{files} changed file(s)" if files else "", f"{commits} commit(s)" if commits else "")
     what = ", ".join(x for x in parts if x)
+    if ignored:
+        shown = ", ".join(ignored[:3]) + (" …" if len(ignored) > 3 else "")
+        what = f"only git-ignored files ({shown}), which removing it would delete"
     lines = [f"worktree kept: {wt.path} (branch {wt.branch}) has {what}"]
     if files:
         lines.append(f"  commit:  git -C {wt.path} add -A && git -C {wt.path} commit -m '…'")

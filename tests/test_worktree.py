@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -173,3 +174,24 @@ def test_repl_in_a_worktree_edits_there_and_keeps_it(
     assert "worktree kept" in shown and "git merge agent/r1" in shown
     assert "agent/r1" in branches(repo)
     assert f"cwd: {wt}" in fake.requests[0]["messages"][1]["content"]
+
+
+def test_a_worktree_holding_only_ignored_work_is_kept(repo: Path) -> None:
+    (repo / ".gitignore").write_text("*.env\nbuild/\n__pycache__/\n")
+    git(repo, "add", ".gitignore")
+    git(repo, "commit", "-q", "-m", "ignore")
+    wt = w.create(repo, "ign")
+    (wt.path / "__pycache__").mkdir()
+    (wt.path / "__pycache__" / "app.pyc").write_bytes(b"\0")
+    assert w.ignored_work(wt) == []  # a cache alone does not count
+    (wt.path / "local.env").write_text("TOKEN=1\n")
+    (wt.path / "build").mkdir()
+    (wt.path / "build" / "out.bin").write_bytes(b"\1")
+    note = w.finish(wt)
+    assert "only git-ignored files (build/, local.env)" in note
+    assert wt.path.exists() and (wt.path / "local.env").exists()
+    assert f"git worktree remove --force {wt.path}" in note
+    (wt.path / "local.env").unlink()
+    shutil.rmtree(wt.path / "build")
+    assert "had no changes: removed it" in w.finish(wt)
+    assert not wt.path.exists()
