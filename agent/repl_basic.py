@@ -131,8 +131,9 @@ def run_repl(args: Any) -> int:
         print(resumed_note(run), file=sys.stderr)
     loop = asyncio.new_event_loop()  # one loop for the session: the HTTP client lives on it
     loop.run_until_complete(run.start())
+    ctx = _commands(run, args)
     try:
-        while True:
+        while not ctx.exit:
             try:
                 line = input("> ")
             except EOFError:
@@ -143,18 +144,48 @@ def run_repl(args: Any) -> int:
                 continue
             if not line.strip():
                 continue
-            if line.strip() in ("/exit", "/quit"):
-                return EXIT_OK
-            loop.run_until_complete(_turn(run, line))
+            loop.run_until_complete(_interruptible(_line(ctx, line)))
+        return EXIT_OK
     finally:
         loop.run_until_complete(run.agent.llm.aclose())
         loop.run_until_complete(run.end())
         loop.close()
 
 
-async def _turn(run: Any, line: str) -> None:
+def _commands(run: Any, args: Any) -> Any:
+    """The slash commands, printing plainly to stdout like the answers."""
+    from rich.console import Console
+
+    from agent.commands import LOAD_PROBLEMS, Ctx, all_commands
+
+    commands = all_commands(run.cfg.root)
+    for problem in LOAD_PROBLEMS:
+        print(f"agent: warning: {problem}", file=sys.stderr)
+
+    async def turn(text: str) -> Any:
+        return await run.agent.run_turn(run.user_message(text))
+
+    console = Console(highlight=False, color_system=None, soft_wrap=True)
+    return Ctx(run, console, turn, run.agent.sink, commands)
+
+
+async def _line(ctx: Any, line: str) -> None:
+    from agent.commands import dispatch
+
+    try:
+        if await dispatch(ctx, line):
+            return
+    except Exception as e:  # a failing command must not end the session
+        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
+        return
+    from agent.mentions import attach
+
+    await ctx.turn(attach(line, ctx.cfg.cwd))
+
+
+async def _interruptible(work: Any) -> None:
     loop = asyncio.get_running_loop()
-    task = asyncio.ensure_future(run.agent.run_turn(run.user_message(line)))
+    task = asyncio.ensure_future(work)
     loop.add_signal_handler(signal.SIGINT, task.cancel)
     try:
         await task

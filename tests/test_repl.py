@@ -224,6 +224,32 @@ def test_stdout_not_a_terminal_falls_back_to_the_plain_repl(
     assert child.exitstatus == 0
 
 
+def test_plain_repl_runs_slash_commands(
+    fake_env: dict[str, str], project: Path, fake: FakeOpenAI
+) -> None:
+    fake.script(text("plain answer"))
+    child = pexpect.spawn(
+        "bash", ["-c", f"{sys.executable} -m agent | cat"], env=fake_env, cwd=str(project)
+    )
+    try:
+        child.expect("Ctrl-D exits", timeout=30)
+        child.send("/todo\r")
+        child.expect("No tasks.", timeout=30)
+        child.send("/nosuch\r")
+        child.expect("unknown command /nosuch", timeout=30)
+        child.send("what is in @notes.txt\r")
+        child.expect("plain answer", timeout=30)
+        child.send("/cost\r")
+        child.expect(r"\$", timeout=30)
+        child.send("/exit\r")
+        child.expect(pexpect.EOF, timeout=30)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    assert len(fake.requests) == 1  # the commands never reached the model
+    assert "mango" in user_texts(fake.requests[0])[-1]  # the @file was attached
+
+
 # -- parts, in-process ---------------------------------------------------------------------
 def test_next_mode_cycles() -> None:
     assert next_mode("default", "default") == "acceptEdits"
