@@ -206,7 +206,7 @@ async def test_streamable_http_headers_and_server_death(
     tmp_path: Path, http_server: tuple[subprocess.Popen[bytes], str]
 ) -> None:
     proc, url = http_server
-    raw = {"type": "http", "url": url, "headers": {"X-Token": "${TOKEN}"}, "toolTimeout": 5}
+    raw = {"type": "http", "url": url, "headers": {"X-Token": "${TOKEN}"}, "toolTimeout": 2}
     specs, warnings = load_specs({"mcpServers": {"web": raw}}, {"TOKEN": "t0ken"})
     assert not warnings
     mt = session(specs, tmp_path)
@@ -215,6 +215,24 @@ async def test_streamable_http_headers_and_server_death(
         assert mt.statuses()[0]["status"] == "connected"
         assert (await call(mt, "mcp__web__header", name="X-Token")).output == "t0ken"
         assert (await call(mt, "mcp__web__echo", text="over http")).output == "echo: over http"
+        # the same result kinds, timeouts and tool-list changes as over stdio
+        fail = await call(mt, "mcp__web__fail", message="no disk")
+        assert fail.is_error and "no disk" in fail.output
+        image = (await call(mt, "mcp__web__image")).output
+        assert image == "a 1x1 pixel\n[image: image/png, 67 bytes; not shown to the model]"
+        t0 = time.monotonic()
+        hang = await call(mt, "mcp__web__hang")
+        assert hang.is_error and "did not answer within 2s" in hang.output
+        assert time.monotonic() - t0 < 8
+        assert (await call(mt, "mcp__web__echo", text="still")).output == "echo: still"
+        assert mt.sync()  # the first tool list
+        assert (await call(mt, "mcp__web__grow", name="fresh")).output == "added fresh"
+        for _ in range(50):
+            if mt.sync() or "mcp__web__fresh" in mt.tools:
+                break
+            await asyncio.sleep(0.05)
+        assert "mcp__web__fresh" in mt.tools
+        assert (await call(mt, "mcp__web__fresh")).output == "I am fresh"
         proc.kill()
         proc.wait()
         dead = await call(mt, "mcp__web__echo", text="anyone?")
