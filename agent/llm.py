@@ -205,6 +205,8 @@ class LLM:
             return f"cannot reach {self.cfg.base_url}: {e.__cause__ or e}", -1
         if isinstance(e, openai.APIError):  # an error event inside the stream
             return f"error from the provider: {e.message}", -1
+        if isinstance(e, ValueError):  # an event that is not JSON (a proxy's error page…)
+            return f"the provider sent a malformed stream ({e})", -1
         return None
 
     def _classify_status(self, e: Any, adapted: set[str]) -> tuple[str, float | None]:

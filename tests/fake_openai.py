@@ -39,8 +39,10 @@ def _frame(payload: bytes) -> bytes:
     return b"%x\r\n%s\r\n" % (len(payload), payload)
 
 
-def _event(c: Json) -> bytes:
-    return _frame(b"data: " + json.dumps(c, separators=(",", ":")).encode() + b"\n\n")
+def _event(c: Json | str) -> bytes:
+    """One SSE event: a chunk as JSON, or a string sent as it is (a malformed event)."""
+    data = c if isinstance(c, str) else json.dumps(c, separators=(",", ":"))
+    return _frame(b"data: " + data.encode() + b"\n\n")
 
 
 class _Server(ThreadingHTTPServer):

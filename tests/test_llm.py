@@ -129,6 +129,22 @@ async def test_midstream_error_event_is_retried(fake: FakeOpenAI, tmp_path: Path
     assert "upstream died" in of_type(rec, ErrorEvent)[0].message
 
 
+async def test_malformed_stream_is_retried_then_fails_cleanly(
+    fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path
+) -> None:
+    from helpers import run_agent
+
+    fake.script(raw([chunk({"content": "x"}), "{not json"]), text("ok"))  # type: ignore[list-item]
+    agent, rec = make_agent(fake, tmp_path)
+    assert (await agent.run_turn("q")).text == "ok"
+    assert "malformed stream" in of_type(rec, ErrorEvent)[0].message
+    fake.script(*[raw(["{not json"]) for _ in range(5)])  # type: ignore[list-item]
+    r = run_agent(fake_env, tmp_path, "--output-format", "json", "hi")
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    last = r.stdout.splitlines()[-1]
+    assert '"type":"result"' in last and "malformed stream" in last
+
+
 def _assistants(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [m for m in body["messages"] if m["role"] == "assistant"]
 
