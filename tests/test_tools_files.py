@@ -312,6 +312,14 @@ async def test_edit_crlf_file_with_lf_strings(ctx: ToolContext, tmp_path: Path) 
     assert not result.is_error, result.output
     assert (tmp_path / "w.txt").read_bytes() == b"alpha\r\nBETA\r\nbeta2\r\ngamma\r\n"
     assert "(kept utf-8, CRLF)" in result.output
+    # a one-line old_string: the new lines still take the file's endings
+    result = await edit(ctx, "w.txt", "BETA", "BETA\nmore")
+    assert not result.is_error, result.output
+    assert (tmp_path / "w.txt").read_bytes() == b"alpha\r\nBETA\r\nmore\r\nbeta2\r\ngamma\r\n"
+    # a mixed file: an old_string matched with its bare LF keeps the new text as written
+    (tmp_path / "m.txt").write_bytes(b"a\r\nb\nc\r\nd\r\n")
+    assert not (await edit(ctx, "m.txt", "b\nc", "b\nx\nc")).is_error
+    assert (tmp_path / "m.txt").read_bytes() == b"a\r\nb\nx\nc\r\nd\r\n"
 
 
 @pytest.mark.parametrize("encoding", ["utf-16-be", "gb18030", "cp1251"])

@@ -161,10 +161,14 @@ def _line_of(text: str, pos: int) -> int:
 
 
 def _adapt(text: str, old: str, new: str, newline: str) -> tuple[str, str]:
-    """old/new in the file's line endings (the model usually sends LF for a CRLF file)."""
+    """old/new in the file's line endings (the model usually sends LF for a CRLF file).
+
+    `new` keeps its own endings only when `old` matched a line break as the model wrote it
+    (a region of a mixed-ending file); otherwise it takes the file's."""
     for candidate in (textio.with_newlines(old, newline), old):
         if candidate in text:
-            return candidate, textio.with_newlines(new, newline) if candidate != old else new
+            as_written = candidate == old and "\n" in old
+            return candidate, new if as_written else textio.with_newlines(new, newline)
     return old, new
 
 
