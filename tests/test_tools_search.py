@@ -410,3 +410,18 @@ async def test_global_git_excludes_match_rg(
     truth = rg_files(root)
     assert truth == {"s/rootonly.txt", "keep.txt"}
     assert set(walk.Walker(root, []).files()) == truth
+
+
+@needs_rg
+async def test_rust_only_patterns_go_to_ripgrep(tmp_path: Path) -> None:
+    (tmp_path / "greek.txt").write_text("alpha αβγ\n")
+    (tmp_path / "latin.txt").write_text("alpha abc\n")
+    ctx = ctx_for(tmp_path, "rg")
+    greek = await search.GREP.run({"pattern": r"\p{Greek}+"}, ctx)
+    assert greek.output == "Found 1 files\ngreek.txt"
+    upper = await search.GREP.run({"pattern": "[[:upper:]]"}, ctx)
+    assert upper.output.startswith("No matches")
+    bad = await search.GREP.run({"pattern": "foo("}, ctx)
+    assert bad.is_error and "regex parse error" in bad.output
+    python = await search.GREP.run({"pattern": r"\p{Greek}"}, ctx_for(tmp_path, "python"))
+    assert python.is_error and "invalid regular expression" in python.output

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,20 +39,37 @@ class Query:
     context: int
 
 
-def compile_query(pattern: str, ignore_case: bool, mode: str, context: int) -> Query:
-    """Compile a ripgrep (Rust regex) pattern for Python's `re`, translating common syntax."""
+def compile_query(
+    pattern: str, ignore_case: bool, mode: str, context: int, *, for_python: bool = True
+) -> Query:
+    """Compile a ripgrep (Rust regex) pattern for Python's `re`, translating common syntax.
+    When ripgrep does the search (`for_python` False) a pattern only Rust understands
+    (Unicode classes like Greek, byte-mode groups) is left to ripgrep to accept or refuse."""
     translated = re.sub(r"\(\?<([A-Za-z_]\w*)>", r"(?P<\1>", pattern)  # named groups
     translated = re.sub(r"(?<!\\)((?:\\\\)*)\\z", r"\1\\Z", translated)  # end of text
     flags = re.IGNORECASE if ignore_case else 0
     try:
-        regex = re.compile(translated, flags)
+        with warnings.catch_warnings():  # `[[:upper:]]` warns about a possible set operation
+            warnings.simplefilter("ignore", FutureWarning)
+            regex = re.compile(translated, flags)
     except re.error as exc:
+        if not for_python:
+            return Query(pattern, ignore_case, _NEVER, None, mode, context)
         raise ToolError(
             f"invalid regular expression {pattern!r}: {exc}",
             hint="escape special characters such as ( [ { . * + ? with a backslash",
         ) from None
-    quick = None if any(t in pattern for t in _LINE_ONLY) else re.compile(translated, flags | re.M)
+    quick = None if any(t in pattern for t in _LINE_ONLY) else _compiled(translated, flags | re.M)
     return Query(pattern, ignore_case, regex, quick, mode, context)
+
+
+_NEVER = re.compile(r"(?!)")
+
+
+def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        return re.compile(pattern, flags)
 
 
 def read_text(path: Path) -> str | None:

@@ -115,7 +115,9 @@ async def _grep(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if mode not in CAPS:
         raise ToolError(f"output_mode must be files, content or count, not {mode!r}")
     context = int_arg(args, "context", None) or int_arg(args, "-C", 0) or 0
-    query = pygrep.compile_query(pattern, bool_arg(args, "-i"), mode, min(context, 50))
+    query = pygrep.compile_query(
+        pattern, bool_arg(args, "-i"), mode, min(context, 50), for_python=not _use_rg(ctx)
+    )
     if not root.exists():
         raise ToolError(f"path not found: {root}", hint="pass a directory or file that exists")
     glob = str_arg(args, "glob", required=False)
