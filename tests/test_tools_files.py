@@ -374,3 +374,18 @@ async def test_read_one_giant_line_cut_mid_character(ctx: ToolContext, tmp_path:
     assert result.output.startswith("     1\t" + "€" * 2000 + "… [line cut: ")
     assert "encoding" not in result.output  # the cut inside a character is not "not UTF-8"
     assert "continues beyond what was read" in result.output
+
+
+async def test_mostly_utf8_file_with_a_stray_byte(ctx: ToolContext, tmp_path: Path) -> None:
+    data = "café naïve 日本語\nsecond line\n".encode() + b"bad \xff byte\n"
+    (tmp_path / "m.txt").write_bytes(data)
+    result = await read(ctx, "m.txt")
+    assert "     1\tcafé naïve 日本語" in result.output  # UTF-8, not a legacy-codepage guess
+    assert "     3\tbad \ufffd byte" in result.output
+    assert "1 undecodable byte" in result.output
+    refused = await edit(ctx, "m.txt", "second line", "2nd line")
+    assert refused.is_error and "not cleanly decodable as utf-8" in refused.output
+    assert (tmp_path / "m.txt").read_bytes() == data  # untouched
+    # real cp1251 text is still recognised as such
+    (tmp_path / "r.txt").write_bytes("привет, мир\n".encode("cp1251"))
+    assert "привет, мир" in (await read(ctx, "r.txt")).output

@@ -136,7 +136,7 @@ def _decode_page(page: Page, fmt_bom: tuple[str, bytes] | None) -> tuple[list[st
         fallback = False
     else:
         encoding, note, fallback = "utf-8", "", False
-        if not textio.utf8_ok(raw):
+        if not textio.utf8_like(raw):
             encoding, fallback = textio.guess_legacy(raw[:CHUNK]), True
     text, _, bad = textio.decode(raw, textio.TextFormat(encoding, b"", "\n", fallback))
     if fallback:

@@ -85,6 +85,17 @@ def utf8_ok(data: bytes) -> bool:
     return True
 
 
+def utf8_like(data: bytes) -> bool:
+    """UTF-8, or UTF-8 with a few stray bytes: valid multi-byte characters far outnumber the
+    bad sequences (legacy cp1251/GB18030 text almost never forms valid UTF-8 sequences)."""
+    if utf8_ok(data):
+        return True
+    text = data.decode("utf-8", errors="replace")
+    bad = text.count("\ufffd") - data.count("\ufffd".encode())
+    good = sum(1 for ch in text if ord(ch) > 0x7F) - text.count("\ufffd")
+    return good >= 4 * bad
+
+
 def guess_legacy(sample: bytes) -> str:
     """Pick cp1251 or GB18030 for bytes that are not UTF-8.
 
@@ -116,7 +127,7 @@ def detect(data: bytes) -> TextFormat:
     else:
         bom = b""
         encoding = sniff_utf16(data[:SNIFF_BYTES]) or "utf-8"
-        if encoding == "utf-8" and not utf8_ok(data):
+        if encoding == "utf-8" and not utf8_like(data):
             encoding, fallback = guess_legacy(data[: 1 << 20]), True
     text = data[len(bom) :].decode(encoding, errors="replace")
     return TextFormat(encoding, bom, newline_style(text), fallback)
