@@ -308,10 +308,32 @@ def test_no_stdin_wait_when_prompt_given_and_pipe_silent(
     )
     try:
         proc.wait(timeout=20)
-        assert proc.stdout is not None
+        assert proc.stdout is not None and proc.stderr is not None
         assert proc.stdout.read() == "ok\n"
+        assert "nothing arrived on stdin within 3 s; going on without it" in proc.stderr.read()
     finally:
         assert proc.stdin is not None
         proc.stdin.close()
         proc.kill()
         proc.wait()
+
+
+def test_slow_pipe_is_attached_and_a_trailing_dash_waits_for_it(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    fake.script(text("seen"), text("seen too"))
+    slow = "sleep 1; echo IMPORTANT CONTEXT"
+    r = subprocess.run(
+        ["bash", "-c", f"({slow}) | {sys.executable} -m agent 'summarise this'"],
+        env=fake_env, cwd=project, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "IMPORTANT CONTEXT" in fake.requests[0]["messages"][1]["content"]
+    slower = "sleep 4; echo LATE CONTEXT"
+    r = subprocess.run(
+        ["bash", "-c", f"({slower}) | {sys.executable} -m agent 'summarise this' -"],
+        env=fake_env, cwd=project, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    content = fake.requests[1]["messages"][1]["content"]
+    assert "summarise this\n\n<stdin>\nLATE CONTEXT\n</stdin>" in content
