@@ -81,7 +81,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv in (["--version"], ["-V"]):  # the fast path: no argparse, nothing else
         print(f"agent {__version__}")
         return EXIT_OK
-    args = parser().parse_args(argv)
+    p = parser()
+    fmt = _format_asked(argv)
+    if fmt != "text":  # a usage error still ends with the result line a wrapper waits for
+        p.error = lambda message: _usage_error(p, fmt, message)
+    args = p.parse_args(argv)
     exit_on_signals()
     for flag in ("resume", "worktree"):  # `agent -r "a question"`: a sentence is the prompt
         value = getattr(args, flag)
@@ -100,6 +104,24 @@ def main(argv: list[str] | None = None) -> int:
             return with_worktree(args, lambda: run_repl(args), refuse)
         return run_repl(args)
     return run_oneshot(args, prompt)
+
+
+def _format_asked(argv: list[str]) -> str:
+    for i, a in enumerate(argv):
+        if a.startswith("--output-format="):
+            return a.split("=", 1)[1]
+        if a == "--output-format" and i + 1 < len(argv):
+            return argv[i + 1]
+    return "text"
+
+
+def _usage_error(p: Any, fmt: str, message: str) -> Any:
+    from agent.oneshot import _fail_early, make_renderer
+
+    p.print_usage(sys.stderr)
+    if fmt in ("json", "stream-json"):
+        raise SystemExit(_fail_early(make_renderer(fmt, False), fmt, message, EXIT_USAGE))
+    raise SystemExit(_fail_early(None, "text", message, EXIT_USAGE))
 
 
 def exit_on_signals() -> None:

@@ -143,6 +143,14 @@ def api_key(p: Provider, env: dict[str, str], s: dict[str, Any]) -> str:
     return "sk-no-key-needed"
 
 
+def _max_turns(flag: int | None, setting: Any) -> int:
+    value = flag if flag is not None else setting
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        where = "--max-turns" if flag is not None else "maxTurns in settings"
+        raise ConfigError(f"{where} must be a whole number of at least 1, not {value!r}")
+    return value
+
+
 def pick_model(p: Provider, flags: Flags, env: dict[str, str], s: dict[str, Any]) -> str:
     """--model > AGENT_MODEL > settings > preset; --think swaps in the reasoning model."""
     explicit = flags.model or env.get("AGENT_MODEL") or s.get("model")
@@ -175,6 +183,12 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         raise ConfigError("provider custom needs a base URL: set AGENT_BASE_URL or --base-url")
     model = pick_model(p, flags, env, s)
     think_body = p.thinking_body if flags.think and model != p.thinking_model else {}
+    if flags.think and not think_body and model != p.thinking_model:
+        warnings.append(
+            f"--think: provider {p.name} has no reasoning model or thinking switch configured; "
+            f"using {model} as it is (set thinkingModel or thinkingBody in settings, or pick a "
+            "reasoning model with --model)"
+        )
     perms = dict(s.get("permissions", {}))
     perms["alwaysAllow"] = [*perms.get("alwaysAllow", []), *flags.allowed_tools]
     perms["neverAllow"] = [
@@ -192,7 +206,7 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         api_key=api_key(p, env, s),
         think=flags.think,
         extra_body=dict(think_body),
-        max_turns=flags.max_turns or int(s.get("maxTurns", 50)),
+        max_turns=_max_turns(flags.max_turns, s.get("maxTurns", 50)),
         temperature=s.get("temperature"),
         permission_mode=flags.permission_mode or perms.get("mode") or "default",
         permissions=perms,

@@ -119,6 +119,7 @@ def preset(name: str) -> Provider:
 OVERRIDES = {
     "contextLimit": "context_limit",
     "thinkingModel": "thinking_model",
+    "thinkingBody": "thinking_body",
     "includeUsage": "include_usage",
     "reasoningInput": "reasoning_input",
     "priceIn": "price_in",

@@ -25,6 +25,7 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
     "baseUrl": ((str,), "a URL"),
     "apiKeyEnv": ((str,), "an environment variable name"),
     "thinkingModel": ((str,), "a model name"),
+    "thinkingBody": ((dict,), "an object sent as extra request fields with --think"),
     "contextLimit": ((int,), "a number of tokens"),
     "compactThreshold": ((int, float), "a fraction of contextLimit like 0.8"),
     "compactKeepTurns": ((int,), "a whole number of recent user turns"),

@@ -337,3 +337,32 @@ def test_slow_pipe_is_attached_and_a_trailing_dash_waits_for_it(
     assert r.returncode == 0, r.stderr
     content = fake.requests[1]["messages"][1]["content"]
     assert "summarise this\n\n<stdin>\nLATE CONTEXT\n</stdin>" in content
+
+
+def test_usage_errors_in_json_mode_and_bad_turn_limits(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    bad = run(fake_env, project, "--output-format", "json", "--bogus", "hi")
+    assert bad.returncode == 2
+    result = json.loads(bad.stdout.splitlines()[-1])
+    assert result["type"] == "result" and "unrecognized arguments: --bogus" in result["error"]
+    for n in ("0", "-3"):
+        r = run(fake_env, project, "--max-turns", n, "hi")
+        assert r.returncode == 2, r.stderr
+        assert f"--max-turns must be a whole number of at least 1, not {n}" in r.stderr
+    assert not fake.requests
+
+
+def test_think_without_a_reasoning_setup_warns(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    fake.script(text("plain"), text("thought"))
+    r = run(fake_env, project, "--provider", "vllm", "--think", "q")
+    assert r.returncode == 0, r.stderr
+    assert "--think: provider vllm has no reasoning model or thinking switch" in r.stderr
+    (project / ".agent").mkdir(exist_ok=True)
+    body = {"chat_template_kwargs": {"enable_thinking": True}}
+    (project / ".agent" / "settings.local.json").write_text(json.dumps({"thinkingBody": body}))
+    r = run(fake_env, project, "--provider", "vllm", "--think", "--trust-project", "q")
+    assert "--think: provider" not in r.stderr
+    assert fake.requests[1]["chat_template_kwargs"] == {"enable_thinking": True}
