@@ -26,6 +26,7 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
     "apiKeyEnv": ((str,), "an environment variable name"),
     "thinkingModel": ((str,), "a model name"),
     "thinkingBody": ((dict,), "an object sent as extra request fields with --think"),
+    "webFetch": ((dict,), 'an object like {"allowedHosts": ["localhost:8000"]}'),
     "contextLimit": ((int,), "a number of tokens"),
     "compactThreshold": ((int, float), "a fraction of contextLimit like 0.8"),
     "compactKeepTurns": ((int,), "a whole number of recent user turns"),

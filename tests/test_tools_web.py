@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -286,3 +287,24 @@ def test_unwrap_and_markdown_helpers() -> None:
     assert htmltext.unwrap("//example.com/x") == "https://example.com/x"
     title, body = htmltext.html_to_markdown("<h3>T</h3><p>a&nbsp;b</p>", "http://h/")
     assert (title, body) == ("", "### T\n\na b")
+
+
+async def test_settings_open_a_local_host(
+    server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from agent.app import build
+    from agent.config import Flags, load_config
+    from agent.events import Recorder
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home" / ".agent").mkdir(parents=True)
+    settings = {"webFetch": {"allowedHosts": [server.upper()]}}
+    (tmp_path / "home" / ".agent" / "settings.json").write_text(json.dumps(settings))
+    env = {"AGENT_BASE_URL": "http://127.0.0.1:9/v1", "AGENT_API_KEY": "k", "AGENT_MODEL": "m"}
+    run = build(load_config(Flags(), env, tmp_path), Recorder())
+    page = await fetch(run.agent.ctx, f"http://{server}/page")
+    assert not page.is_error, page.output
+    refused = await fetch(ToolContext(cwd=tmp_path), f"http://{server}/page")
+    assert 'webFetch": {"allowedHosts"' in refused.output

@@ -3,8 +3,9 @@
 Only public http(s) addresses are fetched: every hop (redirects are followed by hand) is
 resolved first, every resolved address is checked, and the connection goes to the checked
 address (pinned, with the original Host header and TLS name) so a second DNS answer cannot swap
-in a private one. Tests and local setups opt in through ctx.extra: `allow_private_hosts: True`
-(everything but cloud metadata) or `allowed_hosts: {"host:port", ...}`.
+in a private one. Settings opt in (`"webFetch": {"allowedHosts": ["host", "host:port"],
+"allowPrivateHosts": true}`), reaching the tool as ctx.extra `allowed_hosts` and
+`allow_private_hosts` (everything but cloud metadata).
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ async def check_url(url: str, ctx: ToolContext) -> Hop:
             raise ToolError(
                 f"refusing to fetch {url}: {host} resolves to {address}, {why}",
                 can_retry=False,
-                hint="only public http(s) addresses can be fetched",
+                hint="only public http(s) addresses can be fetched; the user can allow this "
+                'host with "webFetch": {"allowedHosts": ["host:port"]} in settings',
             )
     return Hop(url, host, port, addresses[0])
 
