@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from agent.dispatch import Call
 from agent.paths import lexical
 from agent.session import ensure_agent_dir
-from agent.settings import ConfigError, read_settings
+from agent.settings import ConfigError, is_own, mark_own, read_settings
 
 if TYPE_CHECKING:
     from agent.permissions import Decision, Facts, Gate
@@ -150,10 +150,13 @@ def remember(root: Path, rules: list[str]) -> Path:
         data = read_settings(path)
     except ConfigError:
         return path  # never overwrite a file the user must fix; the session rule still holds
+    was_own = not path.exists() or is_own(path)
     perms = data.setdefault("permissions", {})
     allow = perms.setdefault("alwaysAllow", [])
     allow += [r for r in rules if r not in allow]
-    write_atomic(path, json.dumps(data, indent=2) + "\n")
+    text = json.dumps(data, indent=2) + "\n"
+    write_atomic(path, text)
+    mark_own(path, text, was_own)
     return path
 
 

@@ -90,7 +90,8 @@ def load_settings(root: Path, trusted: bool) -> tuple[dict[str, Any], list[str]]
     for path, is_project in files:
         data = st.read_settings(path)
         warnings += st.unknown_keys(path, data)
-        if is_project and not trusted:
+        own = path.name == "settings.local.json" and st.is_own(path)  # the user's answers
+        if is_project and not trusted and not own:
             data, dropped = st.restrict_untrusted(path, data)
             if dropped:
                 warnings.append(

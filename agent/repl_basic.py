@@ -81,7 +81,8 @@ def trust_prompt(cfg: Any) -> bool:
         cfg.root / ".agent" / n
         for n in ("settings.json", "settings.local.json", "hooks.json", "actions.json")
     ] + [cfg.root / ".mcp.json"]
-    present = [f for f in files if f.is_file()]
+    # A settings.local.json the agent wrote from the user's own answers needs no trust.
+    present = [f for f in files if f.is_file() and not st.is_own(f)]
     if cfg.trusted or not present or (cfg.root / ".agent").resolve() == st.user_dir().resolve():
         return False
     names = ", ".join(str(f.relative_to(cfg.root)) for f in present)

@@ -214,3 +214,46 @@ def trust(root: Path) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps({"projects": projects}, indent=2), encoding="utf-8")
     os.replace(tmp, path)
+
+
+# Local settings files the agent wrote from the user's own answers ("remember this"), by real
+# path → sha256 of their content: those apply even before the project is trusted, while a
+# settings.local.json that arrived with the repository (or was edited since) does not.
+OWN_FILE = "own-settings.json"
+
+
+def _digest(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def _own_table() -> dict[str, str]:
+    try:
+        data = json.loads((user_dir() / OWN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def is_own(path: Path) -> bool:
+    """Whether `path` holds exactly what the agent last wrote there for the user."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    return _own_table().get(str(path.resolve())) == _digest(data)
+
+
+def mark_own(path: Path, text: str, was_own: bool) -> None:
+    """Record the agent's write of `text` to `path`, when the file was the user's before
+    (absent or written by the agent): a repository's file never becomes "own" this way."""
+    if not was_own:
+        return
+    table = _own_table()
+    table[str(path.resolve())] = _digest(text.encode("utf-8"))
+    target = user_dir() / OWN_FILE
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(".tmp")
+    tmp.write_text(json.dumps(table, indent=2), encoding="utf-8")
+    os.replace(tmp, target)

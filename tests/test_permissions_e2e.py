@@ -351,3 +351,26 @@ async def test_rule_table_names_the_source_files(
         ("alwaysAllow", "glob"): "command line",
         ("alwaysAllow", "bash(cargo test:*)"): "session",
     }
+
+
+def test_remembered_rules_apply_in_an_untrusted_project_but_a_shipped_file_does_not(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent import settings as st
+    from agent.asking import remember
+
+    monkeypatch.setenv("HOME", fake_env["HOME"])  # remember() records its write for this user
+    local = remember(project, ["bash(touch marker:*)"])
+    assert st.is_own(local)
+    fake.script(tool_calls([("bash", {"command": "touch marker"})]), text("ok"))
+    code, result, err = one_shot(fake_env, project, "go")
+    assert code == 0, err
+    assert (project / "marker").exists() and not result["permission_denials"]
+    assert "not trusted" not in err
+    # The same file edited by someone else (or shipped with the repository) is not the user's.
+    (project / "marker").unlink()
+    local.write_text(local.read_text().replace("touch marker", "touch marker "))
+    fake.script(tool_calls([("bash", {"command": "touch marker"})]), text("ok"))
+    code, result, err = one_shot(fake_env, project, "go")
+    assert not (project / "marker").exists() and result["permission_denials"]
+    assert "project not trusted" in err
