@@ -425,3 +425,17 @@ async def test_rust_only_patterns_go_to_ripgrep(tmp_path: Path) -> None:
     assert bad.is_error and "regex parse error" in bad.output
     python = await search.GREP.run({"pattern": r"\p{Greek}"}, ctx_for(tmp_path, "python"))
     assert python.is_error and "invalid regular expression" in python.output
+
+
+def test_hide_secrets_quick_check_agrees_with_the_names() -> None:
+    from agent.paths import secret_name
+    from agent.tools.pygrep import FileHits
+
+    names = ["_netrc", "keys/id_ed25519", "a/b/.envrc", "x.pem", "deep/x.p12", ".env.example",
+             "src/app.py", "id.py", "_build/x.py", "docs/.github/ci.yml"]  # fmt: skip
+    for name in names:
+        hits = [FileHits("src/other.py"), FileHits(name)]
+        kept, note = walk.hide_secrets(hits)
+        hidden = secret_name(name.rsplit("/", 1)[-1])
+        assert [h.path for h in kept] == (["src/other.py"] if hidden else ["src/other.py", name])
+        assert bool(note) is hidden, name

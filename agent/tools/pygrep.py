@@ -20,7 +20,7 @@ from agent.tools.textio import sniff_bom
 _LINE_ONLY = ("(?!", "(?<!", "\\A", "\\Z", "\\z")
 
 
-@dataclass
+@dataclass(slots=True)  # tens of thousands per search: slots halve the cost of making them
 class FileHits:
     """What one file contributed: matching-line count, and the shown lines in order."""
 
