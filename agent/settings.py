@@ -56,7 +56,7 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
 PERMISSION_LISTS = ("alwaysAllow", "ask", "neverAllow", "approvedDirs", "additionalDirectories")
 MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
 # Keys a project may not set until it is trusted (they run code or send traffic elsewhere).
-UNTRUSTED_DROP = ("baseUrl", "apiKeyEnv", "env", "mcpServers", "hooks")
+UNTRUSTED_DROP = ("baseUrl", "apiKeyEnv", "env", "mcpServers", "hooks", "webFetch", "thinkingBody")
 
 
 def read_settings(path: Path) -> dict[str, Any]:
