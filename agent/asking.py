@@ -144,16 +144,25 @@ async def ask(gate: Gate, call: Call, d: Decision, f: Facts) -> Decision:
 
 def remember(root: Path, rules: list[str]) -> Path:
     """Add allow rules to `.agent/settings.local.json` (atomic: temp file, fsync, replace)."""
+
+    def add(perms: dict[str, Any]) -> None:
+        allow = perms.setdefault("alwaysAllow", [])
+        allow += [r for r in rules if r not in allow]
+
+    try:
+        return edit_local(root, add)
+    except ConfigError:  # never overwrite a file the user must fix; the session rule holds
+        return root / ".agent" / "settings.local.json"
+
+
+def edit_local(root: Path, change: Any) -> Path:
+    """Apply `change(permissions dict)` to `.agent/settings.local.json` atomically, recording
+    the write as the user's own when the file was theirs; a broken file raises ConfigError."""
     ensure_agent_dir(root)
     path = root / ".agent" / "settings.local.json"
-    try:
-        data = read_settings(path)
-    except ConfigError:
-        return path  # never overwrite a file the user must fix; the session rule still holds
+    data = read_settings(path)
     was_own = not path.exists() or is_own(path)
-    perms = data.setdefault("permissions", {})
-    allow = perms.setdefault("alwaysAllow", [])
-    allow += [r for r in rules if r not in allow]
+    change(data.setdefault("permissions", {}))
     text = json.dumps(data, indent=2) + "\n"
     write_atomic(path, text)
     mark_own(path, text, was_own)

@@ -3,7 +3,6 @@ permissions."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -118,19 +117,9 @@ def _local(ctx: Ctx) -> Path:
 
 def _edit_local(ctx: Ctx, change: Any) -> Path:
     """Apply `change(permissions dict)` to .agent/settings.local.json, atomically."""
-    from agent.asking import write_atomic
-    from agent.session import ensure_agent_dir
-    from agent.settings import is_own, mark_own, read_settings
+    from agent.asking import edit_local
 
-    ensure_agent_dir(ctx.run.gate.root)
-    path = _local(ctx)
-    data = read_settings(path)  # a broken file raises ConfigError: never overwrite it
-    was_own = not path.exists() or is_own(path)
-    change(data.setdefault("permissions", {}))
-    text = json.dumps(data, indent=2) + "\n"
-    write_atomic(path, text)
-    mark_own(path, text, was_own)
-    return path
+    return edit_local(ctx.run.gate.root, change)
 
 
 def _show_rules(ctx: Ctx) -> None:
