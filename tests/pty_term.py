@@ -96,3 +96,9 @@ class Term:
     def close(self) -> None:
         if self.child.isalive():
             self.child.terminate(force=True)
+
+
+def plain_repl(env: dict[str, str], cwd: Path, *args: str) -> pexpect.spawn:
+    """The agent with stdout piped (so it falls back to the plain REPL), stdin a terminal."""
+    line = " ".join([sys.executable, "-m", "agent", *args, "| cat"])
+    return pexpect.spawn("bash", ["-c", line], env=env, cwd=str(cwd))

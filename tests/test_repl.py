@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import pexpect
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from prompt_toolkit.document import Document
-from pty_term import SHIFT_TAB, Term
+from pty_term import SHIFT_TAB, Term, plain_repl
 from rich.console import Console
 
 from agent.commands import Command
@@ -210,9 +209,7 @@ def test_stdout_not_a_terminal_falls_back_to_the_plain_repl(
     fake_env: dict[str, str], project: Path, fake: FakeOpenAI
 ) -> None:
     fake.script(text("plain answer"))
-    child = pexpect.spawn(
-        "bash", ["-c", f"{sys.executable} -m agent | cat"], env=fake_env, cwd=str(project)
-    )
+    child = plain_repl(fake_env, project)
     try:
         child.expect("Ctrl-D exits", timeout=30)
         child.send("hello\r")
@@ -228,9 +225,7 @@ def test_plain_repl_runs_slash_commands(
     fake_env: dict[str, str], project: Path, fake: FakeOpenAI
 ) -> None:
     fake.script(text("plain answer"))
-    child = pexpect.spawn(
-        "bash", ["-c", f"{sys.executable} -m agent | cat"], env=fake_env, cwd=str(project)
-    )
+    child = plain_repl(fake_env, project)
     try:
         child.expect("Ctrl-D exits", timeout=30)
         child.send("/todo\r")

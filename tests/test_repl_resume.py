@@ -4,14 +4,13 @@ stored conversation (full REPL in a pseudo-terminal, and the plain fallback)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pexpect
 import pytest
 from fake_openai import FakeOpenAI, text
 from helpers import run_agent
-from pty_term import Term
+from pty_term import Term, plain_repl
 
 READY = "shift-tab"
 
@@ -70,12 +69,7 @@ def test_plain_repl_resumes_and_a_bad_id_is_a_usage_error(
 ) -> None:
     old = first_session(fake, fake_env, project, "plain old question")
     fake.script(text("plain continued"))
-    child = pexpect.spawn(
-        "bash",
-        ["-c", f"{sys.executable} -m agent -r {old} | cat"],
-        env=fake_env,
-        cwd=str(project),
-    )
+    child = plain_repl(fake_env, project, "-r", old)
     try:
         child.expect("last: plain old question", timeout=30)
         child.send("more\r")
