@@ -194,13 +194,11 @@ def prepare(action: Action, given: Any, root: Path) -> Invocation:
     text = {ROOT: str(root), **{k: _text(v) for k, v in values.items()}}
     argv = [fill(action.command, text)]
     args = list(action.args)
-    for i, arg in enumerate(args):
-        names = placeholders(arg)
-        if any(n not in text for n in names):
-            # An optional param without a value drops the argument that uses it, and the
-            # option before it when that option was only there to take it (`--level ${level}`).
-            if arg == f"${{{names[0]}}}" and len(names) == 1 and i and _bare_option(args[i - 1]):
-                argv.pop()
+    for arg in args:
+        if any(n not in text for n in placeholders(arg)):
+            # An optional param without a value drops just the argument that uses it: whether
+            # `-x` before `${target}` is a flag or takes that value cannot be told from here,
+            # so an option that takes it is written as one argument, `--level=${level}`.
             continue
         filled = fill(arg, text)
         _no_option(action, arg, filled, values)
@@ -210,11 +208,6 @@ def prepare(action: Action, given: Any, root: Path) -> Invocation:
     if why:
         raise ActionError(f"the command line {shlex.join(argv)!r} is refused: {why}")
     return Invocation(action, tuple(argv), cwd, values)
-
-
-def _bare_option(arg: str) -> bool:
-    """`--level` or `-k`: an option with no value of its own and no placeholder."""
-    return arg.startswith("-") and arg != "-" and "=" not in arg and not placeholders(arg)
 
 
 def check_params(action: Action, given: Any) -> dict[str, Any]:

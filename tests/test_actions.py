@@ -538,22 +538,22 @@ async def test_user_runs_are_audited_with_their_trigger(root: Path) -> None:
     assert (declined["decision"], declined["reason"]) == ("deny", "the user declined")
 
 
-def test_an_optional_param_without_a_value_takes_its_option_along(root: Path) -> None:
+def test_an_optional_param_without_a_value_drops_only_its_argument(root: Path) -> None:
     opt = act(
         "o",
-        args=["argv.py", "--level", "${level}", "-k", "${k}", "--tag=${tag}", "-v", "${pos}"],
+        args=["argv.py", "-x", "${target}", "--tag=${tag}", "--k", "${k}=${j}", "last"],
         params=[
-            {"name": "level", "type": "string"},
-            {"name": "k", "type": "string"},
+            {"name": "target", "type": "string"},
             {"name": "tag", "type": "string"},
-            {"name": "pos", "type": "string"},
+            {"name": "k", "type": "string"},
+            {"name": "j", "type": "string"},
         ],
     )
     r = runner(root, opt)
-    assert r.prepare("o", {}).argv[1:] == ("argv.py",)
-    assert r.prepare("o", {"k": "x"}).argv[1:] == ("argv.py", "-k", "x")
-    assert r.prepare("o", {"pos": "p"}).argv[1:] == ("argv.py", "-v", "p")
-    full = {"level": "2", "k": "x", "tag": "t", "pos": "p"}
+    # `-x` is a flag of its own (pytest -x): it stays; `--tag=${tag}` goes as one argument
+    assert r.prepare("o", {}).argv[1:] == ("argv.py", "-x", "--k", "last")
+    assert r.prepare("o", {"k": "a"}).argv[1:] == ("argv.py", "-x", "--k", "last")
+    full = {"target": "t", "tag": "g", "k": "a", "j": "b"}
     assert r.prepare("o", full).argv[1:] == (
-        "argv.py", "--level", "2", "-k", "x", "--tag=t", "-v", "p",
+        "argv.py", "-x", "t", "--tag=g", "--k", "a=b", "last",
     )  # fmt: skip
