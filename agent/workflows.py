@@ -123,6 +123,7 @@ class UnitResult:
     report: Report
     where: str = ""  # what became of its worktree ("" without git)
     branch: str = ""  # the branch kept with its work
+    uncommitted: bool = False  # its work is in the worktree but not on the branch
 
 
 def parse_units(text: str) -> list[Unit]:
@@ -232,8 +233,12 @@ def _settle(wt: Any, res: UnitResult) -> None:
     """Commit a unit's work on its branch; remove its worktree when it did nothing."""
     from agent import worktree as w
 
+    refused = ""
     try:
-        committed = w.commit_all(wt, f"batch: {res.unit.title}")
+        try:
+            w.commit_all(wt, f"batch: {res.unit.title}")
+        except w.WorktreeError as e:
+            refused = str(e)  # the work stays in the worktree, uncommitted
         files, commits = w.changes(wt)
         if not files and not commits:
             w.remove(wt)
@@ -242,8 +247,13 @@ def _settle(wt: Any, res: UnitResult) -> None:
     except w.WorktreeError as e:
         res.where = f"worktree {wt.path}: {e}"
         return
-    state = "committed" if committed or not files else f"{files} uncommitted file(s)"
-    res.where, res.branch = f"branch {wt.branch} ({state}) in {wt.path}", wt.branch
+    if files:
+        why = f": git commit failed: {refused}" if refused else ""
+        res.where = f"{files} uncommitted file(s) in {wt.path}{why}"
+        res.uncommitted = True
+    else:
+        res.where = f"branch {wt.branch} (committed) in {wt.path}"
+    res.branch = wt.branch
 
 
 def batch_report(results: list[UnitResult]) -> str:
@@ -257,7 +267,12 @@ def batch_report(results: list[UnitResult]) -> str:
         summary = " ".join(rep.text.split())
         if summary:
             lines.append(f"   {summary[:300]}{'…' if len(summary) > 300 else ''}")
-    kept = [r.branch for r in results if r.branch]
+    kept = [r.branch for r in results if r.branch and not r.uncommitted]
     if kept:
         lines.append(f"merge a unit with `git merge <branch>`; branches: {', '.join(kept)}")
+    if any(r.uncommitted for r in results):
+        lines.append(
+            "uncommitted work is not on its branch yet: commit it in its worktree "
+            "(`git -C <worktree> commit -am ...`) before merging"
+        )
     return "\n".join(lines)

@@ -153,15 +153,12 @@ def ignored_work(wt: Worktree) -> list[str]:
 
 
 def commit_all(wt: Worktree, message: str) -> bool:
-    """Commit everything in the worktree (its own branch); False when there was nothing or
-    git refused (no identity configured, a hook said no)."""
+    """Commit everything in the worktree (its own branch); False when there was nothing to
+    commit. WorktreeError says why git refused (no identity configured, a hook said no)."""
     if not git(wt.path, "status", "--porcelain"):
         return False
-    try:
-        git(wt.path, "add", "-A")
-        git(wt.path, "commit", "--quiet", "-m", message)
-    except WorktreeError:
-        return False
+    git(wt.path, "add", "-A")
+    git(wt.path, "commit", "--quiet", "-m", message)
     return True
 
 

@@ -252,6 +252,27 @@ async def test_batch_runs_three_units_in_their_own_worktrees(
     assert git(repo, "status", "--porcelain").strip() in ("", "?? .agent/")
 
 
+async def test_batch_reports_work_git_refused_to_commit(routed: RoutedFake, repo: Path) -> None:
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text("#!/bin/sh\necho 'lint says no' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    prompts = [f"HOOK-{n}: write f{n}.py" for n in (1, 2, 3)]
+    routed.script(text(json.dumps(prompts)))
+    for n in (1, 2, 3):
+        write = ("write_file", {"path": f"f{n}.py", "content": "x = 1\n"})
+        routed.route(f"HOOK-{n}", tool_calls([write]), text(f"wrote f{n}.py"))
+    run, _rec = make_run(routed, repo, mode="acceptEdits")
+    results = await batch(run.agent.ctx.extra["subagents"], "write files", repo)
+    for n, res in enumerate(results, 1):
+        assert res.uncommitted
+        assert res.where.endswith(": git commit failed: lint says no")
+        wt = Path(res.where.split(" in ")[-1].split(":")[0])
+        assert git(wt, "status", "--porcelain").split() == ["A", f"f{n}.py"]  # kept, staged
+    report = batch_report(results)
+    assert "git merge" not in report
+    assert "uncommitted work is not on its branch yet" in report
+
+
 async def test_batch_without_git_runs_in_place(routed: RoutedFake, tmp_path: Path) -> None:
     routed.script(text('["PLAIN-1: say one", "PLAIN-2: say two", "PLAIN-3: say three"]'))
     for n in (1, 2, 3):
