@@ -21,7 +21,7 @@ from agent.memory import env_block, system_prompt
 from agent.permissions import Gate
 from agent.recorder import SessionRecorder, repair_history
 from agent.rules import ALIASES
-from agent.session import SessionFile, load, messages_of, new_id, prune
+from agent.session import SessionFile, load, messages_of, new_id, prune, summarize
 from agent.tools import ToolContext, builtin_tools, registry
 from agent.tools.actions import ActionRunner, project_actions
 from agent.workflow_setup import attach as attach_workflows
@@ -63,6 +63,18 @@ class Run:
     actions: ActionRunner | None = None  # project actions, for /actions and /run
     mcp: McpTools | None = None  # MCP servers, for /mcp, the init event and shutdown
     planning: bool = False  # the last message went out in plan mode
+    moved_from: str = ""  # a resumed session last ran in this other directory
+
+    def moved_note(self) -> str:
+        """Tells the model (once) that a resumed session now works in another directory."""
+        if not self.moved_from:
+            return ""
+        note = (
+            f"[This session ran in {self.moved_from} until now; it continues in "
+            f"{self.cfg.cwd}. Files and paths here may differ: re-read before editing.]"
+        )
+        self.moved_from = ""
+        return note
 
     def user_message(self, prompt: str) -> str:
         """The first message of a session carries the environment block (and hook context);
@@ -70,8 +82,8 @@ class Run:
         plan, was = self.gate.mode == "plan", self.planning
         self.planning = plan
         note = PLAN_ON if plan else PLAN_OFF if was else ""
-        if note:
-            prompt = f"{note}\n\n{prompt}"
+        for n in (note, self.moved_note()):
+            prompt = f"{n}\n\n{prompt}" if n else prompt
         if self.first_turn:
             self.first_turn = False
             extra = "".join(f"\n\n{c}" for c in self.context)
@@ -128,6 +140,7 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     """Everything a session needs, wired at the three seams; `resume_id` continues one."""
     store, snapshots, history = _sessions(cfg, resume_id)
     session_id = store.id
+    before = summarize(store.path) if resume_id else None
     recorder = SessionRecorder(store, cfg.provider, snapshots)
     denials = Denials()
     out = FanOut(sink, denials, recorder)
@@ -190,4 +203,6 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
         agent, session_id, denials, cfg, hooks, gate, store, recorder, actions=actions, mcp=mcp
     )
     run.first_turn = not history
+    if before is not None and before.cwd and before.cwd != str(cfg.cwd):
+        run.moved_from = before.cwd
     return run

@@ -126,6 +126,12 @@ def run_oneshot(args: Any, prompt: str) -> int:
     except ConfigError as e:
         return _fail_early(renderer, fmt, str(e), EXIT_USAGE)
     run = build(cfg, renderer, resume_id=resume_id)
+    if run.moved_from:
+        print(
+            f"agent: warning: session {resume_id} ran in {run.moved_from}; it continues in "
+            f"{cfg.cwd}",
+            file=sys.stderr,
+        )
     if run.mcp is not None:
         run.mcp.settle()  # waits at most the servers' timeouts; failures go to stderr
     renderer.start(run.init_event())

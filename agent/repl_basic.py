@@ -204,4 +204,7 @@ def resumed_note(run: Any) -> str:
     users = [m for m in msgs if m.get("role") == "user" and isinstance(m.get("content"), str)]
     last = " ".join(own_words(users[-1]["content"]).split())[:80] if users else ""
     note = f"resumed {run.session_id} ({len(msgs)} messages)"
-    return note + (f" · last: {last}" if last else "")
+    note += f" · last: {last}" if last else ""
+    if run.moved_from:
+        note += f"\nit ran in {run.moved_from} until now; it continues here, in {run.cfg.cwd}"
+    return note

@@ -93,6 +93,28 @@ def test_worktree_with_changes_is_kept(
     assert "worktrees" not in status
 
 
+def test_resuming_a_worktree_session_elsewhere_says_so(
+    fake: FakeOpenAI, fake_env: dict[str, str], repo: Path
+) -> None:
+    fake.script(
+        tool_calls([("write_file", {"path": "new.txt", "content": "hello\n"})]), text("wrote it")
+    )
+    first = agent(fake_env, repo, "--worktree", "w3", "--output-format", "json", "add a file")
+    sid = json.loads(first.stdout.splitlines()[-1])["session_id"]
+    wt = repo / ".agent" / "worktrees" / "w3"
+    fake.script(text("ok"), text("ok again"))
+    out = agent(fake_env, repo, "-r", sid, "where is new.txt?")
+    assert out.returncode == 0, out.stderr
+    assert f"session {sid} ran in {wt}; it continues in {repo}" in out.stderr
+    note = fake.requests[-1]["messages"][-1]["content"]
+    assert note.startswith(f"[This session ran in {wt} until now; it continues in {repo}.")
+    assert note.endswith("where is new.txt?")
+    # said once: the next resume from here is in the same directory again
+    again = agent(fake_env, repo, "-c", "and now?")
+    assert "continues in" not in again.stderr
+    assert fake.requests[-1]["messages"][-1]["content"] == "and now?"
+
+
 def test_clean_worktree_is_removed_with_its_branch(
     fake: FakeOpenAI, fake_env: dict[str, str], repo: Path
 ) -> None:
