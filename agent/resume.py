@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from agent.session import Summary, in_use, list_sessions
+from agent.session import Summary, in_use, list_sessions, resumable
 from agent.settings import ConfigError
 
 
@@ -19,8 +19,8 @@ def describe(s: Summary) -> str:
 
 def find(root: Path, cwd: Path, ident: str | None) -> Summary:
     """The session for `-c` (ident None) or `-r ID` (an id or unique prefix); ConfigError else."""
-    here = list_sessions(root, cwd)
     if ident is None:
+        here = resumable(root, cwd)
         if not here:
             raise ConfigError(f"no previous session in {cwd} to continue")
         return here[0]
@@ -34,7 +34,7 @@ def find(root: Path, cwd: Path, ident: str | None) -> Summary:
 
 def pick(root: Path, cwd: Path, out: TextIO = sys.stderr, inp: TextIO = sys.stdin) -> Summary:
     """Show this directory's sessions, newest first, and read a number."""
-    here = list_sessions(root, cwd)[:20]
+    here = resumable(root, cwd)[:20]
     if not here:
         raise ConfigError(f"no previous session in {cwd} to resume")
     if not inp.isatty():
@@ -43,7 +43,11 @@ def pick(root: Path, cwd: Path, out: TextIO = sys.stderr, inp: TextIO = sys.stdi
     for n, s in enumerate(here, 1):
         print(f"{n:>3}. {describe(s)}", file=out)
     print("resume which? [1] ", end="", file=out, flush=True)
-    answer = inp.readline().strip() or "1"
+    line = inp.readline()
+    if not line:  # Ctrl-D: no choice made
+        print(file=out)
+        raise ConfigError("no session chosen")
+    answer = line.strip() or "1"
     if not answer.isdigit() or not 1 <= int(answer) <= len(here):
         raise ConfigError(f"no session number {answer!r}")
     return here[int(answer) - 1]

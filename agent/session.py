@@ -193,6 +193,7 @@ class Summary:
     first_prompt: str
     cost: float
     cwd: str
+    started: bool = True  # a prompt was ever sent (an agent opened and closed unused is not)
 
 
 def summarize(path: Path) -> Summary | None:
@@ -202,20 +203,26 @@ def summarize(path: Path) -> Summary | None:
         mtime = path.stat().st_mtime
     except OSError:
         return None
-    turns, first, cost, cwd = 0, "", 0.0, ""
+    live: list[int] = []  # the checkpoints (user turns) still in the conversation
+    first, cost, cwd, started = "", 0.0, "", False
     for line in text.splitlines():
         try:
             rec = json.loads(line)
         except ValueError:
             continue
-        if rec.get("t") == "meta":
+        kind = rec.get("t")
+        if kind == "meta":
             cwd = rec.get("cwd", "")
-        elif rec.get("t") == "checkpoint":
-            turns += 1
+        elif kind == "checkpoint":
+            live.append(int(rec.get("n", 0)))
+            started = True
             first = first or rec.get("prompt", "")
-        elif rec.get("t") == "usage":
+        elif kind == "rewind" and rec.get("reason") != "repair":
+            at = rec.get("checkpoint")  # /rewind to #n drops n and later; /clear drops all
+            live = [n for n in live if isinstance(at, int) and n < at]
+        elif kind == "usage":
             cost += float(rec.get("cost", 0.0))
-    return Summary(path.stem, path, mtime, turns, first, cost, cwd)
+    return Summary(path.stem, path, mtime, len(live), first, cost, cwd, started)
 
 
 def list_sessions(root: Path, cwd: Path | None = None) -> list[Summary]:
@@ -227,6 +234,11 @@ def list_sessions(root: Path, cwd: Path | None = None) -> list[Summary]:
     if cwd is not None:
         found = [s for s in found if s.cwd == str(cwd)]
     return sorted(found, key=lambda s: s.mtime, reverse=True)
+
+
+def resumable(root: Path, cwd: Path) -> list[Summary]:
+    """This directory's sessions worth offering to continue (a prompt was sent), newest first."""
+    return [s for s in list_sessions(root, cwd) if s.started]
 
 
 def prune(root: Path, keep: int = 100, max_age_days: float = 30.0, protect: str = "") -> int:

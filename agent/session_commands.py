@@ -7,7 +7,7 @@ from typing import Any
 from agent.commands import command
 from agent.resume import describe as describe_session
 from agent.rewind import BASH_NOTE, describe, file_plans, listing, rewind_conversation, rewind_files
-from agent.session import SessionBusy, SessionFile, list_sessions
+from agent.session import SessionBusy, SessionFile, resumable
 
 
 def switch_session(run: Any, session_id: str) -> int:
@@ -40,7 +40,7 @@ def switch_session(run: Any, session_id: str) -> int:
 @command("resume", usage="[N|ID]")
 async def resume(ctx: Any, args: str) -> None:
     """Resume an earlier session of this directory: /resume lists them, /resume N picks one."""
-    here = [s for s in list_sessions(ctx.cfg.root, ctx.cfg.cwd) if s.id != ctx.run.session_id]
+    here = [s for s in resumable(ctx.cfg.root, ctx.cfg.cwd) if s.id != ctx.run.session_id]
     arg = args.strip()
     if not arg:
         if not here:

@@ -86,3 +86,29 @@ def test_plain_repl_resumes_and_a_bad_id_is_a_usage_error(
         assert "no session 'nope'" in bad.text()
     finally:
         bad.close()
+
+
+def test_picker_skips_unused_sessions_counts_live_turns_and_ctrl_d_cancels(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    sid = first_session(fake, fake_env, project, "kept question")
+    path = project / ".agent" / "sessions" / f"{sid}.jsonl"
+    with path.open("a") as f:  # a second turn, then /rewind to before it
+        f.write(
+            json.dumps({"t": "checkpoint", "n": 2, "time": 0, "prompt": "gone", "msg_index": 3})
+        )
+        f.write("\n" + json.dumps({"t": "rewind", "reason": "rewind", "checkpoint": 2}) + "\n")
+    unused = project / ".agent" / "sessions" / "20991231-000000-unused.jsonl"
+    unused.write_text(json.dumps({"t": "meta", "cwd": str(project)}) + "\n")
+    term = Term(fake_env, project, "-r")
+    try:
+        term.wait_for("resume which?")
+        listing = term.text()
+        assert "unused" not in listing
+        assert "  1 turns" in listing and "kept question" in listing
+        term.send("\x04")
+        assert term.wait_exit() == 2
+        assert "no session chosen" in term.text()
+    finally:
+        term.close()
+    assert len(fake.requests) == 1  # nothing was resumed or sent
