@@ -124,6 +124,9 @@ def _usage_error(p: Any, fmt: str, message: str) -> Any:
     raise SystemExit(_fail_early(None, "text", message, EXIT_USAGE))
 
 
+TERMINATING: list[int] = []  # the signal that is ending the program, once one has come
+
+
 def exit_on_signals() -> None:
     """SIGTERM and SIGHUP (a closed terminal) end the program like an exception would: every
     `finally` and exit handler runs, so MCP servers, background shells and a --worktree are
@@ -132,6 +135,7 @@ def exit_on_signals() -> None:
 
     def leave(signum: int, frame: Any) -> None:
         signal.signal(signum, signal.SIG_IGN)  # a second one must not interrupt the cleanup
+        TERMINATING.append(signum)  # a cancelled turn is then the exit, not an Esc
         raise SystemExit(128 + signum)
 
     for sig in (signal.SIGTERM, signal.SIGHUP):

@@ -16,7 +16,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from agent import __version__
-from agent.cli import EXIT_FAIL, EXIT_OK
+from agent.cli import EXIT_FAIL, EXIT_OK, TERMINATING
 from agent.keys import PROMPT, Interrupts, make_session, next_mode, stats_of, toolbar_text
 from agent.tools import stop_background
 
@@ -147,8 +147,8 @@ class Repl:
         try:
             await task
         except asyncio.CancelledError:
-            if not task.cancelled():
-                raise  # we were cancelled ourselves (shutdown)
+            if not task.cancelled() or TERMINATING:
+                raise  # we were cancelled ourselves (shutdown, SIGTERM)
             self.cancelled = True
             if not self.renderer.interrupted:
                 self.renderer.line("⎿ interrupted", "dim")

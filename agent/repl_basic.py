@@ -148,9 +148,18 @@ def run_repl(args: Any) -> int:
             loop.run_until_complete(_interruptible(_line(ctx, line)))
         return EXIT_OK
     finally:
+        _cancel_pending(loop)  # a turn a signal cut short: its shell commands are killed
         loop.run_until_complete(run.agent.llm.aclose())
         loop.run_until_complete(run.end())
         loop.close()
+
+
+def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
+    pending = asyncio.all_tasks(loop)
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
 
 
 def _commands(run: Any, args: Any) -> Any:

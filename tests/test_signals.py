@@ -11,9 +11,11 @@ import sys
 import time
 from pathlib import Path
 
+import pexpect
 import pytest
+from fake_openai import FakeOpenAI, tool_calls
 from helpers import AGENT_CMD
-from pty_term import Term
+from pty_term import Term, plain_repl
 from test_mcp_live import SILENT, alive
 
 pytestmark = pytest.mark.usefixtures("fake")
@@ -88,3 +90,38 @@ def test_signal_at_the_repl_prompt(
     finally:
         term.close()
     assert gone(pid), "orphaned MCP server"
+
+
+@pytest.mark.parametrize("plain", [False, True], ids=["repl", "plain"])
+def test_sigterm_during_a_turn_ends_the_repl_and_its_command(
+    fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path, plain: bool
+) -> None:
+    project = tmp_path / "proj"
+    project.mkdir()
+    pidfile = tmp_path / "sleep.pid"
+    cmd = f"echo $$ > {pidfile}; exec sleep 60"
+    fake.script(tool_calls([("bash", {"command": cmd})]))
+    args = ("--permission-mode", "bypassPermissions")
+    if plain:
+        child = plain_repl(fake_env, project, *args)
+        child.expect("> ", timeout=30)
+        child.send("run it\r")
+        pid = server_pid(pidfile)
+        kids = Path(f"/proc/{child.pid}/task/{child.pid}/children").read_text().split()
+        agent_pid = next(
+            int(k) for k in kids if b"agent" in Path(f"/proc/{k}/cmdline").read_bytes()
+        )
+        os.kill(agent_pid, signal.SIGTERM)
+        child.expect(pexpect.EOF, timeout=30)
+        child.close()
+    else:
+        term = Term(fake_env, project, *args)
+        try:
+            term.wait_for("shift-tab", where="bottom")
+            term.type("run it")
+            pid = server_pid(pidfile)
+            os.kill(term.child.pid, signal.SIGTERM)
+            assert term.wait_exit() == 128 + signal.SIGTERM
+        finally:
+            term.close()
+    assert gone(pid), "the turn's shell command outlived the agent"
