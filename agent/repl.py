@@ -218,6 +218,9 @@ class Repl:
         if self.current is not None and not self.current.done():
             self.current.cancel()
 
+    def keep_typed(self, text: str) -> None:
+        self.keys.typed.feed(text.encode())
+
     def pause(self) -> None:
         self.renderer.pause()
         self.keys.stop()

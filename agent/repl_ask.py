@@ -38,6 +38,7 @@ class AskHost(Protocol):
     def pause(self) -> None: ...
     def resume(self) -> None: ...
     def cancel_turn(self) -> None: ...
+    def keep_typed(self, text: str) -> None: ...
 
 
 def show_request(console: Any, req: AskRequest) -> None:
@@ -55,26 +56,61 @@ def show_request(console: Any, req: AskRequest) -> None:
         if len(lines) > DIFF_LINES:
             lines = [*lines[:DIFF_LINES], f"... ({len(lines) - DIFF_LINES} more diff lines)"]
         console.print(diff_text("\n".join(lines)))
-    if req.remember:
+    if req.remember and {"d", "a"} & set(req.choices):
         console.print(Text(f"remember adds: {', '.join(req.remember)}", style="dim"))
 
 
-async def one_key(choices: tuple[str, ...]) -> str:
-    """Wait for one of `choices` (Enter = n); "cancel" on Esc or Ctrl-C."""
+QUIET = 0.4  # an answer key counts after this long without other keys (and the prompt shown)
+ALONE = 0.2  # ... and when no other key follows it this soon (it was not a typed word)
+
+
+async def one_key(choices: tuple[str, ...], keep: Any = None) -> str:
+    """Wait for one of `choices` (Enter = n); "cancel" on Esc or Ctrl-C.
+
+    Only a deliberate key answers: one pressed after a pause, not within typing. Keys typed
+    when the prompt appears (a message being typed ahead, "yes I think…") go to `keep`, the
+    REPL's typed-ahead text, instead of answering the question."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.layout import Layout, Window
     from prompt_toolkit.layout.controls import FormattedTextControl
 
+    loop = asyncio.get_running_loop()
+    state: dict[str, Any] = {"last": loop.time(), "pending": None, "data": ""}
+
+    def typing(data: str) -> None:
+        """A key that does not answer: it, and an answer it showed to be typing, are kept."""
+        pending = state["pending"]
+        if pending is not None:
+            pending.cancel()
+            data, state["pending"] = state["data"] + data, None
+        state["last"] = loop.time()
+        if keep is not None and data:
+            keep(data)
+            state["kept"] = True
+
+    def answer(e: Any, c: str) -> None:
+        quiet = loop.time() - state["last"] >= QUIET and state["pending"] is None
+        if not quiet:
+            typing(e.data)
+            return
+        state["last"], state["data"] = loop.time(), e.data
+        state["pending"] = loop.call_later(ALONE, lambda: e.app.exit(result=c))
+
     kb = KeyBindings()
     for c in choices:
         for key in {c, c.upper()}:
-            kb.add(key)(lambda e, c=c: e.app.exit(result=c))
-    kb.add("enter")(lambda e: e.app.exit(result="n"))
+            kb.add(key)(lambda e, c=c: answer(e, c))
+    kb.add("enter")(lambda e: answer(e, "n"))
     kb.add("c-c")(lambda e: e.app.exit(result="cancel"))
     kb.add("escape", eager=True)(lambda e: e.app.exit(result="cancel"))
-    kb.add("<any>")(lambda e: None)
-    text: Any = [("bold", "Allow? "), ("", " · ".join(KEYS[c] for c in choices)), ("", " ")]
+    kb.add("<any>")(lambda e: typing(e.data))
+    keys = " · ".join(KEYS[c] for c in choices)
+
+    def text() -> Any:
+        kept = ("class:dim", " (typing kept for your next message; pause, then answer)")
+        return [("bold", "Allow? "), ("", keys), kept if state.get("kept") else ("", ""), ("", " ")]
+
     app: Application[str] = Application(
         layout=Layout(Window(FormattedTextControl(text), height=1, dont_extend_height=True)),
         key_bindings=kb,
@@ -104,7 +140,7 @@ class TerminalAsker:
         self.host.pause()
         try:
             show_request(self.host.console, req)
-            key = await one_key(req.choices)
+            key = await one_key(req.choices, self.host.keep_typed)
             if key == "cancel":
                 self.host.console.print("→ no (interrupted)", style="red", markup=False)
                 self.host.cancel_turn()

@@ -79,6 +79,12 @@ class Term:
     def send(self, keys: str) -> None:
         self.child.send(keys)
 
+    def answer(self, key: str) -> None:
+        """Answer a permission prompt as a person does: after a pause (keys pressed the moment
+        it appears are taken for typing and kept, not as the answer)."""
+        time.sleep(0.6)
+        self.child.send(key)
+
     def type(self, line: str) -> None:
         """Type a line and press Enter (a carriage return, as a terminal sends it)."""
         self.child.send(line)

@@ -316,7 +316,7 @@ def test_interactive_prompt_shows_the_diff_and_remembers(
         assert "permission: write_file" in shown
         assert "+# Guide" in shown
         assert "[d] remember dir" in shown
-        term.send("d")
+        term.answer("d")
         term.wait_for("written")
         term.send("\x04")
         assert term.wait_exit() == 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -116,7 +117,7 @@ def test_permission_prompt(term: Term, fake: FakeOpenAI, project: Path, answer: 
         assert is_valid(fake.requests[1]["messages"])
         assert "interrupted" in fake.requests[1]["messages"][-2]["content"]
     else:
-        term.send(answer)
+        term.answer(answer)
         if answer == "n":
             term.wait_for("reason for the model")
             term.type("not now")
@@ -129,6 +130,34 @@ def test_permission_prompt(term: Term, fake: FakeOpenAI, project: Path, answer: 
             assert "permission denied" in result["content"]
             assert "not now" in result["content"]
     assert (project / "hello.txt").exists() is (answer == "y")
+    term.send("\x04")
+    assert term.wait_exit() == 0
+
+
+def test_typing_at_a_permission_prompt_does_not_answer_it(
+    term: Term, fake: FakeOpenAI, project: Path
+) -> None:
+    fake.script(
+        tool_calls([("write_file", {"path": "w.txt", "content": "w\n"})]),
+        text("wrote"),
+        text("noted"),
+    )
+    term.wait_for(READY, where="bottom")
+    term.type("write w.txt")
+    term.wait_for("Allow?")
+    for ch in "yes and then":  # typing a message when the prompt pops up
+        term.send(ch)
+        time.sleep(0.05)
+    term.wait_for("typing kept")
+    time.sleep(0.3)
+    assert not (project / "w.txt").exists() and len(fake.requests) == 1
+    term.send("y")  # typed within a word: not an answer either
+    term.send("\r")  # ... and Enter ends that word: it queues the message
+    term.answer("y")
+    term.wait_for("wrote")
+    term.wait_for("noted")
+    assert (project / "w.txt").read_text() == "w\n"
+    assert user_texts(fake.requests[-1])[-1] == "yes and theny"
     term.send("\x04")
     assert term.wait_exit() == 0
 
