@@ -237,12 +237,21 @@ def _own_table() -> dict[str, str]:
 
 
 def is_own(path: Path) -> bool:
-    """Whether `path` holds exactly what the agent last wrote there for the user."""
+    """Whether `path` holds exactly what the agent last wrote there for the user.
+
+    Never through a symlink (the file or its `.agent` directory): a repository could link
+    its settings.local.json to another project's, whose recorded hash would then vouch for it."""
     try:
+        if path.is_symlink() or path.parent.is_symlink():
+            return False
         data = path.read_bytes()
     except OSError:
         return False
-    return _own_table().get(str(path.resolve())) == _digest(data)
+    return _own_table().get(_own_key(path)) == _digest(data)
+
+
+def _own_key(path: Path) -> str:
+    return os.path.abspath(path)  # where it is, not where a link leads
 
 
 def mark_own(path: Path, text: str, was_own: bool) -> None:
@@ -251,7 +260,7 @@ def mark_own(path: Path, text: str, was_own: bool) -> None:
     if not was_own:
         return
     table = _own_table()
-    table[str(path.resolve())] = _digest(text.encode("utf-8"))
+    table[_own_key(path)] = _digest(text.encode("utf-8"))
     target = user_dir() / OWN_FILE
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(".tmp")

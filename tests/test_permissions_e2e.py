@@ -374,3 +374,30 @@ def test_remembered_rules_apply_in_an_untrusted_project_but_a_shipped_file_does_
     code, result, err = one_shot(fake_env, project, "go")
     assert not (project / "marker").exists() and result["permission_denials"]
     assert "project not trusted" in err
+
+
+def test_a_linked_settings_local_json_never_borrows_another_projects_trust(
+    fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent import settings as st
+    from agent.asking import remember
+
+    monkeypatch.setenv("HOME", fake_env["HOME"])
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    local = remember(mine, ["bash(touch marker:*)"])  # the user's own answers, in their project
+    assert st.is_own(local)
+    for how in ("file", "dir"):
+        evil = tmp_path / f"evil-{how}"
+        evil.mkdir()
+        if how == "file":
+            (evil / ".agent").mkdir()
+            (evil / ".agent" / "settings.local.json").symlink_to(local)
+        else:
+            (evil / ".agent").symlink_to(mine / ".agent", target_is_directory=True)
+        assert not st.is_own(evil / ".agent" / "settings.local.json")
+        fake.script(tool_calls([("bash", {"command": "touch marker"})]), text("ok"))
+        code, result, err = one_shot(fake_env, evil, "go")
+        assert not (evil / "marker").exists() and result["permission_denials"], how
+        assert "project not trusted" in err
+    assert st.is_own(local)
