@@ -3,6 +3,7 @@ symlinked, atomic and verified writes, literal edits and their error messages.""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import time
@@ -383,9 +384,65 @@ async def test_mostly_utf8_file_with_a_stray_byte(ctx: ToolContext, tmp_path: Pa
     assert "     1\tcafé naïve 日本語" in result.output  # UTF-8, not a legacy-codepage guess
     assert "     3\tbad \ufffd byte" in result.output
     assert "1 undecodable byte" in result.output
-    refused = await edit(ctx, "m.txt", "second line", "2nd line")
-    assert refused.is_error and "not cleanly decodable as utf-8" in refused.output
-    assert (tmp_path / "m.txt").read_bytes() == data  # untouched
+    done = await edit(ctx, "m.txt", "second line", "2nd line")  # the stray byte survives
+    assert not done.is_error, done.output
+    assert (tmp_path / "m.txt").read_bytes() == data.replace(b"second line", b"2nd line")
     # real cp1251 text is still recognised as such
     (tmp_path / "r.txt").write_bytes("привет, мир\n".encode("cp1251"))
     assert "привет, мир" in (await read(ctx, "r.txt")).output
+
+
+@pytest.mark.parametrize("head", [b"", "# café — naïve 日本語\n".encode()])
+async def test_edit_keeps_stray_non_utf8_bytes(
+    ctx: ToolContext, tmp_path: Path, head: bytes
+) -> None:
+    """A Latin-1 byte in a UTF-8 file: edits change only their region, results stay JSON."""
+    path = tmp_path / "s.py"
+    path.write_bytes(head + b"# caf\xe9\nx = 1\n")
+    shown = await read(ctx, "s.py")  # UTF-8 with one bad byte, not a cp1251 guess
+    assert "caf\ufffd" in shown.output
+    assert "cp1251" not in shown.output
+    result = await edit(ctx, "s.py", "x = 1", "x = 2")
+    assert not result.is_error, result.output
+    assert path.read_bytes() == head + b"# caf\xe9\nx = 2\n"
+    json.dumps({"output": result.output, "display": result.display})
+    assert "(kept 1 non-UTF-8 byte as they were)" in result.output
+    assert " # caf\ufffd\n" in result.output  # diff context, shown the way read_file shows it
+    # new non-ASCII text goes in as UTF-8 next to the kept byte
+    done = await edit(ctx, "s.py", "x = 2", "x = 'é'")
+    assert not done.is_error, done.output
+    assert path.read_bytes() == head + b"# caf\xe9\nx = '\xc3\xa9'\n"
+
+
+async def test_stray_bytes_never_break_results(ctx: ToolContext, tmp_path: Path) -> None:
+    data = "naïve — 日本語 ünïcödé\n".encode() + b"# caf\xe9 au lait\nx = 1\n"
+    (tmp_path / "s.py").write_bytes(data)
+    missing = await edit(ctx, "s.py", "# cafe au lai", "y")  # the near-miss names that line
+    assert missing.is_error
+    assert "most similar line is line 2: # caf\ufffd au lait" in missing.output
+    json.dumps(missing.output)
+    copied = await edit(ctx, "s.py", "# caf\ufffd au lait", "y")  # copied from read_file
+    assert copied.is_error
+    assert "non-UTF-8 bytes" in copied.output
+    json.dumps(copied.output)
+    bad_arg = await edit(ctx, "s.py", "x = 1", "x = '\udce9'")
+    assert bad_arg.is_error and "lone surrogate" in bad_arg.output
+    json.dumps(bad_arg.output)
+    assert (tmp_path / "s.py").read_bytes() == data
+    rewritten = await write(ctx, "s.py", "x = 3\n")  # the diff shows the removed stray byte
+    assert not rewritten.is_error, rewritten.output
+    json.dumps({"output": rewritten.output, "display": rewritten.display})
+    assert "-# caf\ufffd au lait" in rewritten.output
+    assert (tmp_path / "s.py").read_bytes() == b"x = 3\n"
+
+
+async def test_edit_still_refuses_binary_with_stray_bytes(ctx: ToolContext, tmp_path: Path) -> None:
+    blob = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\xe9\xff x = 1\n" * 20
+    (tmp_path / "img.dat").write_bytes(blob)
+    for result in (
+        await edit(ctx, "img.dat", "x = 1", "x = 2"),
+        await write(ctx, "img.dat", "text"),
+    ):
+        assert result.is_error
+        assert "binary file" in result.output
+    assert (tmp_path / "img.dat").read_bytes() == blob

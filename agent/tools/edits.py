@@ -5,19 +5,20 @@ verified by reading back, reported as a unified diff.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agent.tools import Tool, ToolContext, ToolResult, cap, textio
+from agent.tools import Run, Tool, ToolContext, ToolResult, cap, textio
 from agent.tools.common import ToolError, bool_arg, did_you_mean, guard, resolve, shown, str_arg
+from agent.tools.textio import unified_diff  # also used by agent.asking's previews
 
 DIFF_CAP_MODEL = 4000  # diff characters sent to the model; the terminal gets more
 DIFF_CAP_DISPLAY = 60_000
-_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", re.MULTILINE)
 
 
 @dataclass
@@ -30,6 +31,11 @@ class Current:
     text: str = ""
     fmt: textio.TextFormat = field(default_factory=textio.TextFormat)
     mode: int | None = None
+    stray: int = 0  # undecodable bytes of UTF-8 text, kept as surrogate escapes
+
+    @property
+    def errors(self) -> str:
+        return "surrogateescape" if self.stray else "strict"
 
 
 def load(path: Path) -> Current:
@@ -49,68 +55,28 @@ def load(path: Path) -> Current:
             can_retry=False,
             hint="change binary files with bash",
         )
-    text, fmt, _ = textio.decode(raw)
-    if textio.encode(text, fmt) != raw:
+    text, fmt, bad = textio.decode(raw)
+    stray = 0
+    if bad and fmt.encoding == "utf-8" and not fmt.fallback:
+        # UTF-8 with a few stray bytes (a Latin-1 é in a comment): keep them as surrogate
+        # escapes, written back byte-for-byte; only the edited region changes.
+        text = textio.decode_escaped(raw, fmt)
+        stray = sum(1 for ch in text if "\udc80" <= ch <= "\udcff")
+    if textio.encode(text, fmt, "surrogateescape" if stray else "strict") != raw:
         # Bytes that do not survive decode+encode would be silently corrupted by a rewrite.
         raise ToolError(
             f"{path.name} is not cleanly decodable as {fmt.describe()}; a rewrite would corrupt it",
             can_retry=False,
             hint="fix or convert the file with bash (e.g. iconv) first",
         )
-    return Current(real, True, raw, text, fmt, stat.S_IMODE(st.st_mode))
-
-
-def _trimmed(a: list[str], b: list[str]) -> tuple[int, list[str], list[str]]:
-    """Drop common leading/trailing lines (keeping context) so difflib stays fast on big files."""
-    head = 0
-    while head < min(len(a), len(b)) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    start = max(head - 3, 0)
-    tail = max(tail - 3, 0)
-    return start, a[start : len(a) - tail], b[start : len(b) - tail]
-
-
-def unified_diff(old: str, new: str, name: str) -> tuple[str, int, int]:
-    """A unified diff (3 lines of context) of two texts, with added/removed line counts."""
-    import difflib
-
-    a = old.replace("\r\n", "\n").splitlines(keepends=True)
-    b = new.replace("\r\n", "\n").splitlines(keepends=True)
-    start, a_part, b_part = _trimmed(a, b)
-    if len(a_part) * len(b_part) > 4_000_000:  # difflib is quadratic: do not stall on rewrites
-        note = f"(diff of {len(a_part)} vs {len(b_part)} lines not computed)\n"
-        return note, len(b_part), len(a_part)
-    out: list[str] = []
-    added = removed = 0
-    for line in difflib.unified_diff(a_part, b_part, f"a/{name}", f"b/{name}", n=3):
-        if line.startswith("@@") and start:
-            line = _shift_hunk(line, start)
-        elif line.startswith("+") and not line.startswith("+++"):
-            added += 1
-        elif line.startswith("-") and not line.startswith("---"):
-            removed += 1
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(out), added, removed
-
-
-def _shift_hunk(header: str, by: int) -> str:
-    """Move a hunk header's line numbers by `by` (the diff ran on a trimmed slice)."""
-
-    def shift(m: re.Match[str]) -> str:
-        old, new = int(m.group(1)) + by, int(m.group(3)) + by
-        return f"@@ -{old}{m.group(2) or ''} +{new}{m.group(4) or ''} @@"
-
-    return _HUNK.sub(shift, header)
+    return Current(real, True, raw, text, fmt, stat.S_IMODE(st.st_mode), stray)
 
 
 def commit(ctx: ToolContext, path: Path, cur: Current, new_text: str, verb: str) -> ToolResult:
     """Encode like the original, write atomically, read back, and report a diff."""
     fmt = cur.fmt if cur.exists else textio.TextFormat()
     try:
-        data = textio.encode(new_text, fmt)
+        data = textio.encode(new_text, fmt, cur.errors)
     except UnicodeEncodeError as exc:
         bad = exc.object[exc.start : exc.end]
         raise ToolError(
@@ -136,6 +102,8 @@ def commit(ctx: ToolContext, path: Path, cur: Current, new_text: str, verb: str)
         summary = f"{verb} {name}: +{added} -{removed}"
         if fmt.encoding != "utf-8" or fmt.bom or fmt.newline != "\n":
             summary += f" (kept {fmt.label()})"
+        if cur.stray:
+            summary += f" (kept {cur.stray} non-UTF-8 byte{'s' * (cur.stray > 1)} as they were)"
     model_diff = cap(diff, DIFF_CAP_MODEL, how_to_see_more="read the file to see the result")
     return ToolResult(
         f"{summary}\n{model_diff}".rstrip("\n"),
@@ -143,10 +111,33 @@ def commit(ctx: ToolContext, path: Path, cur: Current, new_text: str, verb: str)
     )
 
 
+def printable(fn: Run) -> Run:
+    """No lone surrogates in a result (a file's stray bytes in a diff or a near-miss snippet,
+    an odd file name): they cannot be encoded as UTF-8 or JSON. They show as U+FFFD."""
+
+    @functools.wraps(fn)
+    async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        result = await fn(args, ctx)
+        display = None if result.display is None else textio.printable(result.display)
+        return replace(result, output=textio.printable(result.output), display=display)
+
+    return run
+
+
+def _text_arg(args: dict[str, Any], name: str) -> str:
+    """A text argument without lone surrogates: written with surrogateescape, one would
+    become a raw byte in the file."""
+    value = str_arg(args, name)
+    if textio.has_surrogates(value):
+        raise ToolError(f"{name} contains a lone surrogate (\\ud800-\\udfff), which is not text")
+    return value
+
+
+@printable
 @guard
 async def _write(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     path = resolve(ctx, str_arg(args, "path"))
-    content = str_arg(args, "content")
+    content = _text_arg(args, "content")
 
     def work() -> ToolResult:
         cur = load(path)
@@ -208,10 +199,13 @@ def _plan_edit(path: Path, old: str, new: str, replace_all: bool, cur: Current) 
     old, new = _adapt(cur.text, old, new, cur.fmt.newline)
     count = cur.text.count(old)
     if count == 0:
-        raise ToolError(
-            f"old_string not found in {name}; {near_miss(cur.text, old)}",
-            hint="read the file again and copy old_string exactly (indentation, line breaks)",
-        )
+        hint = "read the file again and copy old_string exactly (indentation, line breaks)"
+        if cur.stray and "\ufffd" in old:
+            hint = (
+                f"{name} has non-UTF-8 bytes, shown as \ufffd, that old_string cannot match: "
+                "choose old_string around them, or fix them with bash"
+            )
+        raise ToolError(f"old_string not found in {name}; {near_miss(cur.text, old)}", hint=hint)
     if count > 1 and not replace_all:
         spots, pos = [], -1
         for _ in range(min(count, 10)):
@@ -225,10 +219,11 @@ def _plan_edit(path: Path, old: str, new: str, replace_all: bool, cur: Current) 
     return cur.text.replace(old, new) if replace_all else cur.text.replace(old, new, 1)
 
 
+@printable
 @guard
 async def _edit(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     path = resolve(ctx, str_arg(args, "path"))
-    old, new = str_arg(args, "old_string"), str_arg(args, "new_string")
+    old, new = _text_arg(args, "old_string"), _text_arg(args, "new_string")
     replace_all = bool_arg(args, "replace_all")
     if old == new:
         raise ToolError("old_string and new_string are identical; there is nothing to change")

@@ -1,11 +1,12 @@
 """Text encodings: detect (BOM, UTF-8, UTF-16 without BOM, cp1251/GB18030 fallback), decode,
-re-encode exactly as found, and write files atomically.
+re-encode exactly as found, write files atomically, and diff two versions.
 """
 
 from __future__ import annotations
 
 import codecs
 import os
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,13 +88,20 @@ def utf8_ok(data: bytes) -> bool:
 
 def utf8_like(data: bytes) -> bool:
     """UTF-8, or UTF-8 with a few stray bytes: valid multi-byte characters far outnumber the
-    bad sequences (legacy cp1251/GB18030 text almost never forms valid UTF-8 sequences)."""
+    bad sequences (legacy cp1251/GB18030 text almost never forms valid UTF-8 sequences).
+
+    A lone high byte between ASCII ones (a Latin-1 é in an ASCII comment) does not count as
+    evidence: cp1251 words and GB18030 characters are runs of high bytes."""
     if utf8_ok(data):
         return True
     text = data.decode("utf-8", errors="replace")
     bad = text.count("\ufffd") - data.count("\ufffd".encode())
+    bad -= len(_LONE_HIGH.findall(data))  # each is one U+FFFD of its own
     good = sum(1 for ch in text if ord(ch) > 0x7F) - text.count("\ufffd")
     return good >= 4 * bad
+
+
+_LONE_HIGH = re.compile(rb"(?<![\x80-\xff])[\x80-\xff](?![\x80-\xff])")
 
 
 def guess_legacy(sample: bytes) -> str:
@@ -158,9 +166,31 @@ def with_newlines(text: str, newline: str) -> str:
     return unified if newline == "\n" else unified.replace("\n", newline)
 
 
-def encode(text: str, fmt: TextFormat) -> bytes:
-    """Bytes for `text` in `fmt`; raises UnicodeEncodeError for unrepresentable characters."""
-    return fmt.bom + text.encode(fmt.encoding)
+def encode(text: str, fmt: TextFormat, errors: str = "strict") -> bytes:
+    """Bytes for `text` in `fmt`; raises UnicodeEncodeError for unrepresentable characters.
+
+    errors="surrogateescape" writes back stray bytes kept by `decode_escaped`."""
+    return fmt.bom + text.encode(fmt.encoding, errors)
+
+
+def decode_escaped(data: bytes, fmt: TextFormat) -> str:
+    """Text of `data` with each undecodable byte kept as a lone surrogate (U+DC80-U+DCFF), so
+    `encode(..., errors="surrogateescape")` gives the same bytes back."""
+    return data[len(fmt.bom) :].decode(fmt.encoding, errors="surrogateescape")
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", re.MULTILINE)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_surrogates(text: str) -> bool:
+    return _SURROGATE.search(text) is not None
+
+
+def printable(text: str) -> str:
+    """`text` with lone surrogates (escaped stray bytes, odd file names) as U+FFFD, the way
+    read_file shows undecodable bytes: a lone surrogate cannot be encoded as UTF-8 or JSON."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def decode_output(data: bytes) -> tuple[str, str | None]:
@@ -190,3 +220,49 @@ def atomic_write(path: Path, data: bytes, mode: int | None) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _trimmed(a: list[str], b: list[str]) -> tuple[int, list[str], list[str]]:
+    """Drop common leading/trailing lines (keeping context) so difflib stays fast on big files."""
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    start = max(head - 3, 0)
+    tail = max(tail - 3, 0)
+    return start, a[start : len(a) - tail], b[start : len(b) - tail]
+
+
+def unified_diff(old: str, new: str, name: str) -> tuple[str, int, int]:
+    """A unified diff (3 lines of context) of two texts, with added/removed line counts."""
+    import difflib
+
+    a = old.replace("\r\n", "\n").splitlines(keepends=True)
+    b = new.replace("\r\n", "\n").splitlines(keepends=True)
+    start, a_part, b_part = _trimmed(a, b)
+    if len(a_part) * len(b_part) > 4_000_000:  # difflib is quadratic: do not stall on rewrites
+        note = f"(diff of {len(a_part)} vs {len(b_part)} lines not computed)\n"
+        return note, len(b_part), len(a_part)
+    out: list[str] = []
+    added = removed = 0
+    for line in difflib.unified_diff(a_part, b_part, f"a/{name}", f"b/{name}", n=3):
+        if line.startswith("@@") and start:
+            line = _shift_hunk(line, start)
+        elif line.startswith("+") and not line.startswith("+++"):
+            added += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            removed += 1
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out), added, removed
+
+
+def _shift_hunk(header: str, by: int) -> str:
+    """Move a hunk header's line numbers by `by` (the diff ran on a trimmed slice)."""
+
+    def shift(m: re.Match[str]) -> str:
+        old, new = int(m.group(1)) + by, int(m.group(3)) + by
+        return f"@@ -{old}{m.group(2) or ''} +{new}{m.group(4) or ''} @@"
+
+    return _HUNK.sub(shift, header)
