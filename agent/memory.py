@@ -91,11 +91,14 @@ def load_memory(cwd: Path, root: Path, home: Path | None = None) -> list[MemoryF
     out: list[MemoryFile] = []
     seen: set[Path] = set()
     ws = Workspace.make(root, home=home)
+    roots = (Path(os.path.abspath(root)), ws.root)
     for path in memory_files(cwd, root, home):
         # A repository's files may import from the repository and the user's home (personal
         # notes kept out of git, as in Claude Code); the user's own files from anywhere.
-        # Neither reaches secrets: the prompt goes to the provider.
-        scope = (ws.root, ws.home) if within(path.resolve(), (ws.root,)) else None
+        # Neither reaches secrets: the prompt goes to the provider. Where the file sits decides
+        # its scope, not where a symlink points: a repository's AGENT.md -> ~/.agent/AGENT.md
+        # is still the repository's.
+        scope = (ws.root, ws.home) if within(Path(os.path.abspath(path)), roots) else None
         _load(MemoryFile(path), _Reach(home, ws, scope), (), seen, out)
     return out
 
@@ -106,12 +109,15 @@ class _Reach:
     ws: Workspace
     scope: tuple[Path, ...] | None  # imports must resolve inside one of these (None: anywhere)
 
-    def refused(self, real: Path) -> str:
+    def refused(self, real: Path, imported: bool = True) -> str:
+        """Why `real` (a symlink-resolved path) must stay out of the prompt ("" if it may not)."""
+        how = "imported into" if imported else "loaded into"
         why = protected(real, self.ws)
         if why:
-            return f"{why}: never imported into the prompt (skipped)"
+            return f"{why}: never {how} the prompt (skipped)"
         if self.scope is not None and not within(real, self.scope):
-            return "outside the repository and home: a project's memory cannot import it (skipped)"
+            what = "import it" if imported else "link to it"
+            return f"outside the repository and home: a project's memory cannot {what} (skipped)"
         return ""
 
 
@@ -119,7 +125,8 @@ def _load(
     f: MemoryFile, reach: _Reach, chain: tuple[Path, ...], seen: set[Path], out: list[MemoryFile]
 ) -> None:
     real = f.path.resolve()
-    refused = reach.refused(real) if chain else ""
+    # Discovered files too: an AGENT.md symlinked to .env or ~/.ssh/id_rsa must not load.
+    refused = reach.refused(real, imported=bool(chain))
     if refused:
         f.note = refused
     elif real in chain:

@@ -207,3 +207,50 @@ def test_imports_never_reach_secrets_or_outside_the_project(
     assert "holds credentials: never imported into the prompt (skipped)" in report
     assert ".env may hold secrets: never imported" in report
     assert "outside the repository and home" in report
+
+
+def test_discovered_symlinks_never_reach_secrets_or_outside(
+    repo: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """AGENT.md -> .env (or ~/.ssh/id_rsa, or a file outside) is refused like such an import."""
+    root, cwd, home = repo
+    write(root / ".env", "API=ENV-SECRET")
+    write(home / ".ssh" / "id_rsa", "PRIVATE-KEY")
+    write(home / ".aws" / "credentials", "AWS-SECRET")
+    write(tmp_path / "elsewhere" / "notes.md", "ELSEWHERE")
+    (root / "AGENT.md").symlink_to(root / ".env")
+    (root / "CLAUDE.md").symlink_to(home / ".aws" / "credentials")
+    (root / "pkg").mkdir(exist_ok=True)
+    (root / "pkg" / "AGENT.md").symlink_to(tmp_path / "elsewhere" / "notes.md")
+    (home / ".agent" / "AGENT.md").symlink_to(home / ".ssh" / "id_rsa")
+    files = load_memory(cwd, root, home)
+    assert not any(f.text for f in files)
+    prompt = system_prompt(cwd, root, home)
+    for secret in ("ENV-SECRET", "PRIVATE-KEY", "AWS-SECRET", "ELSEWHERE"):
+        assert secret not in prompt
+    report = memory_report(cwd, root, home)
+    assert "AGENT.md  (.env may hold secrets: never loaded into the prompt (skipped))" in report
+    assert "CLAUDE.md  (~/.aws holds credentials: never loaded into the prompt" in report
+    assert "~/.agent/AGENT.md  (id_rsa may hold secrets: never loaded" in report
+    assert "pkg/AGENT.md  (outside the repository and home: a project's memory cannot" in report
+
+
+def test_discovered_symlinks_to_plain_files_load(
+    repo: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    """A symlink to ordinary markdown loads; its scope is where it sits, not where it points."""
+    root, cwd, home = repo
+    write(root / "docs" / "agent.md", "DOCS-RULES @../../elsewhere/notes.md")
+    write(home / "notes" / "mine.md", "HOME-RULES")
+    write(tmp_path / "elsewhere" / "notes.md", "ELSEWHERE")
+    (root / "AGENT.md").symlink_to(root / "docs" / "agent.md")
+    (root / "pkg").mkdir(exist_ok=True)
+    (root / "pkg" / "AGENT.md").symlink_to(home / "notes" / "mine.md")  # home: allowed
+    # The user's memory pointing into the repository stays the user's: it may import anywhere.
+    write(root / "user.md", f"USER-RULES @{tmp_path / 'elsewhere' / 'notes.md'}")
+    (home / ".agent" / "AGENT.md").symlink_to(root / "user.md")
+    files = load_memory(cwd, root, home)
+    loaded = [f.text.split()[0] for f in files if f.text]
+    assert loaded == ["USER-RULES", "ELSEWHERE", "DOCS-RULES", "HOME-RULES"]
+    refused = [f for f in files if f.note.startswith("outside the repository")]
+    assert [f.parent for f in refused] == [root / "AGENT.md"]  # the repository's import of it
