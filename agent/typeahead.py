@@ -2,7 +2,9 @@
 
 prompt_toolkit is not reading the terminal during a turn, so `keys.Interrupts` feeds the raw
 bytes here. Enter queues what was typed as the next message (sent when the turn ends); text
-after the last Enter becomes the next prompt's text. Backspace and Ctrl-U edit, Ctrl-W drops a
+after the last Enter becomes the next prompt's text. A paste (several characters arriving in
+one read) is one message: its inner line breaks stay in the text, and only a line break that
+ends it (or a later Enter) queues it. Backspace and Ctrl-U edit, Ctrl-W drops a
 word; arrow keys and other escape sequences are skipped.
 """
 
@@ -21,14 +23,21 @@ class TypeAhead:
         self._esc = ""  # inside an escape sequence: "" | "esc" | "csi" | "ss3"
 
     def feed(self, data: bytes) -> None:
-        for ch in self._decode.decode(data):
+        chars = self._decode.decode(data)
+        if len(chars) > 1:  # a person types a key per read; a paste comes all at once
+            chars = chars.replace("\r\n", "\n")
+        last = len(chars) - 1
+        for i, ch in enumerate(chars):
             if self._esc:
                 self._escape(ch)
             elif ch == "\x1b":
                 self._esc = "esc"
+            elif ch in "\r\n" and i < last:
+                if self.text and len(self.text) + sum(map(len, self.queued)) < MAX_CHARS:
+                    self.text += "\n"
             elif ch in "\r\n":
                 if self.text.strip():
-                    self.queued.append(self.text)
+                    self.queued.append(self.text.rstrip("\n"))
                 self.text = ""
             elif ch in "\x7f\x08":
                 self.text = self.text[:-1]
@@ -66,8 +75,10 @@ class TypeAhead:
             return ""
         parts = []
         if self.queued:
-            first = self.queued[0][:60] + (" …" if len(self.queued) > 1 else "")
+            first = self.queued[0][:60].replace("\n", " ⏎ ") + (
+                " …" if len(self.queued) > 1 else ""
+            )
             parts.append(f"queued: {first} (sent when this turn ends)")
         if self.text:
-            parts.append(f"typing: {self.text[-60:]}")
+            parts.append(f"typing: {self.text[-60:]}".replace("\n", " ⏎ "))
         return "↳ " + " · ".join(parts)

@@ -22,7 +22,8 @@ def test_buffer_edits_queues_and_skips_escape_sequences() -> None:
     assert t.text == "and the doc: naïve"
     t.feed(b" \x17")  # Ctrl-W drops the last word
     assert t.text == "and the doc: "
-    t.feed(b"\x15second\nthird")
+    t.feed(b"\x15second\r")
+    t.feed(b"third")
     assert t.message == "fix the tests\nsecond"
     assert t.shown() == ("↳ queued: fix the tests … (sent when this turn ends) · typing: third")
     assert t.take() == ("fix the tests\nsecond", "third")
@@ -30,6 +31,19 @@ def test_buffer_edits_queues_and_skips_escape_sequences() -> None:
     t.feed(b"\x1bx")  # Alt-x
     t.feed(b"y\tz")
     assert t.text == "y z"
+
+
+def test_a_paste_is_one_message() -> None:
+    t = TypeAhead()
+    t.feed(b"look at this:\r\n  line 1\r\n  line 2")  # one read: pasted
+    assert (t.queued, t.text) == ([], "look at this:\n  line 1\n  line 2")
+    assert t.shown() == "↳ typing: look at this: ⏎   line 1 ⏎   line 2"
+    t.feed(b"\r")  # Enter queues all of it
+    assert t.queued == ["look at this:\n  line 1\n  line 2"]
+    t.take()
+    t.feed(b"a\nb\n")  # a paste ending in a line break is queued whole
+    t.feed(b"c")
+    assert t.take() == ("a\nb", "c")
 
 
 def test_enter_during_a_turn_sends_the_message_after_it(term: Term, fake: FakeOpenAI) -> None:  # noqa: F811
@@ -68,5 +82,20 @@ def test_an_interrupt_puts_typed_text_back_in_the_prompt(term: Term, fake: FakeO
     term.send("\r")
     term.wait_for("done")
     assert user_texts(fake.requests[1])[-1] == "do this instead"
+    term.send("\x04")
+    assert term.wait_exit() == 0
+
+
+def test_a_paste_during_a_turn_is_sent_as_one_message(term: Term, fake: FakeOpenAI) -> None:  # noqa: F811
+    fake.script(text("tick " * 40, pieces=40, delay=0.1), text("got the paste"))
+    term.wait_for(READY, where="bottom")
+    term.type("slow one")
+    term.wait_for("tick tick")
+    term.send("first line\nsecond line\nthird line")
+    term.wait_for("typing: first line ⏎ second line")
+    term.send("\r")
+    term.wait_for("got the paste")
+    assert user_texts(fake.requests[1])[-1] == "first line\nsecond line\nthird line"
+    assert len(fake.requests) == 2
     term.send("\x04")
     assert term.wait_exit() == 0
