@@ -72,8 +72,9 @@ def meta_of(run: Any) -> dict[str, Any]:
 
 
 def default_name(session_id: str, as_json: bool) -> str:
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    return f"agent-{session_id[:8]}-{stamp}.{'json' if as_json else 'md'}"
+    """`agent-<session id>.md`: the id already says when the session began, and a later
+    export of the same session replaces the earlier, shorter one."""
+    return f"agent-{session_id}.{'json' if as_json else 'md'}"
 
 
 def export(run: Any, target: str, as_json: bool) -> Path:

@@ -79,6 +79,10 @@ async def rewind(ctx: Any, args: str) -> None:
         return
     match = [cp for cp in cps if str(cp.n) == words[0].lstrip("#")]
     what = words[1] if len(words) > 1 else "both"
+    if not match and words[0].lstrip("#").isdigit():
+        have = ", ".join(f"#{cp.n}" for cp in cps) or "none yet"
+        ctx.say(f"no checkpoint {words[0]}: the checkpoints are {have} (/rewind lists them)")
+        return
     if not match or what not in ("conversation", "files", "both"):
         ctx.say("usage: /rewind N conversation|files|both [--force]")
         return

@@ -285,7 +285,7 @@ async def test_export_markdown_and_json(ctx: Ctx, fake: FakeOpenAI, project: Pat
     data = json.loads((project / "out" / "talk.json").read_text())
     assert data["session_id"] == ctx.run.session_id
     assert [m["role"] for m in data["messages"]][-2:] == ["tool", "assistant"]
-    assert "agent-" in await cmd(ctx, "/export")
+    assert f"to {project / f'agent-{ctx.run.session_id}.md'}" in await cmd(ctx, "/export")
 
 
 def git(cwd: Path, *args: str) -> None:

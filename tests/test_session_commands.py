@@ -52,6 +52,10 @@ async def test_rewind_lists_and_restores(make: Any, fake: FakeOpenAI, tmp_path: 
     await rewind(ctx, "")
     listing = out.getvalue()
     assert "#1" in listing and "#2" in listing and "bash" in listing
+    await rewind(ctx, "99")
+    assert "no checkpoint 99: the checkpoints are #1, #2 (/rewind lists them)" in out.getvalue()
+    await rewind(ctx, "2 sideways")
+    assert "usage: /rewind N conversation|files|both" in out.getvalue()
     (tmp_path / "a.txt").write_text("user changed it\n")
     await rewind(ctx, "2 files")
     assert "changed outside the agent" in out.getvalue()
