@@ -115,9 +115,14 @@ def run_oneshot(args: Any, prompt: str) -> int:
     for w in cfg.warnings:
         print(f"agent: warning: {w}", file=sys.stderr)
     if not prompt.strip():
-        return _fail_early(
-            renderer, fmt, "empty prompt: pass a question or pipe one in", EXIT_USAGE
-        )
+        why = "empty prompt: pass a question or pipe one in"
+        if args.cont or args.resume is not None:  # `agent -r < /dev/null`, `agent -c` in a pipe
+            flag = "-c" if args.cont else f"-r {args.resume or 'ID'}"
+            why = (
+                f'{flag} without a terminal needs a prompt: agent {flag} "and now…" '
+                "(or run it in a terminal to continue interactively)"
+            )
+        return _fail_early(renderer, fmt, why, EXIT_USAGE)
     from agent.app import build
     from agent.resume import chosen
 

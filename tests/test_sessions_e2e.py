@@ -269,3 +269,10 @@ def test_continue_refuses_a_session_another_agent_is_writing(
         held.close()
     fake.script(text("b"))
     assert run(fake_env, project, "-c", "q2").returncode == 0
+
+
+def test_continuing_without_a_terminal_or_a_prompt_says_how(fake_env: dict, project: Path) -> None:
+    for flags, hint in ((["-c"], 'agent -c "and now…"'), (["-r"], 'agent -r ID "and now…"')):
+        r = run(fake_env, project, *flags)  # stdin is not a terminal and sends nothing
+        assert r.returncode == 2
+        assert f"without a terminal needs a prompt: {hint}" in r.stderr
