@@ -79,19 +79,21 @@ class Dispatcher:
         tool = self.tools.get(call.name)
         if tool is None:  # removed since the call was prepared (e.g. an MCP server died)
             return error(f"tool {call.name!r} is no longer available", can_retry=False)
+        t0 = time.perf_counter()
         try:
             result = await tool.run(call.args, ctx)
         except asyncio.CancelledError:
             raise
         except Exception as e:  # a bug in a tool must not end the session
             return error(f"{call.name} failed: {type(e).__name__}: {e}", can_retry=False)
+        finally:
+            call.meta["run_seconds"] = time.perf_counter() - t0  # without the time asking
         if len(result.output) > 12_000:
             result = ToolResult(cap(result.output), result.is_error, result.display)
         return result
 
     async def run_one(self, call: Call, ctx: ToolContext, sink: Sink) -> ToolResult:
         sink.emit(ToolStart(call.id, call.name, call.args))
-        t0 = time.perf_counter()
         if call.problem:
             result = error(call.problem, can_retry=True)
         else:
@@ -102,7 +104,8 @@ class Dispatcher:
             except Exception as e:  # a failing layer (audit, hook, gate, snapshot) likewise
                 why = f"{call.name} could not run: {type(e).__name__}: {e}"
                 result = error(why, can_retry=False)
-        ms = int((time.perf_counter() - t0) * 1000)
+        seconds = call.meta.get("run_seconds", 0.0)
+        ms = int(seconds * 1000)  # the tool's own time: a permission prompt's wait is not in it
         sink.emit(
             ToolEnd(
                 call.id, call.name, call.args, result.output, result.is_error, ms, result.display

@@ -215,3 +215,25 @@ async def test_an_internal_error_mid_turn_still_answers_every_call(
     assert of_type(rec, TurnEnd)[-1] is end
     assert is_valid(agent.messages)
     assert "the agent failed" in agent.messages[-1]["content"]
+
+
+async def test_a_tools_duration_leaves_out_the_permission_prompt(tmp_path: Path) -> None:
+    from helpers import TOOLS, Recorder
+
+    from agent.asking import Answer
+    from agent.dispatch import Call, Dispatcher
+    from agent.permissions import Gate
+    from agent.tools import ToolContext
+
+    async def slow_user(req: Any) -> Answer:
+        await asyncio.sleep(1.0)  # reading the diff, thinking it over
+        return Answer("y")
+
+    rec = Recorder()
+    gate = Gate(TOOLS, {}, "default", rec, slow_user, workspace=tmp_path)
+    dispatcher = Dispatcher(TOOLS, (gate,))
+    call = Call("c1", "touch", {"path": "t.txt"})
+    await dispatcher.run_one(call, ToolContext(cwd=tmp_path), rec)
+    (end,) = of_type(rec, ToolEnd)
+    assert not end.is_error, end.output
+    assert end.duration_ms < 500  # the tool's own time, not the second spent asking
