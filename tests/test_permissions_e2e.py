@@ -398,6 +398,7 @@ def test_a_linked_settings_local_json_never_borrows_another_projects_trust(
         assert not st.is_own(evil / ".agent" / "settings.local.json")
         fake.script(tool_calls([("bash", {"command": "touch marker"})]), text("ok"))
         code, result, err = one_shot(fake_env, evil, "go")
+        assert code == 0, err
         assert not (evil / "marker").exists() and result["permission_denials"], how
         assert "project not trusted" in err
     assert st.is_own(local)
