@@ -38,7 +38,13 @@ SECRET_NAMES = (
 )
 ENV_TEMPLATES = (".env.example", ".env.sample", ".env.template", ".env.dist")
 # Inside any `.agent/` directory: what configures permissions, hooks and code that runs.
-AGENT_FILES = ("settings*.json", "hooks.json", "trusted.json", "actions.json", "audit.jsonl")
+AGENT_FILES = ("settings*.json", "hooks.json", "trusted.json", "actions.json")
+# Inside any `.agent/` directory: the records of past work (agent/session.py, agent/audit.py).
+# They hold whole conversations and file contents, secrets the user pasted included.
+AGENT_RECORDS = {
+    "sessions": ".agent/sessions/ holds past conversations",
+    "audit.jsonl": ".agent/audit.jsonl records past tool calls",
+}
 PROTECTED_DIRS = (".git",)
 # Words that make a search pattern name protected files.
 PROTECTED_WORDS = (".env", ".git", ".ssh", ".aws", "id_rsa", "id_ed25519", ".netrc", ".agent")
@@ -64,6 +70,7 @@ HOME_SECRETS = (
     ".psql_history",
     ".mysql_history",
 )
+assert all(rel.startswith(".") for rel in HOME_SECRETS)  # walk.hide_secrets relies on it
 
 
 @dataclass(frozen=True)
@@ -95,9 +102,13 @@ class Workspace:
 
 @functools.lru_cache(maxsize=32)
 def _strings(ws: Workspace) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
-    dirs = tuple(str(d) for d in (ws.root, *ws.extra))
-    secrets = tuple((os.path.join(str(ws.home), rel), rel) for rel in HOME_SECRETS)
-    return dirs, secrets
+    return tuple(str(d) for d in (ws.root, *ws.extra)), home_secrets(str(ws.home))
+
+
+@functools.lru_cache(maxsize=8)
+def home_secrets(home: str) -> tuple[tuple[str, str], ...]:
+    """(absolute path, path relative to home) of every credential store below `home`."""
+    return tuple((os.path.join(home, rel), rel) for rel in HOME_SECRETS)
 
 
 def lexical(raw: str, base: Path | str) -> Path:
@@ -134,10 +145,25 @@ def protected(path: Path | str, ws: Workspace) -> str:
     name = parts[-1]
     if len(parts) >= 2 and parts[-2] == ".agent" and _AGENT_RE.match(name):
         return f".agent/{name} configures the agent"
+    return secret_path(p, ws.home_secrets, parts)
+
+
+def secret_path(
+    path: str, home: tuple[tuple[str, str], ...], parts: list[str] | None = None
+) -> str:
+    """Why a file holds secrets ("" when it does not): its name, an agent record (a session
+    or the audit log, below `.agent/`) or a credential store in the home directory (`home`:
+    paths.home_secrets). The part of `protected` that directory searches hide too."""
+    parts = parts or path.split("/")
+    name = parts[-1]
     if secret_name(name):
         return f"{name} may hold secrets"
-    for secret, rel in ws.home_secrets:
-        if p == secret or p.startswith(secret + "/"):
+    if ".agent" in parts:
+        for i in range(parts.index(".agent"), len(parts) - 1):
+            if parts[i] == ".agent" and parts[i + 1] in AGENT_RECORDS:
+                return AGENT_RECORDS[parts[i + 1]]
+    for secret, rel in home:
+        if path == secret or path.startswith(secret + "/"):
             return f"~/{rel} holds credentials"
     return ""
 

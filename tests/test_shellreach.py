@@ -4,6 +4,7 @@ directories, on a real tree with real symlinks."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,133 @@ def test_a_tree_too_large_to_check_is_unknown(
     assert reach("grep -r KEY src", ws).unsure == (
         f"grep reads more than 3 files below {os.path.join(ws.root, 'src')}"
     )
+
+
+def _real_tree(root: Path) -> None:
+    """Secrets hold "topsecret"; `3` is a directory, so a value read as a path would reach it."""
+    for name in (".env", "3/id_rsa", "t/.env"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("KEY=topsecret\n")
+    (root / "src").mkdir()
+    (root / "src" / "a.py").write_text("KEY = 1\n")
+    (root / "t" / "a.py").write_text("KEY = 2\n")
+    (root / "pats.txt").write_text("KEY\n")
+
+
+READS_SECRET = {
+    # GNU grep: abbreviated long options, -d/--directories values, options after operands
+    "grep --rec KEY .": True,
+    "grep --recur KEY .": True,
+    "grep --dereference-rec KEY .": True,
+    "grep --directories=rec KEY .": True,
+    "grep --directories recurse KEY .": True,
+    "grep -d recurse KEY .": True,
+    "grep -drecurse KEY .": True,
+    "grep KEY . -r": True,
+    "grep --col -r KEY .": True,  # --color takes a value only after `=`
+    # option values and the pattern are no paths; values end a cluster
+    "grep -A 3 -r KEY src": False,
+    "grep -rA3 KEY src": False,
+    "grep -rA 3 KEY src": False,
+    "grep -m 3 -r KEY src": False,
+    "grep -r 3 src": False,
+    "grep -e -r src": False,
+    "grep -f pats.txt -r .": True,
+    "grep -r -e KEY 3": True,
+    # ripgrep: -r is --replace, -g takes a glob, -uu and friends search hidden files
+    "rg -r . KEY t": False,
+    "rg -g 3 KEY t": False,
+    "rg -u KEY t": False,
+    "rg -uu KEY t": True,
+    "rg -uuu KEY t": True,
+    "rg -u -u KEY t": True,
+    "rg --unrestricted --unrestricted KEY t": True,
+    "rg -u --unrestricted KEY t": True,
+    "rg -. KEY t": True,
+    "rg --files t": False,
+    "rg -e KEY 3": True,
+    # git grep: files git does not track only with --no-index / --untracked (prefixes too)
+    "git grep KEY": False,
+    "git grep --no-index KEY": True,
+    "git grep --no-ind KEY": True,
+    "git grep --untracked KEY": True,
+    "git grep --untr KEY": True,
+    "git -C src grep --no-index KEY": False,
+    "git grep --no-index -e KEY src": False,
+    "git grep --no-index KEY 3": True,
+}
+
+
+@pytest.mark.parametrize("command", list(READS_SECRET))
+def test_options_are_read_the_way_the_program_reads_them(
+    command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "r"
+    root.mkdir()
+    _real_tree(root)
+    ws = Workspace.make(root, home=tmp_path / "home")
+    # The real program agrees: its output shows the secret exactly when a secret is reported.
+    from agent.tools.walk import find_rg
+
+    rg = find_rg()
+    if command.startswith("rg") and rg is None:
+        pytest.skip("no ripgrep")
+    env = {"PATH": f"{os.path.dirname(rg or '/')}:{os.environ['PATH']}", "LC_ALL": "C"}
+    env |= {"HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(root)]
+    subprocess.run([*git, "init", "-q"], check=True, env=env)
+    subprocess.run([*git, "add", "src"], check=True, env=env)
+    out = subprocess.run(command, shell=True, cwd=root, env=env, capture_output=True, text=True)
+    assert ("topsecret" in out.stdout) is READS_SECRET[command], out
+    assert bool(reach(command, ws).secret) is READS_SECRET[command]
+
+
+def test_sessions_and_the_audit_log_are_secret_to_the_walk(ws: Workspace) -> None:
+    (ws.root / ".hidden" / ".env.local").unlink()
+    (ws.root / "certs" / "server.pem").unlink()
+    agent = ws.root / ".agent"
+    agent.mkdir()
+    (agent / "settings.json").write_text("{}\n")
+    assert reach("grep -r KEY .", ws) == shellreach.Reach()  # settings are no secret
+    (agent / "audit.jsonl").write_text('{"args": "KEY=pasted"}\n')
+    assert reach("grep -r KEY .", ws).secret == (
+        "grep would read .agent/audit.jsonl: .agent/audit.jsonl records past tool calls"
+    )
+    (agent / "audit.jsonl").unlink()
+    (agent / "sessions").mkdir()
+    (agent / "sessions" / "s.jsonl").write_text('{"content": "KEY=pasted"}\n')
+    past = ".agent/sessions/ holds past conversations"
+    assert reach("grep -r KEY .", ws).secret == f"grep would read .agent/sessions: {past}"
+    assert reach("rg KEY", ws) == shellreach.Reach()  # .agent is hidden from rg
+    assert reach("rg --hidden KEY", ws).secret.endswith(past)
+    inside = reach("grep -r KEY", ws, agent / "sessions")
+    assert inside.secret == f"grep would read .agent/sessions: {past}"
+    (ws.root / "src" / "logs").symlink_to(agent / "sessions", target_is_directory=True)
+    assert reach("grep -r KEY src", ws) == shellreach.Reach()
+    assert reach("grep -R KEY src", ws).secret == f"grep would follow src/logs: {past}"
+
+
+def test_home_credential_stores_are_secret_when_the_workspace_is_home(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    for name in ("proj/a.py", ".ssh/config", ".bash_history", ".config/gcloud/creds.json"):
+        (home / name).parent.mkdir(parents=True, exist_ok=True)
+        (home / name).write_text("KEY=x\n")
+    ws = Workspace.make(home, home=home)
+    assert reach("grep -r KEY proj", ws) == shellreach.Reach()
+    assert reach("grep -r KEY", ws, home / ".ssh").secret == (
+        "grep would read .ssh: ~/.ssh holds credentials"
+    )
+    (home / "proj" / "conf").symlink_to(home / ".config", target_is_directory=True)
+    assert reach("grep -R KEY proj", ws).secret == (
+        "grep would read proj/conf/gcloud: ~/.config/gcloud holds credentials"
+    )
+    assert reach("grep -r KEY", ws, home / ".config").secret.endswith(
+        "~/.config/gcloud holds credentials"
+    )
+    left = {".ssh", ".config/gcloud", ".bash_history"}
+    while left:  # each is found, in whatever order the directories list them
+        secret = reach("grep -r KEY .", ws).secret
+        store = next(s for s in left if secret.endswith(f": ~/{s} holds credentials"))
+        subprocess.run(["rm", "-r", str(home / store)], check=True)
+        left.remove(store)
+    assert reach("grep -r KEY .", ws) == shellreach.Reach()

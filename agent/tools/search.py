@@ -123,7 +123,7 @@ async def _grep(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     glob = str_arg(args, "glob", required=False)
     hits, cut = await grep_hits(ctx, root, query, glob)
     explicit = root.is_file() or bool(glob and names_protected(glob))
-    hits, note = (hits, "") if explicit else walk.hide_secrets(hits)
+    hits, note = (hits, "") if explicit else walk.hide_secrets(hits, root)
     head_limit = int_arg(args, "head_limit", None, minimum=1)
     where = shown(ctx, root)
     label = f'grep "{pattern[:60]}"'
