@@ -223,10 +223,12 @@ class Repl:
 
     def pause(self) -> None:
         self.renderer.pause()
+        self.renderer.hold()
         self.keys.stop()
 
     def resume(self) -> None:
         self.keys.start()
+        self.renderer.release()
         self.renderer.resume()
 
     # -- background work -----------------------------------------------------------------

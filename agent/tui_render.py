@@ -101,6 +101,7 @@ class LiveRenderer:
         self.interrupted = False  # the last busy period ended with an interrupted turn
         self.at_prompt: Callable[[Callable[[], None]], None] | None = None  # prints above a prompt
         self.typed: Callable[[], str] = str  # what was typed during the turn, as a status line
+        self.held: list[tuple[Any, Any]] | None = None  # printed while a prompt has the screen
 
     # -- busy periods --------------------------------------------------------------------
     def begin(self, label: str = "thinking") -> None:
@@ -186,9 +187,20 @@ class LiveRenderer:
         return ""
 
     # -- printing ------------------------------------------------------------------------
+    def hold(self) -> None:
+        """Keep what is printed (a parallel subagent's progress) off a permission prompt."""
+        self.held = []
+
+    def release(self) -> None:
+        held, self.held = self.held or [], None
+        for objs, kw in held:
+            self._print(*objs, **kw)
+
     def _print(self, *objs: Any, **kw: Any) -> None:
         kw.setdefault("highlight", False)
-        if self.live is None and self.at_prompt is not None:
+        if self.held is not None:
+            self.held.append((objs, kw))
+        elif self.live is None and self.at_prompt is not None:
             self.at_prompt(lambda: self.c.print(*objs, **kw))
         else:
             self.c.print(*objs, **kw)

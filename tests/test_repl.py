@@ -382,3 +382,21 @@ async def test_renderer_prints_each_block_once() -> None:
     assert "✓ read a.py · 1 lines · 12 ms" in shown
     assert "interrupted" in shown
     assert r.interrupted
+
+
+async def test_progress_during_a_permission_prompt_waits_for_its_answer() -> None:
+    from agent.events import SubagentProgress
+
+    console = Console(file=io.StringIO(), width=80, color_system=None)
+    r = LiveRenderer(console)
+    r.begin("working")
+    r.pause()  # a unit of /batch asks; the others go on working
+    r.hold()
+    r.emit(SubagentProgress("[unit 2] → bash make", "t2", "general", "tool_call"))
+    r.line("a notice")
+    assert "unit 2" not in console.file.getvalue() and "a notice" not in console.file.getvalue()
+    r.release()
+    r.resume()
+    r.end()
+    shown = console.file.getvalue()
+    assert shown.index("[unit 2] → bash make") < shown.index("a notice")
