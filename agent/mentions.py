@@ -95,3 +95,19 @@ async def run_shell(command: str, cwd: Path, show: Callable[[str], None], out: l
             os.killpg(proc.pid, signal.SIGKILL)
         await proc.wait()
         raise
+
+
+async def bang(command: str, cwd: Path, say: Callable[..., None], notes: list[str]) -> None:
+    """`!command` at the prompt: run it, show its output, and add it to `notes` for the next
+    message (what ran before an interrupt too)."""
+    if not command:
+        say("usage: !command (runs it in a shell; the output joins the next message)")
+        return
+    out: list[str] = []
+    code: int | None = None
+    try:
+        code = await run_shell(command, cwd, say, out)
+    finally:
+        notes.append(shell_note(command, "\n".join(out), code))
+        if code:
+            say(f"exit {code}", "dim")

@@ -32,7 +32,7 @@ def run_repl(args: Any) -> int:
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         return repl_basic.run_repl(args)
-    loaded = load(args)
+    loaded = repl_basic.load(args)  # the trust question, the -c/-r choice
     if isinstance(loaded, int):
         return loaded
     cfg, resume_id = loaded
@@ -42,13 +42,6 @@ def run_repl(args: Any) -> int:
         print(f"agent: {e}; using the plain prompt", file=sys.stderr)
         return repl_basic.run_repl(args)
     return asyncio.run(repl.main())
-
-
-def load(args: Any) -> tuple[Any, str | None] | int:
-    """(Config, session to resume) after the trust question and the -c/-r choice, or a code."""
-    from agent.repl_basic import load as load_interactive
-
-    return load_interactive(args)
 
 
 class Repl:
@@ -131,7 +124,10 @@ class Repl:
         await self._ready()
         text = line.strip()
         if text.startswith("!"):
-            await self.busy(self._bang(text[1:].strip()), "running")
+            from agent.mentions import bang
+
+            work = bang(text[1:].strip(), self.cfg.cwd, self.renderer.line, self.pending)
+            await self.busy(work, "running")
         elif parse(text) is not None:
             await self.busy(dispatch(self.ctx, text), "working")
         else:
@@ -178,23 +174,6 @@ class Repl:
             self.pending.clear()
         run = self.run
         return await run.agent.run_turn(run.user_message(text))
-
-    async def _bang(self, command: str) -> None:
-        from agent.mentions import run_shell, shell_note
-
-        if not command:
-            self.renderer.line(
-                "usage: !command (runs it in a shell; the output joins the next message)"
-            )
-            return
-        out: list[str] = []
-        code: int | None = None
-        try:
-            code = await run_shell(command, self.cfg.cwd, self.renderer.line, out)
-        finally:
-            self.pending.append(shell_note(command, "\n".join(out), code))
-            if code:
-                self.renderer.line(f"exit {code}", "dim")
 
     # -- what the prompt, the asker and the keys call --------------------------------------
     @property
