@@ -169,7 +169,9 @@ class Agent:
                 )
             except ContextOverflow as e:
                 if state.refit == state.steps or not await fit(self, e.limit):
-                    why = f"{e} — it cannot be made to fit: shorten the input or /clear"
+                    why = (
+                        f"{e} — it cannot be made to fit: shorten the input (or /clear in the REPL)"
+                    )
                     return TurnEnd("error_during_execution", state.last_text, state.steps, why)
                 state.refit = state.steps  # the same step failing again means it cannot fit
                 state.steps -= 1

@@ -87,6 +87,23 @@ def result_line(subtype: str, text: str, **extra: Any) -> dict[str, Any]:
     return base
 
 
+def _oversized(prompt: str, window: int) -> str:
+    """Why the prompt (piped stdin included) cannot fit the model's context window, if so:
+    said before sending megabytes the provider would refuse."""
+    if len(prompt) < window:  # every token is at least a character: fits, or nearly
+        return ""
+    from agent.tokens import estimate
+
+    tokens = estimate(prompt)
+    if tokens <= window:
+        return ""
+    return (
+        f"the prompt is about {tokens:,} tokens ({len(prompt):,} characters), more than the "
+        f"model's {window:,}-token context window: send a part of it (e.g. head -c 200000 FILE "
+        '| agent "question" -) or ask the agent to read the file with its tools'
+    )
+
+
 def _fail_early(renderer: Any, fmt: str, message: str, code: int) -> int:
     print(f"agent: {message}", file=sys.stderr)
     if fmt != "text":
@@ -123,6 +140,9 @@ def run_oneshot(args: Any, prompt: str) -> int:
                 "(or run it in a terminal to continue interactively)"
             )
         return _fail_early(renderer, fmt, why, EXIT_USAGE)
+    too_big = _oversized(prompt, cfg.provider.context_limit)
+    if too_big:
+        return _fail_early(renderer, fmt, too_big, EXIT_USAGE)
     from agent.app import build
     from agent.resume import chosen
 

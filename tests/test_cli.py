@@ -220,6 +220,17 @@ def test_prompt_and_stdin_attach_context(fake: FakeOpenAI, fake_env: dict, proje
     assert "summarise this\n\n<stdin>\nline one\nline two\n</stdin>" in content
 
 
+def test_stdin_too_big_for_the_window_is_refused_before_sending(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    huge = "word " * 300_000  # 1.5 MB, about 300k tokens: over the 128k window
+    r = run(fake_env, project, "--output-format", "json", "summarise this", "-", stdin=huge)
+    assert r.returncode == 2
+    assert "more than the model's" in r.stderr and "context window" in r.stderr
+    assert json.loads(r.stdout.splitlines()[-1])["subtype"] == "error_during_execution"
+    assert fake.requests == []
+
+
 def test_think_text_mode_reasoning_on_stderr(
     fake: FakeOpenAI, fake_env: dict, project: Path
 ) -> None:
