@@ -43,7 +43,8 @@ RISKY_FLAGS: dict[str, tuple[str, ...]] = {
     ),
     "fd": ("-x", "--exec", "-X", "--exec-batch"),
     "rg": ("--pre", "--search-zip", "-z"),
-    "sort": ("-o", "--output", "--compress-program"),
+    # --files0-from: sort reads every file named inside a file, paths no check has seen
+    "sort": ("-o", "--output", "--compress-program", "--files0-from"),
     "tar": (
         "--checkpoint-action",
         "--to-command",

@@ -84,7 +84,10 @@ def _after_delims(s: str, i: int, count: int) -> int:
     return i if seen == count else -1
 
 
-_AWK_BAD = re.compile(r"system|getline|\||>|print[f]?\s*>|ENVIRON|close|fflush|@load|@include")
+# ARGV/ARGC: a program that adds its own input files reads paths no check has seen.
+_AWK_BAD = re.compile(
+    r"system|getline|\||>|print[f]?\s*>|ENVIRON|ARGV|ARGC|close|fflush|@load|@include"
+)
 
 
 def awk_escape(args: list[str | None]) -> str:
@@ -104,5 +107,5 @@ def awk_escape(args: list[str | None]) -> str:
             program = a
             break
     if _AWK_BAD.search(program):
-        return "awk program runs commands or writes files"
+        return "awk program runs commands, writes files or chooses its own input files"
     return ""
