@@ -9,10 +9,11 @@ Esc or Ctrl-C cancels it and the loop leaves a valid history. Falls back to the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import sys
 import time
-from collections.abc import Coroutine
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
 from agent import __version__
@@ -198,17 +199,34 @@ class Repl:
             self.current.cancel()
 
     def keep_typed(self, text: str) -> None:
-        self.keys.typed.feed(text.encode())
+        if self.prompting:  # asked while idle: it is the prompt's text
+            self.session.default_buffer.insert_text(text.replace("\r", "\n"))
+        else:
+            self.keys.typed.feed(text.encode())
 
-    def pause(self) -> None:
-        self.renderer.pause()
+    @contextlib.asynccontextmanager
+    async def asking(self) -> AsyncIterator[None]:
+        """The terminal to a permission prompt: from a turn (its spinner and key reader stop)
+        or from a background run while the prompt is up (the prompt steps aside)."""
+        from prompt_toolkit.application import in_terminal
+
+        busy = self.current is not None and not self.current.done()
+        if busy:
+            self.renderer.pause()
+            self.keys.stop()
         self.renderer.hold()
-        self.keys.stop()
-
-    def resume(self) -> None:
-        self.keys.start()
-        self.renderer.release()
-        self.renderer.resume()
+        try:
+            if self.prompting:
+                async with in_terminal():
+                    yield
+            else:
+                yield
+        finally:
+            if busy:
+                self.keys.start()
+            self.renderer.release()
+            if busy:
+                self.renderer.resume()
 
     # -- background work -----------------------------------------------------------------
     def _spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:

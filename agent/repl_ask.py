@@ -9,6 +9,7 @@ Ctrl-C says no and stops the turn.
 from __future__ import annotations
 
 import asyncio
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
 from agent.asking import Answer, AskRequest
@@ -35,8 +36,7 @@ class AskHost(Protocol):
 
     console: Any
 
-    def pause(self) -> None: ...
-    def resume(self) -> None: ...
+    def asking(self) -> AbstractAsyncContextManager[None]: ...
     def cancel_turn(self) -> None: ...
     def keep_typed(self, text: str) -> None: ...
 
@@ -137,8 +137,7 @@ class TerminalAsker:
         self.host = host
 
     async def __call__(self, req: AskRequest) -> Answer:
-        self.host.pause()
-        try:
+        async with self.host.asking():
             show_request(self.host.console, req)
             key = await one_key(req.choices, self.host.keep_typed)
             if key == "cancel":
@@ -149,5 +148,3 @@ class TerminalAsker:
             style = "red" if key == "n" else "green"
             self.host.console.print(f"→ {LABELS.get(key, key)}", style=style, markup=False)
             return Answer(key, reason)
-        finally:
-            self.host.resume()

@@ -400,3 +400,27 @@ async def test_progress_during_a_permission_prompt_waits_for_its_answer() -> Non
     r.end()
     shown = console.file.getvalue()
     assert shown.index("[unit 2] → bash make") < shown.index("a notice")
+
+
+def test_a_permission_prompt_while_idle_leaves_the_repl_usable(
+    term: Term, fake: FakeOpenAI, project: Path
+) -> None:
+    fake.script(
+        text("first run"),  # /loop runs now …
+        tool_calls([("bash", {"command": "touch looped"})]),  # … and again while idle
+        text("second run"),
+        text("plain answer"),
+    )
+    term.wait_for(READY, where="bottom")
+    term.type("/loop 2s check things")
+    term.wait_for("first run")
+    term.wait_for("Allow?", timeout=30)  # asked from the background, the prompt steps aside
+    term.answer("y")
+    term.wait_for("second run")
+    assert (project / "looped").exists()
+    term.type("/loop")  # typing works again: the loop stops
+    term.wait_for("stopped")
+    term.type("and a question")
+    term.wait_for("plain answer")
+    term.send("\x04")
+    assert term.wait_exit() == 0
