@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 import termios
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -119,6 +120,7 @@ class Interrupts:
     def __init__(self, on_interrupt: Callable[[], None]) -> None:
         self.on_interrupt = on_interrupt
         self.typed = TypeAhead()
+        self.last_key = 0.0  # time.monotonic() of the last key typed during a turn
         self.fd = -1
         self.saved: list[Any] | None = None
 
@@ -156,6 +158,7 @@ class Interrupts:
             data = os.read(self.fd, 1024)
         except OSError:
             return
+        self.last_key = time.monotonic()
         # A lone ESC is the Escape key; arrows and Alt-keys arrive as longer sequences.
         if b"\x03" in data or data == b"\x1b":
             self.on_interrupt()

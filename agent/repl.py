@@ -204,6 +204,9 @@ class Repl:
         else:
             self.keys.typed.feed(text.encode())
 
+    def last_key(self) -> float:
+        return self.keys.last_key
+
     @contextlib.asynccontextmanager
     async def asking(self) -> AsyncIterator[None]:
         """The terminal to a permission prompt: from a turn (its spinner and key reader stop)

@@ -9,6 +9,7 @@ Ctrl-C says no and stops the turn.
 from __future__ import annotations
 
 import asyncio
+import time
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
@@ -39,6 +40,7 @@ class AskHost(Protocol):
     def asking(self) -> AbstractAsyncContextManager[None]: ...
     def cancel_turn(self) -> None: ...
     def keep_typed(self, text: str) -> None: ...
+    def last_key(self) -> float: ...
 
 
 def show_request(console: Any, req: AskRequest) -> None:
@@ -60,23 +62,24 @@ def show_request(console: Any, req: AskRequest) -> None:
         console.print(Text(f"remember adds: {', '.join(req.remember)}", style="dim"))
 
 
-QUIET = 0.4  # an answer key counts after this long without other keys (and the prompt shown)
+QUIET = 0.4  # an answer key counts after this long without other keys
 ALONE = 0.2  # ... and when no other key follows it this soon (it was not a typed word)
 
 
-async def one_key(choices: tuple[str, ...], keep: Any = None) -> str:
+async def one_key(choices: tuple[str, ...], keep: Any = None, last_key: float = 0.0) -> str:
     """Wait for one of `choices` (Enter = n); "cancel" on Esc or Ctrl-C.
 
-    Only a deliberate key answers: one pressed after a pause, not within typing. Keys typed
-    when the prompt appears (a message being typed ahead, "yes I think…") go to `keep`, the
-    REPL's typed-ahead text, instead of answering the question."""
+    Only a deliberate key answers: one pressed after a pause in typing (`last_key`: when the
+    last key was typed before the prompt, time.monotonic()), not within a word. Keys typed
+    while a message is being typed ahead ("yes I think…") go to `keep`, the REPL's
+    typed-ahead text, instead of answering the question."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.layout import Layout, Window
     from prompt_toolkit.layout.controls import FormattedTextControl
 
     loop = asyncio.get_running_loop()
-    state: dict[str, Any] = {"last": loop.time(), "pending": None, "data": ""}
+    state: dict[str, Any] = {"last": last_key, "pending": None, "data": ""}
 
     def typing(data: str) -> None:
         """A key that does not answer: it, and an answer it showed to be typing, are kept."""
@@ -84,17 +87,17 @@ async def one_key(choices: tuple[str, ...], keep: Any = None) -> str:
         if pending is not None:
             pending.cancel()
             data, state["pending"] = state["data"] + data, None
-        state["last"] = loop.time()
+        state["last"] = time.monotonic()
         if keep is not None and data:
             keep(data)
             state["kept"] = True
 
     def answer(e: Any, c: str) -> None:
-        quiet = loop.time() - state["last"] >= QUIET and state["pending"] is None
+        quiet = time.monotonic() - state["last"] >= QUIET and state["pending"] is None
         if not quiet:
             typing(e.data)
             return
-        state["last"], state["data"] = loop.time(), e.data
+        state["last"], state["data"] = time.monotonic(), e.data
         state["pending"] = loop.call_later(ALONE, lambda: e.app.exit(result=c))
 
     kb = KeyBindings()
@@ -139,7 +142,7 @@ class TerminalAsker:
     async def __call__(self, req: AskRequest) -> Answer:
         async with self.host.asking():
             show_request(self.host.console, req)
-            key = await one_key(req.choices, self.host.keep_typed)
+            key = await one_key(req.choices, self.host.keep_typed, self.host.last_key())
             if key == "cancel":
                 self.host.console.print("→ no (interrupted)", style="red", markup=False)
                 self.host.cancel_turn()

@@ -117,7 +117,7 @@ def test_permission_prompt(term: Term, fake: FakeOpenAI, project: Path, answer: 
         assert is_valid(fake.requests[1]["messages"])
         assert "interrupted" in fake.requests[1]["messages"][-2]["content"]
     else:
-        term.answer(answer)
+        term.send(answer)  # at once: nothing was being typed, so the first key answers
         if answer == "n":
             term.wait_for("reason for the model")
             term.type("not now")
@@ -159,6 +159,29 @@ def test_typing_at_a_permission_prompt_does_not_answer_it(
     assert (project / "w.txt").read_text() == "w\n"
     assert user_texts(fake.requests[-1])[-1] == "yes and theny"
     term.send("\x04")
+    assert term.wait_exit() == 0
+
+
+def test_keys_typed_through_the_moment_a_prompt_appears_never_answer_it(
+    term: Term, fake: FakeOpenAI, project: Path
+) -> None:
+    call = tool_calls([("write_file", {"path": "t.txt", "content": "t\n"})], pieces=8, delay=0.1)
+    fake.script(call, text("not written"))
+    term.wait_for(READY, where="bottom")
+    term.type("write t.txt")
+    for _ in range(30):  # typing "y" after "y" through the moment the question appears
+        term.send("y")
+        time.sleep(0.08)
+    term.wait_for("Allow?")
+    time.sleep(0.3)
+    assert not (project / "t.txt").exists()
+    term.answer("n")
+    term.wait_for("reason for the model")
+    term.send("\r")
+    term.wait_for("not written")
+    assert not (project / "t.txt").exists()
+    term.wait_for("> yyy")  # what was typed is kept for the next message
+    term.send("\x15\x04")
     assert term.wait_exit() == 0
 
 
