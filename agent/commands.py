@@ -157,5 +157,9 @@ def help_rows(commands: dict[str, Command]) -> list[tuple[str, str, str]]:
     ]
 
 
-def first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else ""
+def first_line(text: str, width: int = 100) -> str:
+    """A command's help in one line: its first sentence (docstrings wrap), cut to `width`."""
+    para = " ".join(text.strip().split("\n\n", 1)[0].split())
+    if ". " in para:
+        para = para.split(". ", 1)[0] + "."
+    return para if len(para) <= width else para[: width - 1].rsplit(" ", 1)[0] + "…"

@@ -101,6 +101,8 @@ def load_user_commands(root: Path, home: Path | None = None) -> list[Command]:
 
 def _runner(body: str) -> Any:
     async def run(ctx: Ctx, args: str) -> None:
-        await ctx.turn(expand(body, args))
+        from agent.mentions import attach
+
+        await ctx.turn(attach(expand(body, args), ctx.cfg.cwd))  # `/explain @src/app.py`
 
     return run

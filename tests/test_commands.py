@@ -103,6 +103,8 @@ async def test_help_lists_every_builtin(ctx: Ctx) -> None:
     ):  # fmt: skip
         assert f"/{name}" in shown, name
     assert "Shift-Tab" in shown
+    flat = " ".join(shown.split())  # wrapped docstrings are joined, not cut at their first line
+    assert "as parallel subagents, each in its own git" in flat
     detail = await cmd(ctx, "/help compact")
     assert "Summarise older turns" in detail
 
@@ -420,6 +422,11 @@ async def test_user_commands_run_through_the_loop(
         await cmd(c, "/fix 42 now")
         fake.script(text("ok", expect=expect_user(lambda u: u == "Run the linter on src.")))
         await cmd(c, "/team:lint src")
+        fake.script(text("ok"))  # an @mention in the arguments attaches the file, as typed
+        await cmd(c, "/team:lint @notes.txt")
+        sent = fake.requests[-1]["messages"][-1]["content"]
+        assert sent.startswith("Run the linter on @notes.txt.")
+        assert '<file path="notes.txt">\nthe secret word is mango\n</file>' in sent
     finally:
         await c.agent.llm.aclose()
 
