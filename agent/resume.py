@@ -43,8 +43,11 @@ def pick(root: Path, cwd: Path, out: TextIO = sys.stderr, inp: TextIO = sys.stdi
     for n, s in enumerate(here, 1):
         print(f"{n:>3}. {describe(s)}", file=out)
     print("resume which? [1] ", end="", file=out, flush=True)
-    line = inp.readline()
-    if not line:  # Ctrl-D: no choice made
+    try:
+        line = inp.readline()
+    except KeyboardInterrupt:
+        line = ""
+    if not line:  # Ctrl-D or Ctrl-C: no choice made
         print(file=out)
         raise ConfigError("no session chosen")
     answer = line.strip() or "1"

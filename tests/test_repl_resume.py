@@ -33,6 +33,21 @@ def contents(request: dict) -> list[str]:
     return [str(m["content"]) for m in request["messages"][1:]]
 
 
+@pytest.mark.parametrize("key", ["\x03", "\x04"], ids=["ctrl-c", "ctrl-d"])
+def test_the_picker_cancels_cleanly(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path, key: str
+) -> None:
+    first_session(fake, fake_env, project, "some question")
+    term = Term(fake_env, project, "-r")
+    try:
+        term.wait_for("resume which?")
+        term.send(key)
+        assert term.wait_exit() == 2
+        assert "no session chosen" in term.text() and "Traceback" not in term.text()
+    finally:
+        term.close()
+
+
 @pytest.mark.parametrize("how", ["-c", "-r ID", "picker"])
 def test_repl_resumes_the_stored_conversation(
     fake: FakeOpenAI, fake_env: dict[str, str], project: Path, how: str
