@@ -84,14 +84,17 @@ class Run:
         note = PLAN_ON if plan else PLAN_OFF if was else ""
         for n in (note, self.moved_note()):
             prompt = f"{n}\n\n{prompt}" if n else prompt
+        extra = "".join(f"{c}\n\n" for c in self.context)  # SessionStart hooks' output
+        self.context = []
         if self.first_turn:
             self.first_turn = False
-            extra = "".join(f"\n\n{c}" for c in self.context)
-            return f"{env_block(self.cfg.cwd, self.cfg.root)}{extra}\n\n{prompt}"
-        return prompt
+            return f"{env_block(self.cfg.cwd, self.cfg.root)}\n\n{extra}{prompt}"
+        return f"{extra}{prompt}"
 
-    async def start(self, source: str = "startup") -> None:
-        """Fire SessionStart; what the hooks print joins the first user message."""
+    async def start(self, source: str = "") -> None:
+        """Fire SessionStart ("startup", or "resume" for a continued session); what the hooks
+        print joins the next user message."""
+        source = source or ("startup" if self.first_turn else "resume")
         out = await self.hooks.fire("SessionStart", {"source": source})
         self.context += out.context
 

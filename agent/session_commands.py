@@ -24,6 +24,7 @@ def switch_session(run: Any, session_id: str) -> int:
     for layer in (*run.agent.dispatcher.layers, run.hooks):
         if hasattr(layer, "session_id"):
             layer.session_id = session_id
+    run.hooks.transcript_path = str(store.path)
     run.agent.messages[:] = [run.agent.messages[0], *history]
     todo = run.agent.ctx.extra.get("todo")
     if todo is not None:  # the todo list belongs to the session too
@@ -62,6 +63,7 @@ async def resume(ctx: Any, args: str) -> None:
         ctx.say(str(e))
         return
     ctx.say(f"resumed {pick[0].id} ({count} messages)")
+    await ctx.run.start("resume")  # SessionStart hooks see the switch, as at `agent -r`
 
 
 @command("rewind", usage="[N] [conversation|files|both] [--force]")

@@ -403,6 +403,21 @@ def test_trust_project_runs_project_hooks(
     assert first.endswith("hi")
 
 
+def test_a_resumed_session_starts_with_source_resume_and_gets_the_context(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    hook = "python3 -c \"import json,sys; print('started as ' + json.load(sys.stdin)['source'])\""
+    (project / ".agent" / "hooks.json").write_text(
+        json.dumps({"SessionStart": [{"command": hook}]})
+    )
+    fake.script(text("one"), text("two"))
+    assert run(fake_env, project, "--trust-project", "first").returncode == 0
+    assert "started as startup" in fake.requests[0]["messages"][1]["content"]
+    r = run(fake_env, project, "--trust-project", "-c", "second")
+    assert r.returncode == 0, r.stderr
+    assert fake.requests[1]["messages"][-1]["content"] == "started as resume\n\nsecond"
+
+
 def test_project_settings_hooks_need_trust_and_user_hooks_always_run(
     fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path
 ) -> None:

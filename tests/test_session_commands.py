@@ -100,6 +100,7 @@ async def test_resume_switches_sessions(make: Any, fake: FakeOpenAI) -> None:
     first.store.close()  # the first agent exits
     await resume(ctx, "1")
     assert second.session_id == first.session_id
+    assert second.hooks.transcript_path == str(first.store.path)  # hooks read the new one
     assert [i.text for i in second.agent.ctx.extra["todo"].items.values()] == ["write the tests"]
     fake.script(text("continued"))
     await second.agent.run_turn("follow-up")
