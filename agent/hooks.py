@@ -53,12 +53,30 @@ class HookSpec:
     timeout: float = DEFAULT_TIMEOUT
 
     def matches(self, tool: str | None) -> bool:
+        """The matcher (a regex over tool names) against the tool's name or the name Claude
+        Code gives it, case aside: `Bash`, `Write|Edit` work as written for Claude Code."""
         if tool is None or self.matcher in ("", "*"):
             return True
+        names = (tool, *CLAUDE_NAMES.get(tool, ()))
         try:
-            return re.fullmatch(self.matcher, tool) is not None
+            return any(re.fullmatch(self.matcher, n, re.IGNORECASE) for n in names)
         except re.error:
-            return self.matcher == tool
+            return any(self.matcher.lower() == n.lower() for n in names)
+
+
+# Claude Code's tool names, as hook matchers copied from it spell them.
+CLAUDE_NAMES = {
+    "bash": ("Bash",),
+    "read_file": ("Read",),
+    "write_file": ("Write",),
+    "edit_file": ("Edit", "MultiEdit"),
+    "glob": ("Glob", "LS"),
+    "grep": ("Grep",),
+    "web_fetch": ("WebFetch",),
+    "web_search": ("WebSearch",),
+    "task": ("Task",),
+    "todo": ("TodoWrite",),
+}
 
 
 @dataclass

@@ -486,3 +486,19 @@ def test_invalid_hooks_file_is_a_config_error(fake_env: dict[str, str], project:
     r = run(fake_env, project, "--trust-project", "hi")
     assert r.returncode == 2
     assert "hooks.json" in r.stderr
+
+
+def test_claude_code_matchers_name_the_same_tools() -> None:
+    from agent.hooks import HookSpec
+
+    def hits(matcher: str) -> set[str]:
+        tools = ("bash", "write_file", "edit_file", "read_file", "grep", "web_fetch", "task")
+        return {t for t in tools if HookSpec("PreToolUse", "true", matcher).matches(t)}
+
+    assert hits("Bash") == {"bash"}
+    assert hits("Write|Edit") == {"write_file", "edit_file"}
+    assert hits("MultiEdit") == {"edit_file"}
+    assert hits("Web.*") == {"web_fetch"}
+    assert hits("bash|write_file") == {"bash", "write_file"}
+    assert hits("Read(") == set()  # not a regex: compared as a name
+    assert HookSpec("PreToolUse", "true", "mcp__gh__.*").matches("mcp__gh__issues")
