@@ -76,6 +76,12 @@ def load_env_files(env: dict[str, str], root: Path) -> dict[str, str]:
     return merged
 
 
+def bad_rules(path: Path, data: dict[str, Any], root: Path) -> list[str]:
+    from agent.rules import bad_rules as check
+
+    return check(path, data, root) if "permissions" in data else []
+
+
 def load_settings(root: Path, trusted: bool) -> tuple[dict[str, Any], list[str]]:
     """Merge user < project < local settings; restrict the project's files if untrusted."""
     merged: dict[str, Any] = {}
@@ -89,7 +95,7 @@ def load_settings(root: Path, trusted: bool) -> tuple[dict[str, Any], list[str]]
         ]
     for path, is_project in files:
         data = st.read_settings(path)
-        warnings += st.unknown_keys(path, data)
+        warnings += st.unknown_keys(path, data) + bad_rules(path, data, root)
         own = path.name == "settings.local.json" and st.is_own(path)  # the user's answers
         if is_project and not trusted and not own:
             data, dropped = st.restrict_untrusted(path, data)

@@ -206,3 +206,22 @@ def compile_rules(rules: dict[str, Any], ws: Workspace) -> RuleSet:
     """The settings' rule lists as a RuleSet (cached per content and workspace)."""
     key = tuple(tuple(str(r) for r in rules.get(k, ())) for k in LISTS)
     return _compile_cached(key, ws)
+
+
+def bad_rules(path: Path, data: dict[str, Any], root: Path) -> list[str]:
+    """One warning per rule in a settings file that does not parse: it would be ignored,
+    and a mistyped neverAllow rule must not fail silently."""
+    perms = data.get("permissions")
+    if not isinstance(perms, dict):
+        return []
+    ws = Workspace.make(root)
+    out = []
+    for key in LISTS:
+        texts = perms.get(key)
+        for i, text in enumerate(texts if isinstance(texts, list) else []):
+            if not isinstance(text, str) or not parse_rule(text, ws).valid:
+                out.append(
+                    f"{path}: permissions.{key}[{i}] {text!r} is not a rule (write Tool or "
+                    "Tool(pattern), e.g. bash(npm test:*)); it is ignored"
+                )
+    return out

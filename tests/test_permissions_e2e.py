@@ -402,3 +402,16 @@ def test_a_linked_settings_local_json_never_borrows_another_projects_trust(
         assert not (evil / "marker").exists() and result["permission_denials"], how
         assert "project not trusted" in err
     assert st.is_own(local)
+
+
+def test_a_mistyped_rule_is_named_not_silently_dropped(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    (project / ".agent").mkdir(exist_ok=True)
+    settings = project / ".agent" / "settings.json"
+    settings.write_text(json.dumps({"permissions": {"neverAllow": ["bash(rm:*", "bash(curl:*)"]}}))
+    fake.script(text("ok"))
+    code, _result, err = one_shot(fake_env, project, "--trust-project", "hi")
+    assert code == 0, err
+    assert f"{settings}: permissions.neverAllow[0] 'bash(rm:*' is not a rule" in err
+    assert "neverAllow[1]" not in err
