@@ -129,7 +129,7 @@ def _file_facts(f: Facts, rs: RuleSet, name: str, args: dict[str, Any], ws: Work
         ):
             f.allow, f.inside = r.text, True  # an explicit path rule widens the workspace
             break
-    f.suggest = _dir_rules(name, v.shown, ws)
+    f.suggest = _dir_rules(name, v.shown, rs.anchor or ws.root)
 
 
 def _pattern_facts(f: Facts, pattern: str, base: Path, ws: Workspace) -> None:
@@ -149,10 +149,12 @@ def _pattern_facts(f: Facts, pattern: str, base: Path, ws: Workspace) -> None:
         f.protected = f"the pattern {pattern!r} reaches protected files"
 
 
-def _dir_rules(name: str, path: Path, ws: Workspace) -> list[str]:
+def _dir_rules(name: str, path: Path, anchor: Path) -> list[str]:
+    """`d` (remember this directory): the folder, relative to where rules start (the project
+    root, where settings.local.json lives) so the rule means the same from any directory."""
     folder = path if name in ("glob", "grep") else path.parent
     try:
-        rel = folder.relative_to(ws.root).as_posix()
+        rel = folder.relative_to(anchor).as_posix()
         spec = "**" if rel == "." else f"{rel}/**"
     except ValueError:
         spec = f"{folder.as_posix().rstrip('/')}/**"
@@ -240,6 +242,8 @@ class Gate:
         self.rules = {k: list(v) if isinstance(v, list) else v for k, v in rules.items()}
         self.ws = workspace_of(workspace, self.rules)
         self.root = root or self.ws.root  # where .agent/settings.local.json lives
+        # Relative path rules start at the project root whatever the working directory.
+        self.rule_ws = replace(self.ws, root=Path(os.path.realpath(self.root)))
         self.session_rules: list[str] = []
         self.lock = asyncio.Lock()
 
@@ -251,7 +255,7 @@ class Gate:
 
     def live_rules(self) -> RuleSet:
         allow = [*self.rules.get("alwaysAllow", []), *self.session_rules]
-        return compile_rules({**self.rules, "alwaysAllow": allow}, self.ws)
+        return compile_rules({**self.rules, "alwaysAllow": allow}, self.rule_ws)
 
     def decide(self, call: Call) -> tuple[Decision, Facts]:
         tool = self.tools[call.name]

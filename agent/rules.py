@@ -72,6 +72,7 @@ class RuleSet:
     ask: list[Rule] = field(default_factory=list)
     allow: list[Rule] = field(default_factory=list)
     bad: list[str] = field(default_factory=list)
+    anchor: Path | None = None  # where relative path rules start: the project root
     _cache: dict[tuple[str, str], list[Rule]] = field(default_factory=dict, repr=False)
     _first: dict[str, list[Rule]] | None = field(default=None, repr=False)
 
@@ -191,7 +192,7 @@ def words_match(rule: Rule, argv: list[str | None], *, for_deny: bool) -> str:
 
 @functools.lru_cache(maxsize=64)
 def _compile_cached(key: tuple[tuple[str, ...], ...], ws: Workspace) -> RuleSet:
-    rs = RuleSet()
+    rs = RuleSet(anchor=ws.root)
     for kind, texts in zip(("deny", "ask", "allow"), key, strict=True):
         for text in texts:
             rule = parse_rule(text, ws)

@@ -214,6 +214,32 @@ async def test_session_answer_covers_the_prefix(tmp_path: Path) -> None:
     assert not (tmp_path / ".agent").exists()
 
 
+async def test_a_remembered_directory_means_the_same_from_any_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    proj = tmp_path / "proj"
+    (proj / "pkg").mkdir(parents=True)
+    (proj / "other").mkdir()
+    in_pkg = Gate(
+        TOOLS, {}, "default", Recorder(), Script(Answer("d")), workspace=proj / "pkg", root=proj
+    )
+    assert (
+        await ask_through(in_pkg, "write_file", {"path": "a.py", "content": ""})
+    ).output == "ran"
+    local = json.loads((proj / ".agent" / "settings.local.json").read_text())
+    assert local["permissions"]["alwaysAllow"] == ["write_file(pkg/**)", "edit_file(pkg/**)"]
+    # the next session starts at the project root: the rule still means pkg/, nothing else
+    from agent.config import load_settings
+
+    settings, _ = load_settings(proj, trusted=False)
+    at_root = Gate(TOOLS, settings["permissions"], "default", Recorder(), workspace=proj, root=proj)
+    write = {"content": ""}
+    assert (await ask_through(at_root, "write_file", {**write, "path": "pkg/b.py"})).output == "ran"
+    assert (await ask_through(at_root, "write_file", {**write, "path": "other/x.py"})).is_error
+    assert (await ask_through(in_pkg, "write_file", {**write, "path": "c.py"})).output == "ran"
+
+
 async def test_always_answer_is_saved_atomically(tmp_path: Path) -> None:
     (tmp_path / ".agent").mkdir()
     local = tmp_path / ".agent" / "settings.local.json"
