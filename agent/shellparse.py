@@ -58,6 +58,7 @@ class Word:
 
     value: str | None
     glob: bool = False  # unquoted * ? [ : the shell may expand it to file names
+    raw: str = ""  # the source text of a word whose value is decided at run time
 
     @property
     def literal(self) -> bool:
@@ -232,7 +233,7 @@ def _word(node: Any, out: Parsed, nested: bool) -> Word:
         inner = [c for c in node.named_children if c.type != "string_content"]
         for c in inner:
             _word(c, out, nested)
-        return Word(None) if inner else Word(_dq_unescape(_text(node)[1:-1]))
+        return Word(None, raw=_text(node)) if inner else Word(_dq_unescape(_text(node)[1:-1]))
     if t == "concatenation":
         return _concat(node, out, nested)
     if t == "expansion" and not _SIMPLE_EXPANSION.match(_text(node)):
@@ -243,23 +244,23 @@ def _word(node: Any, out: Parsed, nested: bool) -> Word:
         for c in node.named_children:
             if c.type in SUBSTITUTIONS or c.named_child_count:
                 _word(c, out, nested)
-    return Word(None)
+    return Word(None, raw=_text(node))
 
 
 def _concat(node: Any, out: Parsed, nested: bool) -> Word:
     parts = [_word(c, out, nested) for c in node.named_children]
     if any(not c.is_named for c in node.children) or any(p.value is None for p in parts):
-        return Word(None)
+        return Word(None, raw=_text(node))
     bare = "".join(_text(c) for c in node.named_children if c.type == "word")
     if BRACE.search(bare):
-        return Word(None)  # brace expansion turns one word into several
+        return Word(None, raw=_text(node))  # brace expansion turns one word into several
     return Word("".join(p.value or "" for p in parts), any(p.glob for p in parts))
 
 
 def unquoted(raw: str) -> Word:
     """An unquoted word: backslashes removed; globs noted; brace expansion is not static."""
     if BRACE.search(raw) or _DIR_TILDE.match(raw):
-        return Word(None)  # brace expansion makes several words; ~+ ~- ~1 name other dirs
+        return Word(None, raw=raw)  # brace expansion makes several words; ~+ ~- ~1: other dirs
     out: list[str] = []
     glob = False
     i = 0

@@ -10,15 +10,17 @@ the program's base name (`/usr/bin/curl`), inside substitutions and inside `bash
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from agent import shellrisk as risk
-from agent.paths import Workspace, check, expand_glob
+from agent.paths import Workspace, check, expand_glob, names_protected, secret_name
 from agent.permissions import Facts
 from agent.rules import Rule, RuleSet, words_match
 from agent.shellparse import Command, Parsed, Redirect, Word, parse
 from agent.shellreach import recursive_read
 
+_HOME_PWD = re.compile(r"\$\{?(HOME|PWD)\}?")
 HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 PEEL = risk.WRAPPERS - {"eval", "source", ".", "trap", "alias", "fc", "let"}
 MAX_DEPTH = 3
@@ -193,6 +195,26 @@ def _secret_args(cmd: Command, ws: Workspace, bases: list[Path]) -> str:
             why = check(raw, ws, base).secret
             if why:
                 return why
+    for w in cmd.argv[1:]:
+        why = _run_time_secret(w, ws, bases[-1])
+        if why:
+            return why
+    return ""
+
+
+def _run_time_secret(w: Word, ws: Workspace, base: Path) -> str:
+    """Why a word known only at run time may name a protected path (`$HOME/.ssh/id_rsa`,
+    `${PWD}/.env`): a protected path always asks, so it cannot hide behind a variable."""
+    if w.value is not None or not w.raw:
+        return ""
+    text = w.raw.replace('"', "").replace("'", "")
+    known = _HOME_PWD.sub(lambda m: str(ws.home if m.group(1) == "HOME" else base), text)
+    if not any(c in known for c in "$`{*?["):
+        why = check(known, ws, base).secret  # only $HOME / $PWD in it: the path is known
+        if why:
+            return why
+    if names_protected(text) or any(secret_name(part) for part in text.split("/")):
+        return f"{w.raw} may name a protected path when it runs"
     return ""
 
 
@@ -213,6 +235,7 @@ def _redirects(
             continue
         if v is None or r.target.glob:
             problems.append(f"redirection {r.op} to a file decided at run time")
+            f.protected = f.protected or _run_time_secret(r.target, ws, bases[-1])
             continue
         for base in bases:
             verdict = check(v, ws, base)
