@@ -13,6 +13,7 @@ asking). A tree too large to check is reported as unknown.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,7 +140,7 @@ def _how(name: str, args: list[str]) -> tuple[bool, bool, list[str]] | None:
         follow = bool(given & {"R", "dereference-recursive"})
         return follow, True, operands[0 if given & {"e", "f", "regexp", "file"} else 1 :]
     if name == "rg":
-        opts, operands = parse_options(args, RG_SYNTAX)
+        opts, operands = parse_options([*_rg_config(args), *args], RG_SYNTAX)
         given = {n for n, _ in opts}
         if given & {"files", "type-list"}:
             return None  # lists names, reads no file
@@ -206,6 +207,36 @@ def recursive_read(cmd: Command, ws: Workspace, bases: list[Path]) -> Reach:
     return Reach()
 
 
+def _rg_config(args: list[str]) -> list[str]:
+    """The arguments of ripgrep's config file ($RIPGREP_CONFIG_PATH: one per line), which
+    rg reads before the command line's (`--hidden` there makes it search .env)."""
+    path = os.environ.get("RIPGREP_CONFIG_PATH")
+    if not path or "--no-config" in args:
+        return []
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = [line.strip() for line in f.read(65536).splitlines()]
+    except OSError:
+        return []
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+_IGNORE_FILES = (".ignore", ".rgignore", ".gitignore")
+_UNHIDE = re.compile(r"^!(\S*[/*])?\.", re.M)  # `!.env`, `!/.*`, `!config/.secrets`
+
+
+def _unhides(directory: str) -> bool:
+    """Whether an ignore file here whitelists hidden entries, which rg then searches."""
+    for n in _IGNORE_FILES:
+        try:
+            with open(os.path.join(directory, n), encoding="utf-8", errors="replace") as f:
+                if _UNHIDE.search(f.read(65536)):
+                    return True
+        except OSError:
+            continue
+    return False
+
+
 def _walk(top: Path, ws: Workspace, follow: bool, hidden: bool, name: str) -> Reach:
     """The first secret file met; else why the walk left the workspace or gave up.
 
@@ -217,19 +248,24 @@ def _walk(top: Path, ws: Workspace, follow: bool, hidden: bool, name: str) -> Re
     why = protected(real_top, ws)
     if why:
         return Reach(secret=f"{name} would read {_rel(str(top), ws)}: {why}")
-    stack, seen, looked, unsure = [(str(top), real_top)], {real_top}, 0, ""
+    if not hidden:  # ignore files from the root down to `top` may whitelist hidden entries
+        hidden = any(_unhides(str(d)) for d in (top, *top.parents) if within(str(d), ws.dirs))
+    stack = [(str(top), real_top, hidden)]
+    seen, looked, unsure = {real_top}, 0, ""
     places = {secret for secret, _ in ws.home_secrets}
     while stack:
-        directory, real_dir = stack.pop()
+        directory, real_dir, shown = stack.pop()
         try:
             entries = list(os.scandir(directory))
         except OSError:
             continue
+        if not shown and any(e.name in _IGNORE_FILES for e in entries):
+            shown = _unhides(directory)
         for e in entries:
             looked += 1
             if looked > MAX_ENTRIES:
                 return Reach(unsure=f"{name} reads more than {MAX_ENTRIES} files below {top}")
-            if e.name == ".git" or (not hidden and e.name.startswith(".")):
+            if e.name == ".git" or (not shown and e.name.startswith(".")):
                 continue
             real = os.path.join(real_dir, e.name)
             if e.is_symlink():
@@ -243,14 +279,14 @@ def _walk(top: Path, ws: Workspace, follow: bool, hidden: bool, name: str) -> Re
                     unsure = unsure or f"{name} follows {_rel(e.path, ws)} outside the workspace"
                 elif os.path.isdir(real) and real not in seen:
                     seen.add(real)
-                    stack.append((e.path, real))
+                    stack.append((e.path, real, shown))
                 continue
             if e.name in AGENT_RECORDS or real in places:  # cheap tests first: most entries
                 why = protected(real, ws)
                 if why:
                     return Reach(secret=f"{name} would read {_rel(e.path, ws)}: {why}")
             if e.is_dir(follow_symlinks=False):
-                stack.append((e.path, real))
+                stack.append((e.path, real, shown))
             elif secret_name(e.name):
                 return Reach(secret=f"{name} would read {_rel(e.path, ws)}, which may hold secrets")
     return Reach(unsure=unsure)

@@ -211,3 +211,24 @@ def test_home_credential_stores_are_secret_when_the_workspace_is_home(tmp_path: 
         subprocess.run(["rm", "-r", str(home / store)], check=True)
         left.remove(store)
     assert reach("grep -r KEY .", ws) == shellreach.Reach()
+
+
+def test_rg_searches_hidden_files_its_config_or_ignore_files_let_in(
+    ws: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (ws.root / "certs" / "server.pem").unlink()
+    (ws.root / ".env").write_text("TOKEN=1\n")
+    assert reach("rg TOKEN", ws) == shellreach.Reach()  # hidden: rg skips it
+    (ws.root / ".ignore").write_text("build/\n!.env\n")  # whitelisted: rg reads it
+    assert reach("rg TOKEN", ws).secret == "rg would read .env, which may hold secrets"
+    assert "would read .env" in reach("rg TOKEN src/..", ws).secret
+    (ws.root / ".ignore").unlink()
+    (ws.root / "src" / ".rgignore").write_text("!/.*\n")
+    (ws.root / "src" / ".npmrc").write_text("//registry/:_authToken=x\n")
+    assert reach("rg TOKEN", ws).secret == "rg would read src/.npmrc, which may hold secrets"
+    (ws.root / "src" / ".rgignore").unlink()
+    config = tmp_path / "ripgreprc"
+    config.write_text("# my defaults\n--hidden\n--smart-case\n")
+    monkeypatch.setenv("RIPGREP_CONFIG_PATH", str(config))
+    assert reach("rg TOKEN", ws).secret.startswith("rg would read ")
+    assert reach("rg --no-config TOKEN", ws) == shellreach.Reach()
