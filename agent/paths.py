@@ -35,10 +35,14 @@ SECRET_NAMES = (
     "*.p12",
     "*.pfx",
     ".mcp.json",
+    "credentials",  # ~/.aws/credentials, a copy of it in a project
+    "credentials.json",
+    "service-account*.json",
+    "client_secret*.json",
 )
 ENV_TEMPLATES = (".env.example", ".env.sample", ".env.template", ".env.dist")
 # Inside any `.agent/` directory: what configures permissions, hooks and code that runs.
-AGENT_FILES = ("settings*.json", "hooks.json", "trusted.json", "actions.json")
+AGENT_FILES = ("settings*.json", "hooks.json", "trusted.json", "actions.json", "own-settings.json")
 # Inside any `.agent/` directory: the records of past work (agent/session.py, agent/audit.py).
 # They hold whole conversations and file contents, secrets the user pasted included.
 AGENT_RECORDS = {

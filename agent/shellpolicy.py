@@ -11,6 +11,7 @@ the program's base name (`/usr/bin/curl`), inside substitutions and inside `bash
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 
 from agent import shellrisk as risk
@@ -246,9 +247,23 @@ def _redirects(
     return writes
 
 
+INTERPRETERS = risk.SHELLS | risk.words(
+    "python python2 python3 node deno bun ruby perl php lua Rscript julia java"
+)
+
+
 def prefix_suggestion(cmd: Command) -> str:
-    """A rule prefix to remember for this command: `npm test`, `git status`, `ls`."""
+    """A rule prefix to remember for this command: `npm test`, `git status`, `ls`; for an
+    interpreter, up to its script or module (`python tools/gen.py`, `python -m pytest`), never
+    the bare interpreter, which would allow any code."""
     words = [w.value or "" for w in cmd.argv]
+    if words and words[0].rsplit("/", 1)[-1] in INTERPRETERS:
+        for i, w in enumerate(words[1:], 1):
+            if w in ("-c", "-e", "--eval", "-E"):
+                return shlex.join(words)  # inline code: only this exact command
+            if not w.startswith("-"):
+                return " ".join(words[: i + 1])
+        return " ".join(words)
     if (
         len(words) >= 2
         and not words[1].startswith("-")

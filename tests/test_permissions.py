@@ -250,6 +250,11 @@ FILES: list[tuple[str, dict[str, Any], str, str]] = [
     ("read_file", {"path": "link_out/../notes.txt"}, "default", Q),
     ("read_file", {"path": ".env"}, "default", Q),
     ("read_file", {"path": ".env.production"}, "bypassPermissions", Q),
+    ("read_file", {"path": "deploy/credentials.json"}, "default", Q),
+    ("read_file", {"path": "gcp/service-account-prod.json"}, "default", Q),
+    ("read_file", {"path": "backup/.aws/credentials"}, "default", Q),
+    ("read_file", {"path": "src/credentials.py"}, "default", A),
+    ("read_file", {"path": ".agent/own-settings.json"}, "default", Q),
     # a protected path behind a variable still asks, in every mode and under an allow rule
     ("bash", {"command": "cat $HOME/.ssh/id_rsa"}, "bypassPermissions", Q),
     ("bash", {"command": "cat ${PWD}/.env"}, "bypassPermissions", Q),
@@ -468,3 +473,17 @@ def test_containment_is_component_wise(parts: list[str]) -> None:
     path = Path(os.path.normpath(Path("/r/proj", *parts)))
     expected = path == root or str(path).startswith(str(root) + "/")
     assert within(path, (root,)) is expected
+
+
+def test_a_remembered_prefix_never_allows_a_whole_interpreter() -> None:
+    from agent.shellparse import parse
+    from agent.shellpolicy import prefix_suggestion
+
+    def suggest(command: str) -> str:
+        return prefix_suggestion(parse(command).commands[0])
+
+    assert suggest("npm test -- --watch") == "npm test"
+    assert suggest("python tools/gen.py --all") == "python tools/gen.py"
+    assert suggest("python3 -m pytest -x tests") == "python3 -m pytest"
+    assert suggest("node -e 'process.exit(1)'") == "node -e 'process.exit(1)'"
+    assert suggest("bash scripts/release.sh") == "bash scripts/release.sh"

@@ -259,7 +259,10 @@ def parse_rg(out: bytes, mode: str) -> list[FileHits]:
 
 # Every secret file name (paths.SECRET_NAMES) starts with "." "_" or "id_", or ends with one of
 # these suffixes: a list of "/path" lines without any of the marks holds no secret file.
-_SECRET_MARKS = ("/.", "/_", "/id_", ".pem\n", ".key\n", ".p12\n", ".pfx\n")
+_SECRET_MARKS = (
+    "/.", "/_", "/id_", ".pem\n", ".key\n", ".p12\n", ".pfx\n",
+    "/credentials", "/service-account", "/client_secret",
+)  # fmt: skip
 
 
 def hide_secrets(hits: list[FileHits], root: Path | None = None) -> tuple[list[FileHits], str]:
