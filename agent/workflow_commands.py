@@ -3,6 +3,7 @@ list too). Registered on import through agent.commands."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from agent.commands import COMMANDS, Command, Ctx, command, register
@@ -54,11 +55,16 @@ async def batch_cmd(ctx: Ctx, args: str) -> None:
     if runner is None:
         return
     ctx.say("planning units…", "dim")
+    results: list[Any] = []
     try:
-        results = await batch(runner, task, ctx.cfg.cwd)
+        await batch(runner, task, ctx.cfg.cwd, into=results)
     except WorkflowError as e:
         ctx.say(str(e), "yellow")
         return
+    except asyncio.CancelledError:
+        if any(r.branch for r in results):  # the worktrees with work so far are kept
+            ctx.say(f"interrupted; the work so far is kept:\n{batch_report(results)}", "yellow")
+        raise
     ctx.say(batch_report(results))
 
 

@@ -204,15 +204,21 @@ def unit_job(runner: Subagents, n: int, unit: Unit, wt: Any, cwd: Path) -> Job:
     )
 
 
-async def batch(runner: Subagents, task: str, cwd: Path) -> list[UnitResult]:
-    """Plan units, run them in parallel (in worktrees when git), keep the worktrees with work."""
+async def batch(
+    runner: Subagents, task: str, cwd: Path, into: list[UnitResult] | None = None
+) -> list[UnitResult]:
+    """Plan units, run them in parallel (in worktrees when git), keep the worktrees with work.
+    `into` receives the results as soon as the units are planned, so an interrupted batch
+    can still say what it kept."""
     from agent import worktree as w
 
     git = await asyncio.to_thread(w.repo_root, cwd) is not None
     units = await plan_units(runner.parent, task, git)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     trees: list[Any] = [None] * len(units)
-    results = [UnitResult(u, Report("", u.title, False, "", "not_started")) for u in units]
+    results = [UnitResult(u, Report("", u.title, False, "", "interrupted")) for u in units]
+    if into is not None:
+        into[:] = results
     try:
         for n in range(len(units) if git else 0):
             try:

@@ -273,6 +273,36 @@ async def test_batch_reports_work_git_refused_to_commit(routed: RoutedFake, repo
     assert "uncommitted work is not on its branch yet" in report
 
 
+async def test_an_interrupted_batch_says_what_it_kept(routed: RoutedFake, repo: Path) -> None:
+    from agent.commands import dispatch
+
+    prompts = [f"STOP-{n}: write s{n}.py" for n in (1, 2, 3)]
+    routed.script(text(json.dumps(prompts)))
+    for n in (1, 2, 3):
+        write = ("write_file", {"path": f"s{n}.py", "content": "x = 1\n"})
+        slow = text("still going " * 50, pieces=50, delay=0.2)
+        routed.route(f"STOP-{n}", tool_calls([write]), slow)
+    run, _rec = make_run(routed, repo, mode="acceptEdits")
+
+    async def turn(prompt: str) -> None:
+        raise AssertionError("no turn expected")
+
+    ctx = command_ctx(run, turn)
+    task = asyncio.ensure_future(dispatch(ctx, "/batch write files"))
+    trees = repo / ".agent" / "worktrees"
+    for _ in range(200):  # until every unit has written its file
+        if len(list(trees.glob("*/s*.py"))) == 3:
+            break
+        await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    said = "\n".join(ctx.console.lines)
+    assert "interrupted; the work so far is kept" in said
+    kept = [b for b in git(repo, "branch", "--format=%(refname:short)").split() if "batch" in b]
+    assert len(kept) == 3 and all(b in said for b in kept)
+
+
 async def test_batch_without_git_runs_in_place(routed: RoutedFake, tmp_path: Path) -> None:
     routed.script(text('["PLAIN-1: say one", "PLAIN-2: say two", "PLAIN-3: say three"]'))
     for n in (1, 2, 3):
