@@ -118,6 +118,15 @@ class TodoList:
                     f"cannot {verb} task {item.id} ({item.text!r}): blocked by {names}; "
                     "finish those first or change blocked_by"
                 )
+        if item.status == "done" and status != "done":
+            started = [i for i in self.items.values() if item.id in i.blocked_by]
+            started = [i for i in started if i.status != "pending"]
+            if started:  # they were started on the strength of this one being done
+                names = ", ".join(f"{i.id} ({i.text!r}, {i.status})" for i in started)
+                raise TodoError(
+                    f"cannot reopen task {item.id} ({item.text!r}): {names} depend on it and "
+                    "already started; set them back to pending first"
+                )
         item.status = status
 
     def _set_blockers(self, item: Item, blockers: list[str]) -> None:

@@ -49,6 +49,17 @@ def test_a_task_cannot_start_while_a_blocker_is_open() -> None:
     assert "(blocked by 2)" in t.render()
 
 
+def test_a_finished_task_others_built_on_cannot_silently_reopen() -> None:
+    t = plan()
+    t.update("1", status="done")
+    t.update("2", status="in_progress")
+    with pytest.raises(TodoError, match=r"cannot reopen task 1 .*2 \('build', in_progress\)"):
+        t.update("1", status="pending")
+    t.update("2", status="pending")
+    t.update("1", status="pending")  # nothing started on it any more
+    assert t.get("1").status == "pending"
+
+
 def test_blocked_error_names_every_open_blocker() -> None:
     t = TodoList()
     t.add("a")
