@@ -374,7 +374,21 @@ async def test_read_one_giant_line_cut_mid_character(ctx: ToolContext, tmp_path:
     result = await read(ctx, "one.txt")
     assert result.output.startswith("     1\t" + "€" * 2000 + "… [line cut: ")
     assert "encoding" not in result.output  # the cut inside a character is not "not UTF-8"
-    assert "continues beyond what was read" in result.output
+    assert "… [line cut: over " in result.output  # only part of the line was read
+    assert "line 1 goes on beyond the 1 MB read" in result.output
+    assert "offset=2" not in result.output  # there is no line 2 to point at
+
+
+async def test_big_utf16_files_read_past_the_cap(ctx: ToolContext, tmp_path: Path) -> None:
+    rows = [f"row {n} ünïcode" for n in range(1, 700_001)]  # about 15 MB as UTF-16
+    (tmp_path / "w16.txt").write_bytes("\n".join(rows).encode("utf-16"))
+    deep = await read(ctx, "w16.txt", offset=650_000, limit=2)
+    assert not deep.is_error, deep.output
+    assert "650000\trow 650000 ünïcode\n650001\trow 650001 ünïcode" in deep.output
+    assert "total line count unknown" in deep.output
+    past = await read(ctx, "w16.txt", offset=800_000)
+    assert past.is_error and "past the end of w16.txt" in past.output
+    assert "None" not in past.output
 
 
 async def test_mostly_utf8_file_with_a_stray_byte(ctx: ToolContext, tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -174,18 +175,32 @@ def _read(path: Path, offset: int, limit: int, ctx: ToolContext) -> _Read:
 
 
 def _read_wide(f: BinaryIO, size: int, offset: int, limit: int, encoding: str) -> _Read:
-    """UTF-16/32 text: decode up to SIZE_CAP bytes whole (its newlines are not single bytes)."""
-    data = f.read(SIZE_CAP)
-    found = textio.sniff_bom(data)
+    """UTF-16/32 text (its newlines are not single bytes), decoded as a stream: lines past
+    the 10 MB mark can be read too; the total is counted for files up to that size."""
+    head = f.read(4)
+    found = textio.sniff_bom(head)
     bom = found[1] if found else b""
-    width = 4 if encoding.startswith("utf-32") else 2
-    body = data[len(bom) : len(data) - (len(data) - len(bom)) % width]
-    text, _, bad = textio.decode(body, textio.TextFormat(encoding))
-    everything = text.split("\n")
-    if everything[-1] == "":
-        everything.pop()
-    page = Page(first=offset, total=len(everything) if size <= SIZE_CAP else None)
-    lines = [ln.removesuffix("\r") for ln in everything[offset - 1 : offset - 1 + limit]]
+    f.seek(len(bom))
+    decoder = codecs.getincrementaldecoder(encoding)("replace")
+    lines: list[str] = []
+    seen, bad, rest, counting = 0, 0, "", size <= SIZE_CAP
+    while chunk := f.read(CHUNK):
+        text = rest + decoder.decode(chunk)
+        bad += text.count("\ufffd") - rest.count("\ufffd")
+        *done, rest = text.split("\n")
+        for line in done:
+            seen += 1
+            if offset <= seen < offset + limit:
+                lines.append(line.removesuffix("\r"))
+        if seen >= offset + limit - 1 and not counting:
+            break
+    else:
+        rest += decoder.decode(b"", final=True)
+        if rest:
+            seen += 1
+            if offset <= seen < offset + limit:
+                lines.append(rest.removesuffix("\r"))
+    page = Page(first=offset, total=seen if counting else None)
     notes = [f"encoding: {encoding}" + (" with BOM" if bom else " (no BOM; detected)")]
     if bad:
         notes.append(f"{bad} undecodable sequence(s) shown as U+FFFD")
@@ -198,21 +213,29 @@ def _render(lines: list[str], page: Page, notes: list[str], size: int) -> tuple[
     out: list[str] = []
     used = 0
     for i, line in enumerate(lines):
-        row = f"{page.first + i:>6}\t{_cut(line)}"
+        partial = page.last_cut and i == len(lines) - 1 and len(line) > MAX_LINE
+        text = (
+            f"{line[:MAX_LINE]}… [line cut: over {len(line)} characters]" if partial else _cut(line)
+        )
+        row = f"{page.first + i:>6}\t{text}"
         if used + len(row) + 1 > budget and out:
             break
         out.append(row)
         used += len(row) + 1
     shown_to = page.first + len(out) - 1
-    if page.last_cut and len(out) == len(lines):
-        notes.append("the last line shown continues beyond what was read")
+    cut_short = page.last_cut and len(out) == len(lines)
+    if cut_short:
+        notes.append(
+            f"line {shown_to} goes on beyond the {COLLECT_CAP >> 20} MB read; read_file cannot "
+            "show more of one line: use bash (e.g. `head -c`, `cut -c`) for the rest"
+        )
     total = page.total
     if total is None:
         notes.append(
             f"file is {size / (1 << 20):.1f} MB, over the {SIZE_CAP >> 20} MB cap: read in part, "
             "total line count unknown; use offset/limit to read further"
         )
-    if out and (total is None or shown_to < total):
+    if out and (total is None or shown_to < total) and not cut_short:
         left = f" of {total}" if total is not None else ""
         more = f"use offset={shown_to + 1} to read on"
         notes.append(f"showed lines {page.first}-{shown_to}{left}; {more}")
@@ -233,8 +256,9 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if not lines:
         if page.total in (0, None) and offset == 1 and size == 0:
             return ToolResult("[the file is empty]", display=f"read_file {name} · empty")
+        known = f" ({page.total} lines)" if page.total is not None else ""
         return error(
-            f"offset {offset} is past the end of {name} ({page.total} lines)",
+            f"offset {offset} is past the end of {name}{known}",
             can_retry=True,
             hint="use a smaller offset",
         )
