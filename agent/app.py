@@ -178,7 +178,7 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     # as in Claude Code, so that a hook's allow/deny can skip or settle it; snapshots last, so
     # only calls that really run are recorded.
     layers = (Audit(cfg.root, session_id, out), hooks, gate, snapshots)
-    prompt = system_prompt(cfg.cwd, cfg.root)
+    prompt = system_prompt(cfg.cwd, cfg.root, trusted=cfg.trusted)
     agent = Agent(
         llm=LLM(cfg),
         tools=tools,

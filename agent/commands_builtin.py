@@ -52,7 +52,9 @@ async def clear_cmd(ctx: Ctx, args: str) -> None:
     from agent.memory import system_prompt
 
     a, cfg = ctx.agent, ctx.cfg
-    a.system_prompt = system_prompt(cfg.cwd, cfg.root)  # memory edits apply from here on
+    a.system_prompt = system_prompt(
+        cfg.cwd, cfg.root, trusted=cfg.trusted
+    )  # memory edits apply from here on
     a.messages[:] = [{"role": "system", "content": a.system_prompt}]
     a.meter.reset()
     ctx.run.first_turn = True  # the next message carries the environment block again

@@ -108,7 +108,7 @@ async def memory_cmd(ctx: Ctx, args: str) -> None:
     if verb:
         ctx.say("usage: /memory [add <text>]", "yellow")
         return
-    ctx.say(memory_report(ctx.cfg.cwd, ctx.cfg.root))
+    ctx.say(memory_report(ctx.cfg.cwd, ctx.cfg.root, trusted=ctx.cfg.trusted))
 
 
 def _local(ctx: Ctx) -> Path:

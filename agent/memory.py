@@ -9,165 +9,57 @@ from __future__ import annotations
 import datetime
 import os
 import platform
-import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.paths import Workspace, protected, within
+from agent.memory_load import (
+    MAX_CHARS,
+    MAX_DEPTH,
+    MEMORY_NAMES,
+    MemoryFile,
+    find_imports,
+    load_memory,
+    memory_files,
+    memory_top,
+)
 from agent.tokens import estimate, estimate_tools
 
-MEMORY_NAMES = ("AGENT.md", ".agent/AGENT.md", "AGENTS.md", "CLAUDE.md")
-MAX_DEPTH = 5  # import levels below a discovered memory file
-MAX_CHARS = 40_000  # of one memory file; a runaway import must not eat the context
+__all__ = [
+    "MAX_CHARS",
+    "MAX_DEPTH",
+    "MEMORY_HEADER",
+    "MEMORY_NAMES",
+    "MemoryFile",
+    "find_imports",
+    "load_memory",
+    "memory_files",
+    "memory_top",
+]
+
 MEMORY_HEADER = "# Project memory"
 _PROMPTS = Path(__file__).parent / "prompts"
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_INLINE = re.compile(r"(`+)(?!`).*?(?<!`)\1")
-_IMPORT = re.compile(r"(?:^|(?<=\s))@([^\s`]+)")
-
-
-@dataclass
-class MemoryFile:
-    """One memory file as loaded (or why it was not: `note`)."""
-
-    path: Path
-    text: str = ""
-    depth: int = 0  # 0 = found by discovery; n = imported n levels below one
-    parent: Path | None = None
-    note: str = ""  # not found / import cycle / too deep / already loaded / unreadable
-
-    @property
-    def tokens(self) -> int:
-        return estimate(self.text)
 
 
 def base_prompt() -> str:
     return (_PROMPTS / "system.md").read_text(encoding="utf-8")
 
 
-def memory_files(cwd: Path, root: Path, home: Path) -> list[Path]:
-    """Memory files, outermost first: ~/.agent/AGENT.md, then root → cwd."""
-    found = [home / ".agent" / "AGENT.md"]
-    dirs = [cwd, *cwd.parents]
-    chain = list(reversed(dirs[: dirs.index(root) + 1])) if root in dirs else [cwd]
-    # A `--worktree` checkout lives in root/.agent/worktrees/: its memory is the main repo's.
-    chain = [d for d in chain if ".agent" not in d.relative_to(chain[0]).parts]
-    for d in chain:
-        found += [d / name for name in MEMORY_NAMES]
-    seen: set[Path] = set()
-    out = []
-    for p in found:
-        if p.is_file() and p.resolve() not in seen:
-            seen.add(p.resolve())
-            out.append(p)
-    return out
-
-
-def find_imports(text: str) -> list[str]:
-    """`@path` references outside fenced and inline code, in order (paths only, not @names)."""
-    out: list[str] = []
-    fence = ""
-    for line in text.splitlines():
-        m = _FENCE.match(line)
-        mark = m.group(1) if m else ""
-        if fence:  # a closing fence: same character, at least as long, no info string
-            if mark and line.strip() == mark and mark[0] == fence[0] and len(mark) >= len(fence):
-                fence = ""
-            continue
-        if mark:
-            fence = mark
-            continue
-        for ref in _IMPORT.findall(_INLINE.sub(" ", line)):
-            ref = ref.rstrip(".,;:!?)]}>\"'")
-            if ref.startswith("~") or "/" in ref or "." in ref.lstrip("."):
-                out.append(ref)
-    return out
-
-
-def load_memory(cwd: Path, root: Path, home: Path | None = None) -> list[MemoryFile]:
-    """Every memory file with its imports right after it (depth-first), notes included."""
-    home = home or Path.home()
-    out: list[MemoryFile] = []
-    seen: set[Path] = set()
-    ws = Workspace.make(root, home=home)
-    roots = (Path(os.path.abspath(root)), ws.root)
-    for path in memory_files(cwd, root, home):
-        # A repository's files may import from the repository and the user's home (personal
-        # notes kept out of git, as in Claude Code); the user's own files from anywhere.
-        # Neither reaches secrets: the prompt goes to the provider. Where the file sits decides
-        # its scope, not where a symlink points: a repository's AGENT.md -> ~/.agent/AGENT.md
-        # is still the repository's.
-        scope = (ws.root, ws.home) if within(Path(os.path.abspath(path)), roots) else None
-        _load(MemoryFile(path), _Reach(home, ws, scope), (), seen, out)
-    return out
-
-
-@dataclass(frozen=True)
-class _Reach:
-    home: Path
-    ws: Workspace
-    scope: tuple[Path, ...] | None  # imports must resolve inside one of these (None: anywhere)
-
-    def refused(self, real: Path, imported: bool = True) -> str:
-        """Why `real` (a symlink-resolved path) must stay out of the prompt ("" if it may not)."""
-        how = "imported into" if imported else "loaded into"
-        why = protected(real, self.ws)
-        if why:
-            return f"{why}: never {how} the prompt (skipped)"
-        if self.scope is not None and not within(real, self.scope):
-            what = "import it" if imported else "link to it"
-            return f"outside the repository and home: a project's memory cannot {what} (skipped)"
-        return ""
-
-
-def _load(
-    f: MemoryFile, reach: _Reach, chain: tuple[Path, ...], seen: set[Path], out: list[MemoryFile]
-) -> None:
-    real = f.path.resolve()
-    # Discovered files too: an AGENT.md symlinked to .env or ~/.ssh/id_rsa must not load.
-    refused = reach.refused(real, imported=bool(chain))
-    if refused:
-        f.note = refused
-    elif real in chain:
-        f.note = "import cycle (skipped)"
-    elif real in seen:
-        f.note = "already loaded above"
-    elif f.depth > MAX_DEPTH:
-        f.note = f"too deep (imports nest at most {MAX_DEPTH} levels)"
-    elif not f.path.is_file():
-        f.note = "not found"
-    else:
-        try:
-            f.text = f.path.read_text(encoding="utf-8", errors="replace").strip()
-        except OSError as e:
-            f.note = f"unreadable: {e.strerror}"
-    out.append(f)
-    if f.note:
-        return
-    seen.add(real)
-    if len(f.text) > MAX_CHARS:
-        f.text, f.note = f.text[:MAX_CHARS], f"cut at {MAX_CHARS} characters"
-    for ref in find_imports(f.text):
-        target = reach.home / ref[2:] if ref.startswith("~/") else Path(ref)
-        target = Path(os.path.normpath(f.path.parent / target))
-        child = MemoryFile(target, depth=f.depth + 1, parent=f.path)
-        _load(child, reach, (*chain, real), seen, out)
-
-
-def _label(path: Path, root: Path, home: Path) -> str:
-    for base, prefix in ((root, ""), (home, "~/")):
-        try:
-            return prefix + path.relative_to(base).as_posix()
-        except ValueError:
-            continue
+def _label(path: Path, root: Path, home: Path, top: Path | None = None) -> str:
+    """The path from the project root (`../AGENT.md` above it in the repository), else `~/`."""
+    if path.is_relative_to(root):
+        return path.relative_to(root).as_posix()
+    if top is not None and path.is_relative_to(top):
+        return Path(os.path.relpath(path, root)).as_posix()
+    if path.is_relative_to(home):
+        return "~/" + path.relative_to(home).as_posix()
     return str(path)
 
 
 def memory_block(files: list[MemoryFile], root: Path, home: Path | None = None) -> str:
     """The memory part of the system prompt ("" when there is none)."""
     home = home or Path.home()
-    parts = [f"## {_label(f.path, root, home)}\n{f.text}" for f in files if f.text]
+    top = memory_top(root, home)
+    parts = [f"## {_label(f.path, root, home, top)}\n{f.text}" for f in files if f.text]
     if not parts:
         return ""
     head = (
@@ -177,25 +69,30 @@ def memory_block(files: list[MemoryFile], root: Path, home: Path | None = None) 
     return "\n\n".join([head, *parts])
 
 
-def system_prompt(cwd: Path, root: Path, home: Path | None = None) -> str:
-    """Base prompt plus the memory files (read once per session: the prefix stays stable)."""
-    block = memory_block(load_memory(cwd, root, home), root, home)
+def system_prompt(
+    cwd: Path, root: Path, home: Path | None = None, trusted: bool | None = None
+) -> str:
+    """Base prompt plus the memory files (read once per session: the prefix stays stable).
+    `trusted` is Config.trusted (None: the stored trust decision, see load_memory)."""
+    block = memory_block(load_memory(cwd, root, home, trusted), root, home)
     return base_prompt().rstrip() + (f"\n\n{block}" if block else "") + "\n"
 
 
-def memory_report(cwd: Path, root: Path, home: Path | None = None) -> str:
+def memory_report(
+    cwd: Path, root: Path, home: Path | None = None, trusted: bool | None = None
+) -> str:
     """`/memory`: the loaded files as an import tree with sizes, tokens and notes."""
     home = home or Path.home()
-    files = load_memory(cwd, root, home)
+    files = load_memory(cwd, root, home, trusted)
+    top = memory_top(root, home)
     if not files:
         return "No memory files. /init writes an AGENT.md for this project."
     lines = []
     for f in files:
         size = f"{len(f.text):,} chars · ~{f.tokens:,} tokens" if f.text else ""
         extra = " · ".join(x for x in (size, f.note) if x)
-        lines.append(
-            f"{'  ' * f.depth}{'└ @' if f.depth else ''}{_label(f.path, root, home)}  ({extra})"
-        )
+        tree = f"{'  ' * f.depth}{'└ @' if f.depth else ''}"
+        lines.append(f"{tree}{_label(f.path, root, home, top)}  ({extra})")
     total = sum(f.tokens for f in files)
     lines.append(f"total ~{total:,} tokens in the system prompt")
     return "\n".join(lines)

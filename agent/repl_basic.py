@@ -73,6 +73,19 @@ async def ask_on_terminal(req: Any) -> Any:
     return Answer(choice, reason)
 
 
+def _home_imports(cfg: Any) -> str:
+    """The project's memory files that import from outside it (skipped until trusted)."""
+    from agent.memory import load_memory
+
+    refused = {
+        f.parent
+        for f in load_memory(cfg.cwd, cfg.root, trusted=False)
+        if f.parent is not None and "untrusted project's memory" in f.note
+    }
+    names = sorted(os.path.relpath(p, cfg.root) for p in refused)
+    return f"{', '.join(names)} importing files from your home directory" if names else ""
+
+
 def trust_prompt(cfg: Any) -> bool:
     """Ask once whether to trust a project that brings its own settings, hooks or servers."""
     from agent import settings as st
@@ -83,9 +96,13 @@ def trust_prompt(cfg: Any) -> bool:
     ] + [cfg.root / ".mcp.json"]
     # A settings.local.json the agent wrote from the user's own answers needs no trust.
     present = [f for f in files if f.is_file() and not st.is_own(f)]
-    if cfg.trusted or not present or (cfg.root / ".agent").resolve() == st.user_dir().resolve():
+    if cfg.trusted or (cfg.root / ".agent").resolve() == st.user_dir().resolve():
         return False
     names = ", ".join(str(f.relative_to(cfg.root)) for f in present)
+    importing = _home_imports(cfg)  # CLAUDE.md importing ~/.claude/…: loaded once trusted
+    if not present and not importing:
+        return False
+    names = ", ".join(x for x in (names, importing) if x)
     print(
         f"This project has its own agent configuration ({names}). Trusting it lets it run "
         "hooks, start MCP servers and loosen permissions.\nTrust this project? [y/N]: ",
