@@ -6,8 +6,9 @@ statically (actions_schema.py) and skips a bad one with a warning naming it and 
 Actions are a repository's commands: they load only when the user trusts the project, and not
 at all inside a running action (its environment carries MARKER), so an action cannot start
 another. Before each run `prepare` checks again: param types and enums, placeholders, a cwd
-that exists inside the workspace (real paths, whole components), the deny list. Params become
-separate argv items; nothing passes through a shell unless the action's author wrote one.
+that exists inside the workspace (real paths, whole components), the deny list on the real argv
+(`rm -rf ${target}` with target "/"). Params become separate argv items; nothing passes through
+a shell unless the action's author wrote one.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.actions_deny import code_spots, make_assignments
 from agent.actions_schema import ROOT, denied, fill, placeholders, problems
 
 MARKER = "AGENT_ACTION_RUNNING"  # in an action's environment: the id of the running action
@@ -192,9 +194,9 @@ def prepare(action: Action, given: Any, root: Path) -> Invocation:
     """Check `given` params and build the exact command line; ActionError says what is wrong."""
     values = check_params(action, given)
     text = {ROOT: str(root), **{k: _text(v) for k, v in values.items()}}
+    raws = [action.command]
     argv = [fill(action.command, text)]
-    args = list(action.args)
-    for arg in args:
+    for arg in action.args:
         if any(n not in text for n in placeholders(arg)):
             # An optional param without a value drops just the argument that uses it: whether
             # `-x` before `${target}` is a flag or takes that value cannot be told from here,
@@ -202,9 +204,14 @@ def prepare(action: Action, given: Any, root: Path) -> Invocation:
             continue
         filled = fill(arg, text)
         _no_option(action, arg, filled, values)
+        raws.append(arg)
         argv.append(filled)
+    for i in make_assignments(argv):  # `make ${target}` with target="CC=$(shell …)"
+        if set(placeholders(raws[i])) - {ROOT}:
+            why = "a VAR=value assignment (a shell runs it in recipes); pass a value without '='"
+            raise ActionError(f"make would read {argv[i]!r} as {why}")
     cwd = _cwd(fill(action.cwd, text), root)
-    why = denied(argv)
+    why = denied(argv, str(cwd), code_spots(argv))  # the real argv: `rm -rf ${target}`
     if why:
         raise ActionError(f"the command line {shlex.join(argv)!r} is refused: {why}")
     return Invocation(action, tuple(argv), cwd, values)

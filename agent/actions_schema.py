@@ -3,10 +3,11 @@
 `problems(raw)` returns readable problems, each naming the field (`timeout`, `params[0].type`,
 `args[2]`). The JSON Schema is checked with the `jsonschema` package (a dependency of `mcp`),
 imported only when a project has actions. Beyond the schema: every `${placeholder}` must be
-`workspaceRoot` or a declared param; a param may not be spliced into code an interpreter runs
-(`bash -c`, `python -c`, awk programs…) nor choose the program; `cwd` may only use params that
-always have a value; commands on the deny list (`rm -rf /`, `mkfs`, `dd of=/dev/…`, fork
-bombs…) are refused.
+`workspaceRoot` or a declared param; a param may not be spliced into code a program runs nor
+choose the program (actions_deny.py finds where); `cwd` may only use params that always have a
+value. The deny list (`denied`) looks at programs and their real arguments (`rm -rf /`, `mkfs`,
+`dd of=/dev/…`, `shutdown`), never at the text inside one argument, and also before each run;
+code a shell or interpreter runs is matched against patterns (`denied_code`, fork bombs…).
 """
 
 from __future__ import annotations
@@ -14,7 +15,11 @@ from __future__ import annotations
 import functools
 import os
 import re
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
+
+from agent.actions_deny import base, code_spots, expand, programs
 
 SLUG = r"^[a-z0-9]+(?:[-_.][a-z0-9]+)*$"
 PARAM_TYPES = ("string", "integer", "number", "boolean")
@@ -54,33 +59,14 @@ ACTION_SCHEMA: dict[str, Any] = {
 }
 
 _PLACEHOLDER = re.compile(r"\$\$\{|\$\{([^{}]*)\}")  # `$${` is a literal `${`
-_INTERPRETER = re.compile(
-    r"(?:ba|da|z|k|c|tc|fi|mk|a)?sh|pwsh|powershell|cmd(?:\.exe)?|python[\d.]*|pypy[\d.]*"
-    r"|node|nodejs|deno|bun|perl|ruby|php|lua|luajit|tclsh|osascript|Rscript"
-)
-_PROGRAM_FIRST = re.compile(r"[gmn]?awk|g?sed")  # the first operand is the program
-_CODE_FLAG = re.compile(r"-[A-Za-z]*[ceE]|--eval|--command|-Command|--print|-p|-r|/[cCkK]")
-_OPT_VALUE = frozenset({"-o", "+o", "-O", "+O", "-W", "-X", "--rcfile", "--init-file"})
-_WRAPPERS = ("env", "sudo", "nice", "nohup", "command", "exec")
-DENY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (why, re.compile(rx))
-    for why, rx in (
-        (
-            "rm -rf of / or ~",
-            r"\brm\s+(?:-\S+\s+)*?(?:--no-preserve-root\b|(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)"
-            r"\s+(?:-\S+\s+)*['\"]?(?:/+|/\*|/\.|~/?\*?|\$\{?HOME\}?/?\*?)['\"]?(?=$|[\s;&|)]))",
-        ),
-        ("mkfs", r"\bmk(?:e2)?fs(?:\.\w+)?\b"),
-        ("dd to a device", r"\bdd\b[^;&|\n]*\bof=/dev/(?!null\b|zero\b|stdout\b|stderr\b)"),
-        ("a fork bomb", r":\s*\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}|\b(\w+)\s*\(\)\s*\{[^}]*\b\1\s*\|"),
-        ("writing to a disk device", r">\s*/dev/(?:sd|hd|nvme|xvd|vd|disk|mmcblk)\w*"),
-        ("chmod/chown -R of /", r"\bch(?:mod|own)\s+(?:-\S+\s+)*-\w*R\w*\s+(?:\S+\s+)?/(?=$|\s)"),
-        (
-            "shutting the machine down",
-            r"(?:^|[;&|]\s*|\bsudo\s+)(?:shutdown|reboot|halt|poweroff)\b",
-        ),
-    )
-)
+RM = "rm -rf of /, a top-level directory or the home directory"
+CHMOD = "chmod/chown -R of /, a top-level directory or the home directory"
+SHUTDOWN = "shutting the machine down"
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_MKFS = re.compile(r"mk(?:e2)?fs(?:\.\w+)?")
+_DISK = re.compile(r"/dev/(?:sd|hd|nvme|xvd|vd|disk|mmcblk)\w*")
+_DEV_OK = re.compile(r"/dev/(?:null|zero|stdout|stderr|tty|fd/\d+)")
+_RM_CODE = re.compile(r"\brm\s+(?:\S+\s+)*?(?:-[a-zA-Z]*[rR]|--recursive|--no-preserve-root)")
 
 
 def placeholders(text: str) -> list[str]:
@@ -91,12 +77,6 @@ def placeholders(text: str) -> list[str]:
 def fill(text: str, values: dict[str, str]) -> str:
     """Replace each placeholder with its value and `$${` with `${` (all names must be known)."""
     return _PLACEHOLDER.sub(lambda m: "${" if m.group(1) is None else values[m.group(1)], text)
-
-
-def denied(argv: list[str]) -> str:
-    """Why this command line is on the deny list ("" when it is not)."""
-    texts = [" ".join(argv), *argv[1:]]  # each arg too: `bash -c "shutdown now"`
-    return next((why for why, rx in DENY for t in texts if rx.search(t)), "")
 
 
 @functools.lru_cache(maxsize=1)
@@ -185,12 +165,19 @@ def _placeholder_problems(raw: dict[str, Any], params: list[dict[str, Any]]) -> 
             if name not in allowed:
                 why = "is not a declared param" if name not in names else _why_not(where)
                 out.append(f"field {where!r}: placeholder ${{{name}}} {why}")
-    for i in code_args(raw["command"], args):
-        if set(placeholders(args[i])) & names:
+    argv = [raw["command"], *args]
+    words, origin, _ = expand(argv)
+    code = code_spots(argv)
+    chosen = {origin[k] for k in programs(words)[1:]}  # `timeout 10 ${prog}`
+    for i in sorted({*code, *chosen} - {0}):
+        p = next((n for n in placeholders(argv[i]) if n in names), None)
+        if p and i in code:
             out.append(
-                f"field 'args[{i}]': a param is spliced into code that {raw['command']} runs; pass "
-                "it as a separate argument instead (e.g. bash -c 'echo \"$1\"' _ ${name})"
+                f"field 'args[{i - 1}]': a param is spliced into code ({code[i]}); pass ${{{p}}} "
+                f"as a separate argument instead (e.g. bash -c 'echo \"$1\"' _ ${{{p}}})"
             )
+        elif p:
+            out.append(f"field 'args[{i - 1}]': a param (${{{p}}}) may not choose the program")
     return out
 
 
@@ -200,43 +187,111 @@ def _why_not(where: str) -> str:
     return "may be unset (make the param required or give it a default)"
 
 
-def code_args(command: str, args: list[str]) -> list[int]:
-    """Indexes of `args` that the program runs as code (after -c/-e…, or awk/sed's program)."""
-    name, start = os.path.basename(command), 0
-    while name in _WRAPPERS and start < len(args):  # `env bash -c …`: look at the real program
-        while start < len(args) and (args[start].startswith("-") or "=" in args[start]):
-            start += 1
-        if start >= len(args):
-            return []
-        name, start = os.path.basename(args[start]), start + 1
-    if _PROGRAM_FIRST.fullmatch(name):
-        return _program_operand(args, start)
-    if not _INTERPRETER.fullmatch(name):
-        return []
-    i = start
-    while i < len(args):  # the interpreter's own options end at the script or `-m module`
-        a = args[i]
-        if _CODE_FLAG.fullmatch(a):
-            return [i + 1] if i + 1 < len(args) else []
-        if a in ("-m", "--") or not a.startswith(("-", "+")):
-            return []
-        i += 2 if a in _OPT_VALUE else 1
-    return []
-
-
-def _program_operand(args: list[str], i: int) -> list[int]:
-    """awk/sed: the `-e` scripts, else the first operand (none when `-f file` gives it)."""
-    code = []
-    while i < len(args) and args[i].startswith("-") and args[i] != "--":
-        if args[i] in ("-f", "--file"):
-            return []
-        if args[i] in ("-e", "--expression") and i + 1 < len(args):
-            code.append(i + 1)
-        i += 2 if args[i] in ("-v", "-F", "-e", "--expression") else 1
-    i += 1 if i < len(args) and args[i] == "--" else 0
-    return code or ([i] if i < len(args) else [])
-
-
 def _deny_problems(raw: dict[str, Any]) -> list[str]:
-    why = denied([raw["command"], *raw.get("args", [])])
-    return [f"field 'command': {why} is on the deny list"] if why else []
+    argv = [raw["command"], *raw.get("args", [])]
+    spots = code_spots(argv)
+    why = denied(argv, code=spots)
+    if why:
+        return [f"field 'command': {why} is on the deny list"]
+    for i in sorted(spots):
+        why = denied_code(argv[i])
+        if why:
+            return [f"field 'args[{i - 1}]': {why} is on the deny list"]
+    why = denied_code(" ".join(argv[i] for i in sorted(spots)))  # ssh host rm -rf /
+    return [f"field 'args': {why} is on the deny list"] if why else []
+
+
+def denied(argv: list[str], cwd: str | None = None, code: Iterable[int] = ()) -> str:
+    """Why this command line is on the deny list ("" when it is not).
+
+    `cwd` resolves relative paths (`../..`); `code` are the indexes of arguments a shell or
+    interpreter runs as code: a recursive `rm` there may not be given / or ~ as an argument
+    (`bash -c 'rm -rf "$1"' _ /`)."""
+    words = expand(argv)[0]
+    for k in programs(words):
+        why = _dangerous(base(words[k]), words[k + 1 :], cwd)
+        if why:
+            return why
+    for c in code:
+        rm = c < len(argv) and _RM_CODE.search(argv[c])
+        if rm and any(_protected(a, cwd) for a in argv[c + 1 :]):
+            return RM
+    return ""
+
+
+def _dangerous(name: str, args: list[str], cwd: str | None) -> str:
+    opts = [a for a in args[: args.index("--") if "--" in args else len(args)] if a[:1] == "-"]
+    operands = [a for a in args if a not in opts and a != "--"]
+    flags = "rR" if name == "rm" else "R"  # `chmod -r` takes away read permission
+    recursive = any(
+        o == "--recursive" or (o[1:2] != "-" and any(c in flags for c in o)) for o in opts
+    )
+    if name == "rm" and "--no-preserve-root" in opts:
+        return RM
+    rm_like = name in ("rm", "chmod", "chown", "chgrp") and recursive
+    if rm_like and any(_protected(p, cwd) for p in operands):
+        return RM if name == "rm" else CHMOD
+    if _MKFS.fullmatch(name):
+        return "mkfs"
+    if name == "dd" and any(
+        a.startswith("of=/dev/") and not _DEV_OK.fullmatch(a[3:]) for a in args
+    ):
+        return "dd to a device"
+    if name in ("shutdown", "reboot", "halt", "poweroff"):
+        return SHUTDOWN
+    if name in ("systemctl", "loginctl") and {"poweroff", "reboot", "halt", "kexec"} & set(args):
+        return SHUTDOWN
+    if name in ("init", "telinit") and args[:1] in (["0"], ["6"]):
+        return SHUTDOWN
+    writers = ("tee", "cp", "mv", "install", "shred", "wipefs", "truncate", "blkdiscard")
+    if name in writers and any(_DISK.fullmatch(a) for a in operands):
+        return "writing to a disk device"
+    return ""
+
+
+def _protected(path: str, cwd: str | None) -> bool:
+    """Is `path` /, a top-level directory, the home directory or a parent of it?"""
+    home = os.path.expanduser("~")
+    for alias in ("~", "$HOME", "${HOME}"):  # without a shell these are names; refused anyway
+        if path == alias or path.startswith(alias + "/"):
+            path = home + path[len(alias) :]
+    while path.endswith(("/*", "/.")) or path == "*":
+        path = path[:-1] if path == "*" else path[:-2] or "/"
+    if not os.path.isabs(path):
+        if cwd is None:
+            return False
+        path = os.path.join(cwd, path)
+    homes = {os.path.normpath(home), os.path.realpath(home)}
+    for p in {os.path.normpath(path), os.path.realpath(path)}:
+        if len(Path(p).parts) <= 2 or any(
+            h == p or h.startswith(p.rstrip("/") + "/") for h in homes
+        ):
+            return True
+    return False
+
+
+_CODE_DENY = tuple(
+    (why, re.compile(rx, re.M))
+    for why, rx in (
+        (
+            RM,
+            r"\brm\s+(?:-\S+\s+)*?(?:--no-preserve-root\b|(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)"
+            r"\s+(?:-\S+\s+)*['\"]?(?:/+[\w.-]*/*\*?|~/?\*?|\$\{?HOME\}?/?\*?)['\"]?"
+            r"(?=$|[\s;&|)]))",
+        ),
+        ("mkfs", r"\bmk(?:e2)?fs(?:\.\w+)?\b"),
+        ("dd to a device", r"\bdd\b[^;&|\n]*\bof=/dev/(?!null\b|zero\b|stdout\b|stderr\b)"),
+        ("a fork bomb", r":\s*\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}|\b(\w+)\s*\(\)\s*\{[^}]*\b\1\s*\|"),
+        ("writing to a disk device", r">\s*/dev/(?:sd|hd|nvme|xvd|vd|disk|mmcblk)\w*"),
+        (CHMOD, r"\bch(?:mod|own|grp)\s+(?:-\S+\s+)*-\w*R\w*\s+(?:\S+\s+)?/(?=$|\s)"),
+        (
+            SHUTDOWN,
+            r"(?:^|[;&|(]\s*|\b(?:sudo|exec|then|do|else)\s+)(?:shutdown|reboot|halt|poweroff)\b",
+        ),
+    )
+)
+
+
+def denied_code(text: str) -> str:
+    """Why code a shell or interpreter runs is on the deny list ("" when it is not)."""
+    return next((why for why, rx in _CODE_DENY if rx.search(text)), "")

@@ -317,6 +317,224 @@ def test_deny_list_is_checked_again_after_substitution(root: Path) -> None:
     assert r.prepare("clean", {"target": "build"}).argv == ("rm", "-rf", "build")
 
 
+# ---------- params as code behind wrappers; the deny list on argv, not on text ----------
+
+
+def cmd(id: str, command: str, *args: str) -> dict[str, Any]:
+    return {**act(id, params=[param("msg"), param("target")]), "command": command, "args": [*args]}
+
+
+SPLICED = [  # each of these loaded before and ran `$(touch PWNED)` for msg="$(touch PWNED)"
+    ("timeout", "10", "bash", "-c", "echo ${msg}"),
+    ("stdbuf", "-oL", "bash", "-c", "echo ${msg}"),
+    ("/usr/bin/env", "-S", "bash -c 'echo ${msg}'"),
+    ("env", "-S", "bash -c", "echo ${msg}"),
+    ("git", "-c", "alias.x=!echo ${msg}", "x"),
+    ("xargs", "-0", "sh", "-c", "echo ${msg}"),
+    ("uv", "run", "python", "-c", "print('${msg}')"),
+    ("npx", "node", "-e", "console.log('${msg}')"),
+    ("nice", "-n", "5", "bash", "-c", "${msg}"),
+    ("ionice", "-c", "3", "sh", "-c", "${msg}"),
+    ("chrt", "-f", "1", "zsh", "-c", "${msg}"),
+    ("taskset", "-c", "0", "dash", "-c", "${msg}"),
+    ("setsid", "/bin/sh", "-ec", "${msg}"),
+    ("flock", "lock", "-c", "echo ${msg}"),
+    ("watch", "-n", "1", "echo", "${msg}"),
+    ("script", "-qc", "echo ${msg}", "/dev/null"),
+    ("su", "-c", "echo ${msg}"),
+    ("ssh", "host", "echo", "${msg}"),
+    ("ssh", "-o", "ProxyCommand=${msg}", "host"),
+    ("docker", "exec", "box", "sh", "-c", "echo ${msg}"),
+    ("make", "docs", "TITLE=${msg}"),
+    ("find", ".", "-exec", "sh", "-c", "echo ${msg}", ";"),
+    ("parallel", "echo", "${msg}", ":::", "a"),
+    (PY, "-cprint('${msg}')"),
+    ("bash", "-xc", "echo ${msg}"),
+    ("perl", "-M${msg}", "-e1"),
+    ("ruby", "-e", "puts '${msg}'"),
+    ("awk", "--source=${msg}"),
+    ("sed", "-n", "${msg}", "file"),
+    ("rsync", "-ave", "ssh ${msg}", "a", "b"),
+    ("git", "rebase", "-x", "${msg}", "main"),
+    ("tar", "--to-command=${msg}", "-xf", "a.tar"),
+]
+
+
+def label(argv: tuple[str, ...]) -> str:
+    return " ".join([os.path.basename(argv[0]), *argv[1:3]])
+
+
+@pytest.mark.parametrize("argv", SPLICED, ids=label)
+def test_a_param_spliced_into_code_is_refused_behind_any_wrapper(
+    root: Path, argv: tuple[str, ...]
+) -> None:
+    write(root, cmd("x", *argv), ECHO)
+    loaded = load_actions(root, trusted=True)
+    assert [a.id for a in loaded.actions] == ["echo"]
+    (warning,) = loaded.warnings
+    i = next(i for i, a in enumerate(argv[1:]) if "${msg}" in a)
+    assert f"action 'x' skipped: field 'args[{i}]': a param is spliced into code (" in warning
+    assert "pass ${msg} as a separate argument instead (e.g. bash -c 'echo \"$1\"' _ ${msg})" in (
+        warning
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("timeout", "10", "${msg}"),
+        ("env", "A=1", "${msg}"),
+        ("xargs", "-n", "1", "${msg}"),
+        ("find", ".", "-exec", "${msg}", "{}", ";"),
+        ("sudo", "-u", "me", "${msg}"),
+    ],
+    ids=lambda a: a[0],
+)
+def test_a_param_may_not_choose_the_program_a_wrapper_runs(
+    root: Path, argv: tuple[str, ...]
+) -> None:
+    write(root, cmd("x", *argv))
+    (warning,) = load_actions(root, trusted=True).warnings
+    assert "a param (${msg}) may not choose the program" in warning
+
+
+def test_params_as_data_still_load(root: Path) -> None:
+    ok = [
+        ("bash", "-c", 'make docs "$1"', "_", "${target}"),
+        ("timeout", "10", "bash", "-c", 'echo "$1"', "_", "${msg}"),
+        ("env", "-S", "bash -c 'echo \"$1\"' _", "${msg}"),
+        ("git", "commit", "-m", "${msg}"),
+        ("git", "commit", "-m", "halt"),
+        ("git", "commit", "-m", "docs: never run rm -rf / here"),
+        ("git", "-c", "user.name=${msg}", "cherry-pick", "-x", "${target}"),
+        ("grep", "-rn", "awk", "${target}"),
+        ("grep", "-r", "halt", "${target}"),
+        (PY, "argv.py", "-c", "${msg}"),
+        (PY, "-m", "pytest", "-k", "${msg}", "-p", "no:cacheprovider"),
+        ("make", "-C", "${target}", "docs"),
+        ("ssh", "-p", "22", "${target}", "uptime"),
+        ("env", "NAME=${msg}", PY, "argv.py"),
+        ("awk", "-v", "x=${msg}", "{print x}", "${target}"),
+        ("sed", "-e", "s/a/b/", "${target}"),
+        ("nice", "-n", "5", "pytest", "${target}"),
+        ("timeout", "${msg}", "pytest"),
+        ("rsync", "-av", "${target}", "dest/"),
+    ]
+    write(root, *(cmd(f"a{i}", *argv) for i, argv in enumerate(ok)))
+    loaded = load_actions(root, trusted=True)
+    assert loaded.warnings == ()
+    assert len(loaded.actions) == len(ok)
+
+
+async def test_wrappers_pass_params_to_a_script_as_plain_arguments(root: Path) -> None:
+    script = ["bash", "-c", 'printf "%s" "$1"', "_", "${msg}"]
+    wrapped = [
+        cmd("timeout", "timeout", "10", *script),
+        cmd("stdbuf", "stdbuf", "-oL", *script),
+        cmd("nice", "nice", "-n", "5", *script),
+        cmd("setsid", "setsid", *script),
+        cmd("flock", "flock", "lock", *script),
+        cmd("env", "/usr/bin/env", "-S", 'bash -c \'printf "%s" "$1"\' _', "${msg}"),
+    ]
+    r = runner(root, *wrapped)
+    for action in wrapped:
+        outcome = await r.run(r.prepare(action["id"], {"msg": "$(touch PWNED); `touch PWNED`"}))
+        assert (outcome.code, outcome.stdout) == (0, "$(touch PWNED); `touch PWNED`"), action
+    assert not (root / "PWNED").exists()
+
+
+STATIC_DENIED = [
+    (("sudo", "rm", "-rf", "/"), "rm -rf"),
+    (("timeout", "5", "rm", "-fr", "/home"), "rm -rf"),
+    (("rm", "-r", "--", "~"), "rm -rf"),
+    (("env", "-S", "rm -rf /"), "rm -rf"),
+    (("ssh", "host", "rm", "-rf", "/"), "rm -rf"),
+    (("bash", "-c", 'rm -rf "$1"', "_", "/"), "rm -rf"),
+    (("chmod", "-R", "777", "/"), "chmod/chown -R"),
+    (("nice", "shutdown", "now"), "shutting the machine down"),
+    (("systemctl", "reboot"), "shutting the machine down"),
+    (("bash", "-c", "make && halt"), "shutting the machine down"),
+    (("find", ".", "-exec", "mkfs.ext4", "{}", ";"), "mkfs"),
+    (("xargs", "dd", "if=x", "of=/dev/nvme0n1"), "dd to a device"),
+]
+
+
+@pytest.mark.parametrize(("argv", "why"), STATIC_DENIED, ids=[label(a) for a, _ in STATIC_DENIED])
+def test_the_deny_list_looks_at_programs_behind_wrappers(
+    root: Path, argv: tuple[str, ...], why: str
+) -> None:
+    write(root, cmd("x", *argv))
+    (warning,) = load_actions(root, trusted=True).warnings
+    assert why in warning
+    assert "is on the deny list" in warning
+
+
+async def test_text_inside_one_argument_is_not_a_command(root: Path) -> None:
+    r = runner(root, ECHO)
+    texts = [
+        "halt",
+        "shutdown -h now",
+        "docs: never run rm -rf / here",
+        "rm -rf ~",
+        "mkfs.ext4 /dev/sda1",
+        "dd if=a of=/dev/sda",
+        ":(){ :|:& };:",
+    ]
+    for value in texts:  # each was refused as a command before, though no shell sees it
+        assert (await argv_of(r, "echo", {"msg": value}))["argv"] == [value, "--n=3"]
+
+
+async def test_commit_messages_that_read_like_commands(root: Path) -> None:
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=0"]
+    commit = cmd("commit", *git, "commit", "--allow-empty", "-q", "-m", "${msg}")
+    log = cmd("log", "git", "log", "--format=%s")
+    r = runner(root, cmd("init", "git", "init", "-q"), commit, log)
+    assert (await r.run(r.prepare("init", {}))).code == 0
+    for msg in ("halt", "docs: never run rm -rf / here"):
+        outcome = await r.run(r.prepare("commit", {"msg": msg}))
+        assert outcome.code == 0, outcome.for_model()
+    outcome = await r.run(r.prepare("log", {}))
+    assert outcome.stdout.splitlines() == ["docs: never run rm -rf / here", "halt"]
+
+
+async def test_rm_of_root_home_or_a_top_level_directory_is_refused_at_run_time(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    (home / "keep").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    (root / "h").symlink_to(home, target_is_directory=True)
+    clean = [
+        cmd("rm", "rm", "-rf", "${target}"),
+        cmd("timeout", "timeout", "10", "rm", "-r", "--", "${target}"),
+        cmd("script", "bash", "-c", 'rm -rf -- "$1"', "_", "${target}"),
+    ]
+    r = runner(root, *clean)
+    hostile = ["/", "//", "/.", "/*", "/root", "/home", "/usr", "/tmp", str(home), f"{home}/"]
+    hostile += [str(tmp_path), "~", "~/", "$HOME", "../" * 20, "h", "h/"]
+    for action in clean:
+        for target in hostile:
+            with pytest.raises(ActionError, match=r"refused: rm -rf of /"):
+                r.prepare(action["id"], {"target": target})
+    assert (home / "keep").is_dir()
+    for action in clean:
+        (root / "build" / "sub").mkdir(parents=True)
+        outcome = await r.run(r.prepare(action["id"], {"target": "build"}))
+        assert outcome.code == 0, outcome.for_model()
+        assert not (root / "build").exists()
+
+
+async def test_a_param_may_not_become_a_make_variable(root: Path) -> None:
+    (root / "Makefile").write_text("TITLE = docs\ndocs:\n\t@echo built $(TITLE)\n")
+    r = runner(root, cmd("mk", "make", "-s", "${target}"))
+    outcome = await r.run(r.prepare("mk", {"target": "docs"}))
+    assert (outcome.code, outcome.stdout) == (0, "built docs\n")
+    for value in ("TITLE=$(shell touch PWNED)", "SHELL=/bin/false"):
+        with pytest.raises(ActionError, match=r"make would read .* as a VAR=value assignment"):
+            r.prepare("mk", {"target": value})
+    assert not (root / "PWNED").exists()
+
+
 # ---------- execution ----------
 
 

@@ -138,6 +138,34 @@ def test_the_model_runs_an_action_and_sees_its_output(
     assert line["args"]["params"] == {"target": hostile}
 
 
+def test_a_param_spliced_into_code_behind_a_wrapper_never_runs(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    wrapped = {
+        "id": "say",
+        "description": "Say something.",
+        "command": "timeout",
+        "args": ["10", "bash", "-c", "echo ${msg}"],
+        "params": [{"name": "msg", "type": "string", "required": True}],
+    }
+    (project / ".agent" / "actions.json").write_text(actions(SMOKE_ACTION, wrapped))
+    fake.script(
+        tool_calls([("run_action", {"action_id": "say", "params": {"msg": "$(touch PWNED)"}})]),
+        text("Could not say it."),
+    )
+    r = one_shot(fake_env, project, "--trust-project", "--allowed-tools", "run_action", "say")
+    assert r.returncode == 0, r.stderr
+    assert (
+        "action 'say' skipped: field 'args[3]': a param is spliced into code (bash runs it as "
+        "code); pass ${msg} as a separate argument instead"
+    ) in r.stderr
+    described = next(t for t in fake.requests[0]["tools"] if t["function"]["name"] == "run_action")
+    assert "- say:" not in described["function"]["description"]
+    tool_msg = next(m for m in fake.requests[1]["messages"] if m["role"] == "tool")
+    assert "'action_id' must be one of ['smoke'], got 'say'" in tool_msg["content"]
+    assert not (project / "PWNED").exists()
+
+
 def test_confirmation_without_a_terminal_means_denied(
     fake: FakeOpenAI, fake_env: dict[str, str], project: Path
 ) -> None:
