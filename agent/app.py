@@ -170,6 +170,7 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
         mode=cfg.permission_mode,
         tools=tools,
     )
+    snapshots.workspace = gate.ws  # bash deletions are tracked in every allowed directory
     ctx = ToolContext(cwd=cfg.cwd, session_id=session_id, sink=out)
     fetch = cfg.settings.get("webFetch", {})  # local docs servers, intranet hosts
     ctx.extra["allowed_hosts"] = {str(h).lower() for h in fetch.get("allowedHosts", [])}

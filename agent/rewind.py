@@ -3,9 +3,11 @@
 The conversation is replayed from the session file up to the checkpoint, so it can go back
 past compactions, /clear and earlier rewinds.
 
-Only files this session changed through its file tools are restored; a file changed outside
-the agent since is not overwritten unless the user confirms. Changes made by bash commands are
-not tracked, and the listing says so.
+Only files this session changed are restored: through its file tools, and files its bash
+commands deleted (`rm`, `unlink`, `git rm`, `mv` sources), brought back with their content and
+mode. A file changed outside the agent since (a deleted file re-created, say) is not overwritten
+unless the user confirms. Other changes made by bash commands are not tracked, and the listing
+says so.
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ from typing import Any
 from agent.checkpoints import Checkpoint, FilePlan, checkpoints, plan_restore, restore
 from agent.session import load, messages_of
 
-BASH_NOTE = "changes made by bash commands are not tracked and are not restored"
+BASH_NOTE = (
+    "of bash commands, only the files they delete (rm, unlink, git rm, mv) are tracked; "
+    "their other changes are not restored"
+)
 
 
 def listing(run: Any) -> list[Checkpoint]:
@@ -29,10 +34,16 @@ def listing(run: Any) -> list[Checkpoint]:
 def describe(cp: Checkpoint) -> str:
     when = datetime.datetime.fromtimestamp(cp.time).strftime("%H:%M:%S")
     prompt = " ".join(cp.prompt.split())[:60]
-    names = ", ".join(os.path.basename(p) for p in cp.files[:3])
+    shown = sorted(cp.files, key=lambda p: p not in cp.deleted)[:3]  # deletions first
+    names = ", ".join(_name(p) + (" (deleted)" if p in cp.deleted else "") for p in shown)
     more = f" +{len(cp.files) - 3}" if len(cp.files) > 3 else ""
     files = f"changed since: {names}{more}" if cp.files else "no file changes since"
-    return f"#{cp.n} {when} · {prompt} · {files}"
+    untracked = f" · not tracked: {', '.join(cp.untracked)}" if cp.untracked else ""
+    return f"#{cp.n} {when} · {prompt} · {files}{untracked}"
+
+
+def _name(path: str) -> str:
+    return os.path.basename(path)
 
 
 @dataclass
@@ -68,7 +79,16 @@ def rewind_files(run: Any, cp: Checkpoint, force: bool = False) -> Outcome:
     plans = file_plans(run, cp)
     conflicts = [p.path for p in plans if p.conflict]
     restored = restore(run.store, plans, force=force)
+    back = [_name(p.path) for p in plans if p.missing and p.restore_to and p.path in restored]
     msg = f"restored {len(restored)} file(s)"
+    if back:
+        msg += f", {len(back)} of them deleted: {', '.join(back[:5])}"
+        msg += f" +{len(back) - 5}" if len(back) > 5 else ""
     if conflicts and not force:
         msg += f"; skipped {len(conflicts)} changed outside the agent since"
+    failed = [p.path for p in plans if p.path not in restored and (force or not p.conflict)]
+    if failed:
+        msg += "; could not write " + ", ".join(failed)
+    if cp.untracked:
+        msg += "; not snapshotted, not restored: " + ", ".join(cp.untracked)
     return Outcome(restored=restored, conflicts=conflicts, message=f"{msg} ({BASH_NOTE})")

@@ -1,19 +1,26 @@
-"""/rewind in a real git repository: edits, creations, the "changed outside" refusal."""
+"""/rewind in a real git repository: edits, creations, deletions by bash commands, and the
+"changed outside" refusal."""
 
 from __future__ import annotations
 
+import io
 import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
+from rich.console import Console
 
 from agent.app import build
+from agent.checkpoint_shell import doomed
+from agent.commands import Ctx
 from agent.config import Flags, load_config
 from agent.events import Recorder
 from agent.rewind import describe, listing, rewind_conversation, rewind_files
 from agent.session import load, messages_of
+from agent.session_commands import rewind
 
 
 @pytest.fixture
@@ -149,3 +156,141 @@ async def test_rewind_after_clear_and_to_the_start(fake: FakeOpenAI, run: object
     await agent.run_turn(run.user_message("again"))  # type: ignore[attr-defined]
     first = fake.requests[-1]["messages"][1]["content"]
     assert first.startswith("<env>") and first.endswith("again")  # the env block is back
+
+
+# Deletions made through bash: rm, rm -r, git rm, mv.
+
+
+@pytest.fixture
+async def bash_run(fake: FakeOpenAI, repo: Path) -> AsyncIterator[Any]:
+    """A Run whose bash calls are allowed, its /rewind command context and captured output."""
+    env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "m"}
+    r = build(load_config(Flags(permission_mode="bypassPermissions"), env, repo), Recorder())
+    out = io.StringIO()
+    ctx = Ctx(r, Console(file=out, width=300), lambda text: r.agent.run_turn(text))
+    yield r, ctx, out
+    await r.agent.llm.aclose()
+
+
+def _commit(repo: Path, files: dict[str, str]) -> None:
+    for name, content in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(content)
+    subprocess.run(["git", "add", "."], cwd=repo, check=True)
+    subprocess.run(
+        ["git", "-c", "user.email=a@b", "-c", "user.name=t", "commit", "-qm", "more"],
+        cwd=repo,
+        check=True,
+    )
+
+
+def _unstage(repo: Path) -> None:
+    subprocess.run(["git", "reset", "-q"], cwd=repo, check=True)
+
+
+async def _bash_turns(fake: FakeOpenAI, run: Any, *commands: str) -> None:
+    for i, command in enumerate(commands):
+        fake.script(tool_calls([("bash", {"command": command})]), text(f"ran {i}"))
+        await run.agent.run_turn(f"turn {i}: {command}")
+
+
+async def test_rewind_restores_files_deleted_by_bash(
+    fake: FakeOpenAI, bash_run: Any, repo: Path
+) -> None:
+    run, ctx, out = bash_run
+    (repo / "notes.txt").write_text("notes\n")
+    (repo / "notes.txt").chmod(0o750)
+    _commit(repo, {"docs/a.md": "A\n", "docs/sub/b.md": "B\n", "tracked.txt": "t\n"})
+    (repo / "a.txt").write_text("untracked a\n")
+    await _bash_turns(
+        fake, run, "rm notes.txt", "rm -r docs", "git rm -q tracked.txt", "mv a.txt b.txt"
+    )
+    for gone in ("notes.txt", "docs", "tracked.txt", "a.txt"):
+        assert not (repo / gone).exists()
+    cps = listing(run)
+    assert [len(cp.files) for cp in cps] == [5, 4, 2, 1]
+    assert "notes.txt (deleted)" in describe(cps[0]) and "a.txt (deleted)" in describe(cps[3])
+    await rewind(ctx, "")
+    assert "tracked.txt (deleted)" in out.getvalue() and "rm, unlink, git rm, mv" in out.getvalue()
+
+    await rewind(ctx, "4 files")  # mv: a.txt comes back; b.txt, made by bash, stays
+    assert (repo / "a.txt").read_text() == "untracked a\n"
+    assert (repo / "b.txt").read_text() == "untracked a\n"
+    assert "restored 1 file(s), 1 of them deleted: a.txt" in out.getvalue()
+    await rewind(ctx, "3 files")  # git rm: the file, not the index
+    assert (repo / "tracked.txt").read_text() == "t\n"
+    await rewind(ctx, "2 files")
+    assert (repo / "docs/a.md").read_text() == "A\n"
+    assert (repo / "docs/sub/b.md").read_text() == "B\n"
+    assert "2 of them deleted: a.md, b.md" in out.getvalue()
+    await rewind(ctx, "1 files")
+    assert (repo / "notes.txt").read_text() == "notes\n"
+    assert (repo / "notes.txt").stat().st_mode & 0o777 == 0o750
+    _unstage(repo)  # git rm's deletion stays staged: /rewind restores files, not the index
+    status = set(git_status(repo).splitlines()) - {"?? .agent/"}
+    assert status == {"?? a.txt", "?? b.txt"}  # the rest as committed
+    await rewind(ctx, "1 files")
+    assert out.getvalue().rstrip().splitlines()[-1].startswith("restored 0 file(s) (")
+
+
+async def test_deleted_file_recreated_by_user_is_refused(
+    fake: FakeOpenAI, bash_run: Any, repo: Path
+) -> None:
+    run, ctx, out = bash_run
+    _commit(repo, {"notes.txt": "agent deleted this\n"})
+    await _bash_turns(fake, run, "cd . && sudo rm -f ./notes.txt")
+    (repo / "notes.txt").write_text("the user wrote this since\n")
+    await rewind(ctx, "1 files")
+    assert "changed outside the agent since, not restored" in out.getvalue()
+    assert (repo / "notes.txt").read_text() == "the user wrote this since\n"
+    await rewind(ctx, "1 files --force")
+    assert (repo / "notes.txt").read_text() == "agent deleted this\n"
+
+
+async def test_bash_without_deletions_records_nothing(
+    fake: FakeOpenAI, bash_run: Any, repo: Path
+) -> None:
+    run, ctx, out = bash_run
+    big = repo / "big"
+    big.mkdir()
+    for i in range(201):
+        (big / f"f{i}").write_text(str(i))
+    await _bash_turns(
+        fake, run, "echo hi > made.txt && ls", "rm -f missing.txt $X", "rm app.py -i < /dev/null"
+    )
+    await _bash_turns(fake, run, "rm -r big")
+    records = load(run.store.path).records
+    assert not [r for r in records if r.get("t") == "snapshot" and "big/" in r["path"]]
+    cps = listing(run)
+    assert [cp.files for cp in cps] == [[], [], [], []]  # rm -i said no: app.py is unchanged
+    assert "not tracked: " + str(big) + " (more than 200 files" in describe(cps[0])
+    await rewind(ctx, "1 files")
+    assert "not snapshotted, not restored: " + str(big) in out.getvalue()
+    assert (repo / "made.txt").exists() and (repo / "app.py").exists()
+
+
+def test_what_bash_would_delete(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "d").mkdir(parents=True)
+    for name in ("a.txt", "b.txt", "d/c.txt"):
+        (ws / name).write_text(name)
+    (tmp_path / "outside.txt").write_text("o")
+    (ws / "link").symlink_to(tmp_path / "outside.txt")
+    (ws / "d" / "up").symlink_to(tmp_path)
+
+    def names(command: str) -> list[str] | None:
+        found = doomed(command, ws)
+        return None if found is None else sorted(str(p.relative_to(ws)) for p in found.files)
+
+    assert names("ls -la && git status") is None
+    assert names("rm *.txt") == ["a.txt", "b.txt"]
+    assert names("rm '*.txt' d") == []  # a quoted glob names no file; a directory needs -r
+    assert names("rm -rf -- d") == ["d/c.txt"]  # the symlink below is not followed
+    assert names("cd d && unlink c.txt") == ["d/c.txt"]
+    assert names("cd $DIR && rm a.txt; rm $F") == []
+    assert names("git -C d rm c.txt && git rm --cached a.txt && git rm -n b.txt") == ["d/c.txt"]
+    assert names("mv a.txt b.txt d/") == ["a.txt", "b.txt"]
+    assert names("git mv -k d e && mv -t d b.txt") == ["b.txt", "d/c.txt"]
+    assert names("rm link ../outside.txt d/up/outside.txt") == []
+    assert names("find . -name '*.o' | xargs rm -f a.txt") == ["a.txt"]
+    assert names("echo $(rm b.txt)") == ["b.txt"]
