@@ -147,6 +147,7 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     recorder = SessionRecorder(store, cfg.provider, snapshots)
     denials = Denials()
     out = FanOut(sink, denials, recorder)
+    recorder.report_to(out)  # a session file that cannot be written any more is said once
     tools = registry(builtin_tools())
     task_tools, agent_defs, def_warnings = subagent_tools(cfg)
     tools.update(task_tools)

@@ -2,13 +2,13 @@
 
 It emits events to a sink and never prints. A turn ends when the model answers without tool
 calls, when the step limit is reached, when the request fails for good, or on interruption —
-and in every case the history stays a valid request for the next turn.
+and in every case the history stays a valid request for the next turn: every tool call answered,
+and roles alternating (a turn without a reply ends on a placeholder assistant message).
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -28,6 +28,15 @@ from agent.llm import LLM, ContextOverflow, LLMError
 from agent.stream import Reply
 from agent.tokens import Meter
 from agent.tools import Tool, ToolContext
+from agent.turn_state import (
+    INTERRUPTED_MARK,
+    Seen,
+    Totals,
+    TurnState,
+    needs_reply,
+    no_reply,
+    wire,
+)
 
 INTERRUPTED = "Error: interrupted by the user before this tool call finished.\ncan_retry: false"
 REPEAT_LIMIT = 3  # identical calls in one turn before the model is told to change course
@@ -41,31 +50,6 @@ class TurnHooks(Protocol):
     async def fire(
         self, event: str, payload: dict[str, Any] | None = None, tool: str | None = None
     ) -> Any: ...
-
-
-@dataclass
-class Totals:
-    """Token and cost totals of a session, from the API's usage reports."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    reasoning_tokens: int = 0
-    cost_usd: float = 0.0
-    requests: int = 0
-
-    def add(self, usage: dict[str, int] | None, provider: Any) -> None:
-        """Count one request: its reported tokens, and their cost at the provider's prices."""
-        self.requests += 1
-        if not usage:
-            return
-        self.input_tokens += usage["input_tokens"]
-        self.output_tokens += usage["output_tokens"]
-        self.cached_tokens += usage["cached_tokens"]
-        self.reasoning_tokens += usage["reasoning_tokens"]
-        self.cost_usd += provider.cost(
-            usage["input_tokens"], usage["cached_tokens"], usage["output_tokens"]
-        )
 
 
 @dataclass
@@ -121,25 +105,36 @@ class Agent:
                 self.sink.emit(end)
                 return end
             content += "".join(f"\n\n{c}" for c in out.context)
+        state = TurnState()
+        self._close_turn(state, "[no reply]")  # never two user messages in a row
         self.sink.emit(TurnStart(content, len(self.messages)))
         self._add({"role": "user", "content": content})
-        state = _TurnState()
         try:
             end = await self._steps(state)
             end = await self._stop_hooks(end, state)
+            self._close_turn(state, _mark(end))
         except asyncio.CancelledError:
             self._close_pending(state)
+            self._close_turn(state, INTERRUPTED_MARK)
             end = TurnEnd("error_interrupted", state.last_text, state.steps, "interrupted")
             self.sink.emit(end)
             raise
         except Exception as e:  # a bug must not leave tool calls unanswered in the history
             why = f"internal error: {type(e).__name__}: {e}"
             self._close_pending(state, f"Error: the agent failed ({why}).\ncan_retry: true")
+            self._close_turn(state, f"[no reply: the agent failed ({why})]")
             end = TurnEnd("error_during_execution", state.last_text, state.steps, why)
         self.sink.emit(end)
         return end
 
-    async def _stop_hooks(self, end: TurnEnd, state: _TurnState) -> TurnEnd:
+    def _close_turn(self, state: TurnState, mark: str) -> None:
+        """A turn ending without a reply still ends on an assistant message: the text the user
+        saw of the reply cut short, and why (strict chat templates need the alternation)."""
+        if needs_reply(self.messages):
+            self._add(no_reply(state.shown.text if state.shown else "", mark))
+        state.shown = None
+
+    async def _stop_hooks(self, end: TurnEnd, state: TurnState) -> TurnEnd:
         """A Stop hook that blocks sends its reason as a new user message (a few times)."""
         blocks = 0
         while end.subtype == "success" and self.hooks is not None:
@@ -156,16 +151,17 @@ class Agent:
             end = await self._steps(state)
         return end
 
-    async def _steps(self, state: _TurnState) -> TurnEnd:
+    async def _steps(self, state: TurnState) -> TurnEnd:
         while True:
             if state.steps >= self.max_turns:
                 msg = f"reached the turn limit ({self.max_turns}); raise it with --max-turns"
                 return TurnEnd("error_max_turns", state.last_text, state.steps, msg)
             await auto_compact(self)
             state.steps += 1
+            state.shown = Seen(self.sink)
             try:
                 reply = await self.llm.complete(
-                    self.messages, self._schemas, self.sink, state.steps
+                    self.messages, self._schemas, state.shown, state.steps
                 )
             except ContextOverflow as e:
                 if state.refit == state.steps or not await fit(self, e.limit):
@@ -178,12 +174,13 @@ class Agent:
                 continue
             except LLMError as e:
                 return TurnEnd("error_during_execution", state.last_text, state.steps, str(e))
+            state.shown = None  # the reply joins the history whole
             self._count(reply)
             state.last_text = reply.text or state.last_text
             if not await self._handle(reply, state):
                 return TurnEnd("success", reply.text, state.steps)
 
-    async def _handle(self, reply: Reply, state: _TurnState) -> bool:
+    async def _handle(self, reply: Reply, state: TurnState) -> bool:
         """Add the reply to the history; run its tools. True = ask the model again."""
         msg: dict[str, Any] = {"role": "assistant", "content": reply.text}
         if reply.reasoning:
@@ -195,7 +192,7 @@ class Agent:
                 {
                     "id": c.id,
                     "type": "function",
-                    "function": {"name": c.name, "arguments": _wire(c)},
+                    "function": {"name": c.name, "arguments": wire(c)},
                 }
                 for c in calls
             ]
@@ -217,7 +214,7 @@ class Agent:
         await self._run_tools(calls, state)
         return True
 
-    def _recover(self, state: _TurnState, broken: bool, reply: Reply, calls: list[Call]) -> bool:
+    def _recover(self, state: TurnState, broken: bool, reply: Reply, calls: list[Call]) -> bool:
         """Tell the model its tool call could not be used, instead of running a broken one."""
         state.recoveries += 1
         if state.recoveries > RECOVERY_LIMIT:
@@ -238,7 +235,7 @@ class Agent:
         self._add({"role": "user", "content": f"[agent] {note}"})
         return True
 
-    async def _run_tools(self, calls: list[Call], state: _TurnState) -> None:
+    async def _run_tools(self, calls: list[Call], state: TurnState) -> None:
         for c in calls:
             key = (c.name, c.raw)
             state.seen[key] = state.seen.get(key, 0) + 1
@@ -255,7 +252,7 @@ class Agent:
             self._add({"role": "tool", "tool_call_id": c.id, "content": r.output})
         state.pending = []
 
-    def _close_pending(self, state: _TurnState, why: str = INTERRUPTED) -> None:
+    def _close_pending(self, state: TurnState, why: str = INTERRUPTED) -> None:
         """Give every call of an interrupted step a result, so the history stays valid."""
         for c in state.pending:
             r = state.done.get(c.id)
@@ -271,21 +268,8 @@ class Agent:
             self.sink.emit(Usage(**u))
 
 
-@dataclass
-class _TurnState:
-    steps: int = 0
-    last_text: str = ""
-    recoveries: int = 0
-    refit: int = -1  # the step retried after the provider said the context was full
-    seen: dict[tuple[str, str], int] = field(default_factory=dict)
-    pending: list[Call] = field(default_factory=list)
-    done: dict[str, Any] = field(default_factory=dict)
-
-
-def _wire(call: Call) -> str:
-    """Arguments to keep in the history: the model's own text when it is valid JSON."""
-    try:
-        json.loads(call.raw or "{}")
-    except ValueError:
-        return json.dumps(call.args)  # providers may reject invalid JSON in the history
-    return call.raw or "{}"
+def _mark(end: TurnEnd) -> str:
+    """Why a turn has no reply, as the placeholder reply says it."""
+    if end.subtype == "error_max_turns":
+        return f"[stopped: {end.error}]"
+    return f"[no reply: {end.error or end.subtype}]"

@@ -2,24 +2,53 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from agent.checkpoints import Snapshots
-from agent.events import Compacted, Event, MessageAdded, TodoChanged, TurnEnd, TurnStart, Usage
+from agent.events import (
+    Compacted,
+    Event,
+    MessageAdded,
+    Notice,
+    Sink,
+    TodoChanged,
+    TurnEnd,
+    TurnStart,
+    Usage,
+)
 from agent.providers import Provider
 from agent.session import SessionFile
 
 INTERRUPTED_RESULT = "Error: interrupted before this tool call finished.\ncan_retry: false"
-NO_REPLY = "[no reply: the previous turn was interrupted]"
+NO_REPLY = "[no reply: the turn was interrupted]"
 
 
 class SessionRecorder:
-    """A Sink that appends records as events happen (flushed per record)."""
+    """A Sink that appends records as events happen (flushed per record).
+
+    A store that cannot be written any more (full disk) is reported once, as a Notice to the
+    sink given to `report_to` (the agent's), and the session carries on unsaved."""
 
     def __init__(self, store: SessionFile, provider: Provider, snapshots: Snapshots) -> None:
         self.store, self.provider, self.snapshots = store, provider, snapshots
+        self._report: Sink | None = None
+
+    def report_to(self, sink: Sink) -> None:
+        self._report = sink
+        self._check()
+
+    def _check(self) -> None:
+        """Say once that the session is no longer saved (a write here, or by a snapshot)."""
+        warning = self.store.take_warning()
+        if not warning:
+            return
+        if self._report is not None:
+            self._report.emit(Notice(warning))
+        else:
+            print(f"warning: {warning}", file=sys.stderr)
 
     def start(self, cwd: Path, model: str, resumed_from: str = "") -> None:
         self.store.append(
@@ -32,12 +61,18 @@ class SessionRecorder:
                 "resumed_from": resumed_from,
             }
         )
+        self._check()
 
     def change(self, kind: str, value: str) -> None:
         """Model or permission-mode changes made during the session."""
         self.store.append({"t": kind, "value": value, "time": time.time()})
+        self._check()
 
     def emit(self, event: Event) -> None:
+        self._record(event)
+        self._check()
+
+    def _record(self, event: Event) -> None:
         if isinstance(event, MessageAdded):
             self.store.append({"t": "message", "message": event.message})
         elif isinstance(event, TurnStart):
@@ -71,7 +106,9 @@ class SessionRecorder:
 
 
 def repair_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Make a stored history a valid request: every tool call answered, no orphans."""
+    """Make a stored history a valid request: every tool call answered, no orphans, and the
+    roles alternating — a user message never follows another user message or tool results
+    (strict chat templates reject that), so a turn that got no reply gets a placeholder."""
     out: list[dict[str, Any]] = []
     pending: list[str] = []
 
@@ -80,6 +117,9 @@ def repair_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             out.append({"role": "tool", "tool_call_id": call_id, "content": INTERRUPTED_RESULT})
         pending.clear()
 
+    def unanswered() -> bool:
+        return bool(out) and out[-1].get("role") in ("user", "tool")
+
     for m in messages:
         if m.get("role") == "tool":
             if m.get("tool_call_id") in pending:
@@ -87,10 +127,12 @@ def repair_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 out.append(m)
             continue  # a result without its call would be rejected
         close_pending()
+        if m.get("role") == "user" and unanswered():
+            out.append({"role": "assistant", "content": NO_REPLY})
         out.append(m)
         if m.get("role") == "assistant":
             pending = [c["id"] for c in m.get("tool_calls") or []]
     close_pending()
-    if out and out[-1].get("role") == "user":
+    if unanswered():
         out.append({"role": "assistant", "content": NO_REPLY})
     return out

@@ -237,3 +237,23 @@ async def test_a_tools_duration_leaves_out_the_permission_prompt(tmp_path: Path)
     (end,) = of_type(rec, ToolEnd)
     assert not end.is_error, end.output
     assert end.duration_ms < 500  # the tool's own time, not the second spent asking
+
+
+async def test_a_request_failing_after_tool_results_ends_on_an_assistant_message(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    from fake_openai import error
+
+    from agent.compaction import is_valid
+
+    fake.script(tool_calls([("echo", {"text": "a"})]), error(400, "nope"), text("back"))
+    agent, _ = make_agent(fake, tmp_path)
+    end = await agent.run_turn("go")
+    assert end.subtype == "error_during_execution"
+    roles = [m["role"] for m in agent.messages]
+    assert roles == ["system", "user", "assistant", "tool", "assistant"]
+    assert agent.messages[-1]["content"] == "[no reply: request rejected (400): nope]"
+    await agent.run_turn("again")
+    sent = [m["role"] for m in fake.requests[-1]["messages"]]
+    assert sent == [*roles, "user"]  # never a user message right after tool results
+    assert is_valid(agent.messages)

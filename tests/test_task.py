@@ -217,9 +217,9 @@ async def test_cancelling_the_parent_cancels_the_child(routed: RoutedFake, proje
     with pytest.raises(asyncio.CancelledError):
         await turn
     assert cancelled == [True]
-    last = run.agent.messages[-1]
-    assert last["role"] == "tool"
-    assert "interrupted" in last["content"]
+    result, closing = run.agent.messages[-2:]
+    assert result["role"] == "tool" and "interrupted" in result["content"]
+    assert closing == {"role": "assistant", "content": "[interrupted by the user]"}
 
 
 async def test_usage_and_cost_roll_up(routed: RoutedFake, project: Path) -> None:
