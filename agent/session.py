@@ -1,15 +1,18 @@
 """Append-only JSONL session store (SPEC §8): `.agent/sessions/<id>.jsonl`.
 
-One JSON record per line, written with a single `os.write` on an O_APPEND descriptor as it
-happens, so a crash loses at most the record being written. `load` repairs a torn last line
-in place (truncate, or add the missing newline) and skips garbage lines without losing the
-complete records around them. A writer holds an exclusive lock on its file for as long as it
-is open: two agents never append to one session (the second is told it is in use).
+One JSON record per line, written on an O_APPEND descriptor as it happens (all of its bytes,
+however many writes that takes), so a crash loses at most the record being written. `load`
+repairs a torn last line in place (truncate, or add the missing newline) and skips garbage
+lines without losing the complete records around them. A writer holds an exclusive lock on its
+file for as long as it is open: two agents never append to one session (the second is told it
+is in use). A write that fails (full disk, file size limit) never breaks the session: the torn
+start of that record is cut off, recording stops, and `take_warning` says so once.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -19,11 +22,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.session_list import Summary, list_sessions, prune, resumable, sessions_dir, summarize
+
+__all__ = [  # the listing side lives in session_list; these names stay importable from here
+    "Summary",
+    "list_sessions",
+    "prune",
+    "resumable",
+    "sessions_dir",
+    "summarize",
+]
 GITIGNORE = "sessions/\nsettings.local.json\naudit.jsonl\n*.log\nworktrees/\n"
-
-
-def sessions_dir(root: Path) -> Path:
-    return root / ".agent" / "sessions"
 
 
 def ensure_agent_dir(root: Path) -> Path:
@@ -73,6 +82,8 @@ class SessionFile:
         d.mkdir(parents=True, exist_ok=True)
         self.path = d / f"{session_id}.jsonl"
         self.blob_dir = d / f"{session_id}.files"
+        self.error = ""  # why recording stopped (a write failed); "" while it works
+        self._warned = False
         self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -89,12 +100,44 @@ class SessionFile:
         """A file resumed after a crash may end mid-line: start the next record on a new line."""
         with open(self.path, "rb") as f:
             f.seek(-1, os.SEEK_END)
-            if f.read(1) != b"\n":
-                os.write(self._fd, b"\n")
+            torn = f.read(1) != b"\n"
+        if torn:
+            self._write(b"\n")
 
     def append(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-        os.write(self._fd, line.encode("utf-8"))
+        """Write one record (`"t"` first: `summarize` relies on the compact `{"t":"` prefix).
+        After a failed write this does nothing: the session is no longer saved."""
+        if not self.error:
+            line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+            self._write(line.encode("utf-8"))
+
+    def _write(self, data: bytes) -> None:
+        """All of `data`, looping on short writes; on an error, cut off what got written."""
+        done = 0
+        try:
+            while done < len(data):
+                n = os.write(self._fd, data[done:])
+                if n <= 0:
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                done += n
+        except OSError as e:
+            if done:  # the torn start of this record must not glue onto a later one
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, os.fstat(self._fd).st_size - done)
+            self._fail(e)
+
+    def _fail(self, e: OSError) -> None:
+        self.error = (
+            f"cannot write the session file {self.path}: {e.strerror or e}; "
+            "this session is no longer saved"
+        )
+
+    def take_warning(self) -> str:
+        """Why recording stopped, the first time it is asked after a failure; else ""."""
+        if not self.error or self._warned:
+            return ""
+        self._warned = True
+        return self.error
 
     def put_blob(self, data: bytes) -> str:
         """Store bytes content-addressed (deduplicated); returns the hash."""
@@ -102,11 +145,16 @@ class SessionFile:
 
         digest = hashlib.sha256(data).hexdigest()
         path = self.blob_dir / digest
-        if not path.exists():
-            self.blob_dir.mkdir(parents=True, exist_ok=True)
+        if not self.error and not path.exists():
             tmp = path.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_bytes(data)
-            os.replace(tmp, path)
+            try:
+                self.blob_dir.mkdir(parents=True, exist_ok=True)
+                tmp.write_bytes(data)
+                os.replace(tmp, path)
+            except OSError as e:
+                with contextlib.suppress(OSError):
+                    tmp.unlink(missing_ok=True)
+                self._fail(e)
         return digest
 
     def get_blob(self, digest: str) -> bytes:
@@ -182,76 +230,3 @@ def messages_of(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         elif kind == "truncate":
             msgs = msgs[: int(rec["keep"])]
     return msgs
-
-
-@dataclass
-class Summary:
-    id: str
-    path: Path
-    mtime: float
-    turns: int
-    first_prompt: str
-    cost: float
-    cwd: str
-    started: bool = True  # a prompt was ever sent (an agent opened and closed unused is not)
-
-
-def summarize(path: Path) -> Summary | None:
-    """Date, turns, first prompt and cost for the picker (None for an unreadable file)."""
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-        mtime = path.stat().st_mtime
-    except OSError:
-        return None
-    live: list[int] = []  # the checkpoints (user turns) still in the conversation
-    first, cost, cwd, started = "", 0.0, "", False
-    for line in text.splitlines():
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            continue
-        kind = rec.get("t")
-        if kind == "meta":
-            cwd = rec.get("cwd", "")
-        elif kind == "checkpoint":
-            live.append(int(rec.get("n", 0)))
-            started = True
-            first = first or rec.get("prompt", "")
-        elif kind == "rewind" and rec.get("reason") != "repair":
-            at = rec.get("checkpoint")  # /rewind to #n drops n and later; /clear drops all
-            live = [n for n in live if isinstance(at, int) and n < at]
-        elif kind == "usage":
-            cost += float(rec.get("cost", 0.0))
-    return Summary(path.stem, path, mtime, len(live), first, cost, cwd, started)
-
-
-def list_sessions(root: Path, cwd: Path | None = None) -> list[Summary]:
-    """Sessions of this project, newest first; only those started in `cwd` when given."""
-    d = sessions_dir(root)
-    if not d.is_dir():
-        return []
-    found = [s for p in d.glob("*.jsonl") if (s := summarize(p)) is not None]
-    if cwd is not None:
-        found = [s for s in found if s.cwd == str(cwd)]
-    return sorted(found, key=lambda s: s.mtime, reverse=True)
-
-
-def resumable(root: Path, cwd: Path) -> list[Summary]:
-    """This directory's sessions worth offering to continue (a prompt was sent), newest first."""
-    return [s for s in list_sessions(root, cwd) if s.started]
-
-
-def prune(root: Path, keep: int = 100, max_age_days: float = 30.0, protect: str = "") -> int:
-    """Delete sessions beyond the newest `keep` or older than `max_age_days`; returns count."""
-    import shutil
-
-    now = time.time()
-    removed = 0
-    for n, s in enumerate(list_sessions(root)):
-        if s.id == protect or (n < keep and now - s.mtime < max_age_days * 86400):
-            continue
-        with contextlib.suppress(OSError):
-            s.path.unlink()
-            shutil.rmtree(s.path.with_suffix(".files"), ignore_errors=True)
-            removed += 1
-    return removed

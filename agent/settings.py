@@ -106,6 +106,20 @@ def check_types(path: Path, data: dict[str, Any]) -> None:
         raise ConfigError(f"{path}: key 'permissions.mode' must be one of {', '.join(MODES)}")
     if isinstance(data.get("hooks"), dict):
         check_hooks(path, data["hooks"])
+    check_sessions(path, data.get("sessions", {}))
+
+
+def check_sessions(path: Path, sessions: dict[str, Any]) -> None:
+    """`sessions.keep` is a positive whole number, `sessions.maxAgeDays` a positive number."""
+    for key, types, expected in (
+        ("keep", (int,), "a positive whole number of sessions"),
+        ("maxAgeDays", (int, float), "a positive number of days"),
+    ):
+        value = sessions.get(key)
+        if value is None and key not in sessions:
+            continue
+        if isinstance(value, bool) or not isinstance(value, types) or not value > 0:
+            raise ConfigError(f"{path}: key 'sessions.{key}' must be {expected}, got {value!r}")
 
 
 def read_hooks(path: Path) -> dict[str, Any]:

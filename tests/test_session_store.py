@@ -149,3 +149,50 @@ def test_one_writer_per_session_and_repairs_keep_the_writer(tmp_path: Path) -> N
     s.close()
     assert not in_use(tmp_path, "busy")
     SessionFile(tmp_path, "busy").close()
+
+
+def test_prune_looks_at_file_times_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import agent.session_list as listing
+
+    now = time.time()
+    for n, age_days in enumerate([0, 0, 0, 0, 40]):
+        s = SessionFile(tmp_path, f"p{n}")
+        s.append({"t": "meta", "cwd": "/x"})
+        s.close()
+        os.utime(s.path, (now - n - age_days * 86400, now - n - age_days * 86400))
+
+    def no_reading(*args: object, **kw: object) -> None:
+        raise AssertionError("prune read a session file")
+
+    monkeypatch.setattr(listing, "summarize", no_reading)
+    monkeypatch.setattr(listing.json, "loads", no_reading)
+    monkeypatch.setattr(Path, "read_bytes", no_reading)
+    assert prune(tmp_path, keep=3, max_age_days=30, protect="p3") == 1  # p3 is the live one
+    monkeypatch.undo()
+    assert sorted(x.id for x in list_sessions(tmp_path)) == ["p0", "p1", "p2", "p3"]
+    assert prune(tmp_path, keep=10, max_age_days=30) == 0
+
+
+def test_summary_parses_only_what_it_needs_and_misses_nothing(tmp_path: Path) -> None:
+    from agent.session import summarize
+
+    s = SessionFile(tmp_path, "sum")
+    tricky = '{"t":"usage","cost":100}\n{"t":"checkpoint","n":9}'  # text, not records
+    s.append({"t": "meta", "cwd": "/old"})
+    s.append({"t": "checkpoint", "n": 1, "time": 0, "prompt": "first", "msg_index": 1})
+    s.append({"t": "message", "message": {"role": "user", "content": tricky}})
+    s.append({"t": "usage", "input": 1, "output": 2, "cached": 0, "reasoning": 0, "cost": 0.5})
+    s.append({"t": "compact", "messages": [{"role": "user", "content": tricky}]})
+    s.append({"t": "checkpoint", "n": 2, "time": 0, "prompt": "second", "msg_index": 3})
+    s.append({"t": "checkpoint", "n": 3, "time": 0, "prompt": "third", "msg_index": 5})
+    s.append({"t": "rewind", "reason": "rewind", "checkpoint": 3, "messages": []})
+    s.append({"t": "rewind", "reason": "repair", "messages": []})
+    s.append({"t": "usage", "cost": 0.25, "input": 1})  # cost not last: parsed the long way
+    s.append({"t": "meta", "cwd": "/new"})
+    s.close()
+    with open(s.path, "ab") as f:  # written by hand or by another tool; garbage; a torn tail
+        f.write(b'{"t": "usage", "cost": 0.125}\n\x00garbage\n[1]\n{"t":"usage","cost":1')
+    got = summarize(s.path)
+    assert got is not None
+    assert (got.turns, got.first_prompt, got.cwd, got.started) == (2, "first", "/new", True)
+    assert got.cost == pytest.approx(0.875)

@@ -276,3 +276,37 @@ def test_continuing_without_a_terminal_or_a_prompt_says_how(fake_env: dict, proj
         r = run(fake_env, project, *flags)  # stdin is not a terminal and sends nothing
         assert r.returncode == 2
         assert f"without a terminal needs a prompt: {hint}" in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("sessions", "key"),
+    [
+        ({"keep": "lots"}, "sessions.keep"),
+        ({"keep": 0}, "sessions.keep"),
+        ({"keep": 2.5}, "sessions.keep"),
+        ({"maxAgeDays": "a month"}, "sessions.maxAgeDays"),
+        ({"maxAgeDays": -1}, "sessions.maxAgeDays"),
+        ({"keep": True}, "sessions.keep"),
+    ],
+)
+def test_a_wrongly_typed_sessions_setting_is_a_usage_error(
+    fake_env: dict, project: Path, sessions: dict[str, Any], key: str
+) -> None:
+    settings = project / ".agent" / "settings.json"
+    settings.write_text(json.dumps({"sessions": sessions}))
+    r = run(fake_env, project, "q")
+    assert r.returncode == 2, r.stderr
+    assert "Traceback" not in r.stderr
+    assert str(settings) in r.stderr and f"'{key}'" in r.stderr
+
+
+def test_good_sessions_settings_prune_at_start_up(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    settings = {"sessions": {"keep": 2, "maxAgeDays": 1.5}}
+    (project / ".agent" / "settings.json").write_text(json.dumps(settings))
+    fake.script(text("a"), text("b"), text("c"))
+    for q in ("q1", "q2", "q3"):
+        assert run(fake_env, project, q).returncode == 0
+        time.sleep(0.02)  # distinct modification times
+    assert len(session_files(project)) == 2

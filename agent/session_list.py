@@ -1,0 +1,130 @@
+"""Listing the JSONL sessions of a project cheaply: the picker's summaries, and pruning.
+
+Pruning looks at file times only; a summary reads its file but parses only the few kinds of
+record it needs (meta, checkpoint, rewind, usage), recognised by their written prefix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+def sessions_dir(root: Path) -> Path:
+    return root / ".agent" / "sessions"
+
+
+@dataclass
+class Summary:
+    id: str
+    path: Path
+    mtime: float
+    turns: int
+    first_prompt: str
+    cost: float
+    cwd: str
+    started: bool = True  # a prompt was ever sent (an agent opened and closed unused is not)
+
+
+# What the picker needs. Other kinds (messages above all) are skipped unparsed when the line
+# starts the way SessionFile.append writes it: `{"t":"KIND"`; a raw newline or an unescaped
+# quote never occurs inside a record, so such a prefix is always a record's own kind.
+_SUMMARY_KINDS = {b"meta", b"checkpoint", b"rewind", b"usage"}
+_PREFIX = b'{"t":"'
+_COST = b'"cost":'
+
+
+def _summary_records(data: bytes) -> Iterator[dict[str, Any]]:
+    """The records `summarize` needs, line by line without copying the skipped lines."""
+    start, size, k = 0, len(data), len(_PREFIX)
+    while start < size:
+        end = data.find(b"\n", start)
+        end = size if end < 0 else end
+        i, start = start, end + 1
+        if data.startswith(_PREFIX, i):
+            kind = data[i + k : data.find(b'"', i + k, end)]
+            if kind not in _SUMMARY_KINDS:
+                continue
+            if kind == b"usage":  # the most frequent: its cost is the last field
+                c = data.rfind(_COST, i, end)
+                with contextlib.suppress(ValueError):
+                    if c > 0 and data[end - 1] == ord("}"):
+                        yield {"t": "usage", "cost": float(data[c + len(_COST) : end - 1])}
+                        continue
+        try:
+            rec = json.loads(data[i:end])
+        except ValueError:  # garbage, a torn line, invalid UTF-8, an empty line
+            continue
+        if isinstance(rec, dict):
+            yield rec
+
+
+def summarize(path: Path) -> Summary | None:
+    """Date, turns, first prompt and cost for the picker (None for an unreadable file)."""
+    try:
+        data = path.read_bytes()
+        mtime = path.stat().st_mtime
+    except OSError:
+        return None
+    live: list[int] = []  # the checkpoints (user turns) still in the conversation
+    first, cost, cwd, started = "", 0.0, "", False
+    for rec in _summary_records(data):
+        kind = rec.get("t")
+        if kind == "meta":
+            cwd = rec.get("cwd", "")
+        elif kind == "checkpoint":
+            live.append(int(rec.get("n", 0)))
+            started = True
+            first = first or rec.get("prompt", "")
+        elif kind == "rewind" and rec.get("reason") != "repair":
+            at = rec.get("checkpoint")  # /rewind to #n drops n and later; /clear drops all
+            live = [n for n in live if isinstance(at, int) and n < at]
+        elif kind == "usage":
+            cost += float(rec.get("cost", 0.0))
+    return Summary(path.stem, path, mtime, len(live), first, cost, cwd, started)
+
+
+def list_sessions(root: Path, cwd: Path | None = None) -> list[Summary]:
+    """Sessions of this project, newest first; only those started in `cwd` when given."""
+    d = sessions_dir(root)
+    if not d.is_dir():
+        return []
+    found = [s for p in d.glob("*.jsonl") if (s := summarize(p)) is not None]
+    if cwd is not None:
+        found = [s for s in found if s.cwd == str(cwd)]
+    return sorted(found, key=lambda s: s.mtime, reverse=True)
+
+
+def resumable(root: Path, cwd: Path) -> list[Summary]:
+    """This directory's sessions worth offering to continue (a prompt was sent), newest first."""
+    return [s for s in list_sessions(root, cwd) if s.started]
+
+
+def prune(root: Path, keep: int = 100, max_age_days: float = 30.0, protect: str = "") -> int:
+    """Delete sessions beyond the newest `keep` or older than `max_age_days`; returns count.
+    Only the files' times are looked at: start-up never reads old sessions."""
+    import shutil
+
+    d = sessions_dir(root)
+    if not d.is_dir():
+        return 0
+    found: list[tuple[float, Path]] = []
+    for p in d.glob("*.jsonl"):
+        with contextlib.suppress(OSError):
+            found.append((p.stat().st_mtime, p))
+    found.sort(key=lambda x: x[0], reverse=True)
+    now = time.time()
+    removed = 0
+    for n, (mtime, path) in enumerate(found):
+        if path.stem == protect or (n < keep and now - mtime < max_age_days * 86400):
+            continue
+        with contextlib.suppress(OSError):
+            path.unlink()
+            shutil.rmtree(path.with_suffix(".files"), ignore_errors=True)
+            removed += 1
+    return removed
