@@ -37,7 +37,10 @@ def _tool(name: str, args: dict[str, Any], root: Path) -> Any:
     from agent.tools import ToolContext, builtin_tools
 
     tool = {t.name: t for t in builtin_tools()}[name]
-    return lambda: asyncio.run(tool.run(args, ToolContext(cwd=root)))
+    async def once() -> Any:
+        return await tool.run(args, ToolContext(cwd=root))
+
+    return lambda: asyncio.run(once())
 
 
 def tool_bench(table: Table, n: int, files: int = 50_000) -> None:
@@ -100,10 +103,11 @@ def tool_bench(table: Table, n: int, files: int = 50_000) -> None:
                     runs[key].append(time.perf_counter() - t0)
             base, bare, ours = (stat(runs[k]) for k in ("base", "bare", "ours"))
             ratio = ours.median / base.median
+            shown = " ".join(str(a) for a in plain[label][1:])
             table.add(
                 f"{label} ({files} files)",
                 ours.fmt(),
-                f"rg, same job {base.fmt()}; plain `{' '.join(plain[label][1:])}` {bare.fmt()}",
+                f"rg, same job {base.fmt()}; plain `{shown}` {bare.fmt()}",
                 "1.3× rg",
                 ratio <= 1.3,
             )
