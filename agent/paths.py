@@ -37,6 +37,9 @@ SECRET_NAMES = (
     ".mcp.json",
     "credentials",  # ~/.aws/credentials, a copy of it in a project
     "credentials.json",
+    "credentials.toml",  # ~/.cargo
+    "credentials.tfrc.json",  # ~/.terraform.d
+    "rclone.conf",
     "service-account*.json",
     "client_secret*.json",
 )
@@ -162,6 +165,8 @@ def secret_path(
     name = parts[-1]
     if secret_name(name):
         return f"{name} may hold secrets"
+    if name == "environ" and path.startswith("/proc/"):
+        return "a process environment holds API keys"
     if ".agent" in parts:
         for i in range(parts.index(".agent"), len(parts) - 1):
             if parts[i] == ".agent" and parts[i + 1] in AGENT_RECORDS:

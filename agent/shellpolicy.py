@@ -18,6 +18,7 @@ from agent import shellrisk as risk
 from agent.paths import Workspace, check, expand_glob, names_protected, secret_name
 from agent.permissions import Facts
 from agent.rules import Rule, RuleSet, words_match
+from agent.shellgit import git_config_read, without_git_options
 from agent.shellparse import Command, Parsed, Redirect, Word, parse
 from agent.shellreach import recursive_read
 
@@ -57,7 +58,7 @@ def _judge(
 ) -> tuple[str, bool] | None:
     """(allow rule, built-in read-only) for one simple command; None when it runs nothing."""
     cmd = _expand(cmd, bases)
-    f.protected = f.protected or _secret_args(cmd, ws, bases)
+    f.protected = f.protected or _secret_args(cmd, ws, bases) or git_config_read(cmd)
     esc = risk.escape(cmd)
     if esc:
         problems.append(esc)
@@ -134,13 +135,18 @@ def _scan(rules: list[Rule], p: Parsed, depth: int) -> tuple[str, str]:
 
 
 def _variants(argv: list[str | None]) -> list[list[str | None]]:
-    """argv itself, and when it starts with a wrapper, every tail that may be the real command."""
+    """argv itself, and when it starts with a wrapper, every tail that may be the real command;
+    for git, also the command without git's own options (`git -C . push` is `git push`)."""
     out = [argv]
     if argv and argv[0] is not None and argv[0].rsplit("/", 1)[-1] in PEEL:
         for i in range(1, len(argv)):
             word = argv[i]
             if word is None or not word.startswith("-"):
                 out.append(argv[i:])
+    for variant in list(out):
+        bare = without_git_options(variant)
+        if bare is not None:
+            out.append(bare)
     return out
 
 
@@ -264,6 +270,8 @@ def prefix_suggestion(cmd: Command) -> str:
             if not w.startswith("-"):
                 return " ".join(words[: i + 1])
         return " ".join(words)
+    if len(words) >= 2 and words[1].startswith("-") and words[0].rsplit("/", 1)[-1] in _SUBS:
+        return shlex.join(words)  # `git -C sub commit`: not all of git, only this command
     if (
         len(words) >= 2
         and not words[1].startswith("-")
@@ -272,3 +280,8 @@ def prefix_suggestion(cmd: Command) -> str:
     ):
         return " ".join(words[:2])
     return words[0] if words else ""
+
+
+# Programs whose first word picks what they do (git commit, npm install, cargo build…): with
+# options before it, the whole program is never offered as the rule.
+_SUBS = risk.words("git npm npx pnpm yarn cargo go docker kubectl pip pip3 uv poetry make gh")

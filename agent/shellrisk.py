@@ -42,7 +42,7 @@ RISKY_FLAGS: dict[str, tuple[str, ...]] = {
         "-fls",
     ),
     "fd": ("-x", "--exec", "-X", "--exec-batch"),
-    "rg": ("--pre", "--search-zip", "-z"),
+    "rg": ("--pre", "--search-zip", "-z", "--hostname-bin"),
     # --files0-from: sort reads every file named inside a file, paths no check has seen
     "sort": ("-o", "--output", "--compress-program", "--files0-from"),
     "tar": (
@@ -58,7 +58,7 @@ RISKY_FLAGS: dict[str, tuple[str, ...]] = {
     ),
     "date": ("-s", "--set"),
     "file": ("-C", "--compile"),
-    "tree": ("-o",),
+    "tree": ("-o", "-R"),  # -R with -H writes 00Tree.html files
 }
 GIT_GLOBAL_OK = ("--no-pager", "-P", "-C", "--no-optional-locks", "--literal-pathspecs")
 GIT_RISKY = (
@@ -166,7 +166,7 @@ def escape(cmd: Command) -> str:
     if base in STRICT and any(w.value is None for w in cmd.argv[1:]):
         return f"{base} with arguments decided at run time"
     if base in RISKY_FLAGS or base == "git":
-        hit = _git(args) if base == "git" else _risky(args, RISKY_FLAGS[base])
+        hit = _git(args) if base == "git" else _risky(args, RISKY_FLAGS[base], base == "find")
         if hit:
             return f"{base} {hit} writes or executes"
     if base == "sed":
@@ -176,10 +176,12 @@ def escape(cmd: Command) -> str:
     return ""
 
 
-def _risky(args: list[str | None], flags: tuple[str, ...]) -> str:
+def _risky(args: list[str | None], flags: tuple[str, ...], past_dashes: bool = False) -> str:
+    """The first flag of `flags` in `args`; options end at `--`, except for find, whose
+    expression (`-exec`, `-delete`) follows its paths (`find -- . -delete`)."""
     short = {f[1] for f in flags if len(f) == 2}
     for a in args:
-        if a is None or a == "--":
+        if a is None or (a == "--" and not past_dashes):
             break
         head = a.split("=", 1)[0]
         if head in flags:

@@ -9,26 +9,56 @@ from __future__ import annotations
 
 import re
 
+from agent.shellparse import words
+
+_SED_FLAGS = frozenset("nsEruz")
+_SED_LONG_FLAGS = words(
+    "--quiet --silent --regexp-extended --separate --unbuffered --null-data --posix --debug "
+    "--sandbox --follow-symlinks --help --version"
+)
+
 
 def sed_escape(args: list[str | None]) -> str:
-    """Why a sed invocation edits files, reads a script or runs commands ("" when it does not)."""
+    """Why a sed invocation edits files, reads a script or runs commands ("" when it does not).
+
+    Options are read the way GNU sed reads them, so that an option's value (`-l 5`) is never
+    taken for the script and every `-e` script is checked."""
     scripts: list[str] = []
-    it = iter(args)
-    for a in it:
+    given_e, ended, i = False, False, 0
+    while i < len(args):
+        a = args[i]
+        i += 1
         if a is None:
             return "sed with arguments decided at run time"
-        if a in ("-e", "--expression"):
-            scripts.append(next(it, None) or "")
-        elif a.startswith("--expression="):
-            scripts.append(a.split("=", 1)[1])
-        elif (
-            a in ("-f", "--file")
-            or a.startswith(("--file=", "-i", "--in-place"))
-            or (a.startswith("-") and not a.startswith("--") and ("i" in a or "f" in a))
-        ):
-            return f"sed {a} edits files or reads a script"
-        elif not a.startswith("-") and not scripts:
-            scripts.append(a)
+        if ended or a == "-" or not a.startswith("-"):
+            if not given_e and not scripts:
+                scripts.append(a)  # the first operand is the script unless -e gave one
+            continue
+        if a == "--":
+            ended = True
+        elif a.startswith("--"):
+            name, eq, value = a.partition("=")
+            if name == "--expression":
+                given_e = True
+                scripts.append(value if eq else (args[i] or "") if i < len(args) else "")
+                i += 0 if eq else 1
+            elif name == "--line-length":
+                i += 0 if eq else 1
+            elif name not in _SED_LONG_FLAGS:
+                return f"sed {name} edits files, reads a script or is unknown"
+        else:
+            for j, letter in enumerate(a[1:], 1):
+                if letter in ("e", "l"):
+                    rest = a[j + 1 :]
+                    if not rest:
+                        rest = (args[i] or "") if i < len(args) else ""
+                        i += 1
+                    if letter == "e":
+                        given_e = True
+                        scripts.append(rest)
+                    break
+                if letter not in _SED_FLAGS:
+                    return f"sed -{letter} edits files, reads a script or is unknown"
     bad = next((s for s in scripts if not sed_script_safe(s)), None)
     return "" if bad is None else "sed script writes files or runs commands (e/w/r)"
 
@@ -90,22 +120,44 @@ _AWK_BAD = re.compile(
 )
 
 
+_AWK_CODE = ("-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec", "-W")
+_AWK_WRITES = ("-d", "--dump-variables", "-p", "--profile", "-o", "--pretty-print")
+
+
 def awk_escape(args: list[str | None]) -> str:
-    """Why an awk invocation loads code, runs commands or writes files ("" when it does not)."""
+    """Why an awk invocation loads code, runs commands or writes files ("" when it does not).
+    Every program text is checked: the operand, and each `-e` / `--source` (gawk)."""
     for a in args:
         if a is None:
             return "awk with arguments decided at run time"
-        if a.startswith(("-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec")):
+        if a.startswith(_AWK_CODE):  # -W: mawk's `-W exec FILE` runs a program file
             return f"awk {a} loads code from a file"
-    program, skip = "", False
-    for a in args:
-        if skip:
-            skip = False
-        elif a in ("-F", "-v", "--field-separator", "--assign"):
-            skip = True
-        elif a and not a.startswith("-"):
-            program = a
+        if a.startswith(_AWK_WRITES):
+            return f"awk {a} writes a file"
+    programs: list[str] = []
+    given, i = False, 0
+    while i < len(args):
+        a = args[i] or ""
+        i += 1
+        if a in ("-F", "-v", "--field-separator", "--assign"):
+            i += 1
+        elif a in ("-e", "--source"):
+            given = True
+            programs.append((args[i] or "") if i < len(args) else "")
+            i += 1
+        elif a.startswith("--source="):
+            given = True
+            programs.append(a.split("=", 1)[1])
+        elif a.startswith("-e") and len(a) > 2:
+            given = True
+            programs.append(a[2:])
+        elif a == "--":
+            if not given and i < len(args):
+                programs.append(args[i] or "")
             break
-    if _AWK_BAD.search(program):
+        elif not a.startswith("-") and not given:
+            programs.append(a)
+            break
+    if any(_AWK_BAD.search(p) for p in programs):
         return "awk program runs commands, writes files or chooses its own input files"
     return ""

@@ -176,6 +176,22 @@ BASH: list[tuple[str, str]] = [
     ("awk '{print | \"sh\"}' notes.txt", Q),
     ('awk \'BEGIN{ARGV[ARGC++]="/home/u/.ssh/id_" "rsa"} 1\'', Q),
     ("sort --files0-from=list.txt", Q),
+    ("sed -l 5 '1e touch PWN' notes.txt", Q),  # -l takes a value: the script is the next word
+    ("sed -nl 5 '1e touch PWN' notes.txt", Q),
+    ("sed -e 's/a/b/' -e '1e id' notes.txt", Q),
+    ("sed -n 's/a/b/p' notes.txt", A),
+    ("awk -W exec -", Q),  # mawk runs a program file
+    ("awk --source='BEGIN{system(\"id\")}'", Q),
+    ("awk -e 'BEGIN{print 1}' -e 'BEGIN{system(\"id\")}'", Q),
+    ("find -- . -name a.txt -exec touch PWN {} +", Q),
+    ("find -- . -delete", Q),
+    ("rg --hostname-bin=./x.sh --hyperlink-format=default hi", Q),
+    ("tree -R -H . .", Q),
+    ("git config --list", Q),  # .git/config: remote URLs may carry tokens
+    ("git -C . config -l", Q),
+    ("git remote -v", Q),
+    ("git remote", A),
+    ("cat /proc/self/environ", Q),
     ("sort --files0-from list.txt", Q),
     ("find . -name $(echo x)", Q),
     ("git status $X", Q),
@@ -255,6 +271,9 @@ FILES: list[tuple[str, dict[str, Any], str, str]] = [
     ("read_file", {"path": "backup/.aws/credentials"}, "default", Q),
     ("read_file", {"path": "src/credentials.py"}, "default", A),
     ("read_file", {"path": ".agent/own-settings.json"}, "default", Q),
+    ("read_file", {"path": "/proc/self/environ"}, "bypassPermissions", Q),
+    ("read_file", {"path": "~/.cargo/credentials.toml"}, "bypassPermissions", Q),
+    ("read_file", {"path": "~/.config/rclone/rclone.conf"}, "bypassPermissions", Q),
     # a protected path behind a variable still asks, in every mode and under an allow rule
     ("bash", {"command": "cat $HOME/.ssh/id_rsa"}, "bypassPermissions", Q),
     ("bash", {"command": "cat ${PWD}/.env"}, "bypassPermissions", Q),
@@ -487,3 +506,14 @@ def test_a_remembered_prefix_never_allows_a_whole_interpreter() -> None:
     assert suggest("python3 -m pytest -x tests") == "python3 -m pytest"
     assert suggest("node -e 'process.exit(1)'") == "node -e 'process.exit(1)'"
     assert suggest("bash scripts/release.sh") == "bash scripts/release.sh"
+    assert suggest("git -C sub commit -m x") == "git -C sub commit -m x"  # never all of git
+    assert suggest("git commit -m x") == "git commit"
+
+
+def test_git_options_before_the_subcommand_do_not_dodge_deny_rules(tmp_path: Path) -> None:
+    rules = {"neverAllow": ["bash(git push:*)"], "alwaysAllow": ["bash(git:*)"]}
+    for command in ("git -C . push", "git --no-pager push", "git -c a=b push", "git push"):
+        d = decide(rules, "bypassPermissions", TOOLS["bash"], {"command": command}, tmp_path)
+        assert d.kind == D, command
+    d = decide(rules, "default", TOOLS["bash"], {"command": "git -C . status"}, tmp_path)
+    assert d.kind == A

@@ -261,7 +261,7 @@ def parse_rg(out: bytes, mode: str) -> list[FileHits]:
 # these suffixes: a list of "/path" lines without any of the marks holds no secret file.
 _SECRET_MARKS = (
     "/.", "/_", "/id_", ".pem\n", ".key\n", ".p12\n", ".pfx\n",
-    "/credentials", "/service-account", "/client_secret",
+    "/credentials", "/service-account", "/client_secret", "/rclone.conf",
 )  # fmt: skip
 
 
