@@ -460,3 +460,13 @@ async def test_edit_still_refuses_binary_with_stray_bytes(ctx: ToolContext, tmp_
         assert result.is_error
         assert "binary file" in result.output
     assert (tmp_path / "img.dat").read_bytes() == blob
+
+
+async def test_a_hard_linked_file_stays_linked(ctx: ToolContext, tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\n")
+    os.link(tmp_path / "a.txt", tmp_path / "b.txt")
+    assert not (await write(ctx, "a.txt", "two\n")).is_error
+    assert (tmp_path / "b.txt").read_text() == "two\n"  # both names see the new text
+    assert not (await edit(ctx, "b.txt", "two", "three")).is_error
+    assert (tmp_path / "a.txt").read_text() == "three\n"
+    assert os.stat(tmp_path / "a.txt").st_ino == os.stat(tmp_path / "b.txt").st_ino

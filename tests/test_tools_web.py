@@ -308,3 +308,11 @@ async def test_settings_open_a_local_host(
     assert not page.is_error, page.output
     refused = await fetch(ToolContext(cwd=tmp_path), f"http://{server}/page")
     assert 'webFetch": {"allowedHosts"' in refused.output
+
+
+async def test_a_bad_port_is_a_clear_error(ctx: ToolContext) -> None:
+    for url in ("https://example.com:99999/", "http://example.com:abc/"):
+        result = await fetch(ctx, url)
+        assert result.is_error
+        assert f"bad port in URL {url!r}" in result.output
+        assert "ValueError" not in result.output

@@ -79,7 +79,10 @@ async def check_url(url: str, ctx: ToolContext) -> Hop:
     host = (parts.hostname or "").lower()
     if not host:
         raise ToolError(f"no host in URL {url!r}")
-    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError as e:  # `:99999`, `:abc`
+        raise ToolError(f"bad port in URL {url!r}: {e}", hint="fix the URL") from None
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 import time
 from collections.abc import Callable
@@ -49,10 +50,15 @@ class Capture:
             self.tail += data
             del self.tail[: max(len(self.tail) - KEEP_BYTES, 0)]
 
+    @property
+    def dropped(self) -> int:
+        """Bytes neither in the head nor in the tail kept."""
+        return self.total - len(self.head) - len(self.tail)
+
     def text(self) -> tuple[str, str | None]:
         """Decoded text (with a marker where bytes were dropped) and any fallback encoding."""
         head, encoding = decode_output(bytes(self.head))
-        dropped = self.total - len(self.head) - len(self.tail)
+        dropped = self.dropped
         if not self.tail:
             return head, encoding
         tail = bytes(self.tail)
@@ -152,10 +158,23 @@ def _fit(out: str, err: str, budget: int) -> tuple[str, str]:
     return cap(out, budget - err_room, how_to_see_more=_MORE), cap(err, err_room)
 
 
+def _with_dropped(capped: str, dropped: int) -> str:
+    """When the cap cut away the marker of bytes never kept, its own marker counts them too."""
+    if not dropped or "bytes of output not kept" in capped:
+        return capped
+    more = f" and {dropped} more bytes"
+    return _CUT.sub(lambda m: f"[... {m.group(1)} characters{more} cut", capped, 1)
+
+
+_CUT = re.compile(r"\[\.\.\. (\d+) characters cut")
+
+
 def format_result(code: int | None, proto: Collector, elapsed: float, timeout: float) -> str:
     out, out_enc = proto.streams[1].text()
     err, err_enc = proto.streams[2].text()
     out, err = _fit(out, err, min(OUTPUT_CAP, RESULT_CAP - 400))
+    out = _with_dropped(out, proto.streams[1].dropped)
+    err = _with_dropped(err, proto.streams[2].dropped)
     parts = [out.rstrip("\n")] if out.strip() else []
     if err.strip():
         parts.append("[stderr]\n" + err.rstrip("\n"))

@@ -204,8 +204,23 @@ def decode_output(data: bytes) -> tuple[str, str | None]:
 def atomic_write(path: Path, data: bytes, mode: int | None) -> None:
     """Write via a temp file in the same directory and os.replace, keeping `mode`.
 
-    A crash mid-write leaves either the old file or the new one, never a torn file.
+    A crash mid-write leaves either the old file or the new one, never a torn file. A file
+    with other hard links is rewritten in place instead: replacing it would cut the links, and
+    the other names would keep the old text.
     """
+    try:
+        linked = path.stat().st_nlink > 1 and path.is_file()
+    except OSError:
+        linked = False
+    if linked:
+        with open(path, "r+b") as handle:
+            handle.write(data)
+            handle.truncate()
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(path, mode)
+        return
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     # 0o666 lets the umask decide a new file's mode, like an ordinary open() would.
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
