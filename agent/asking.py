@@ -99,7 +99,8 @@ def no_terminal(call: Call, d: Decision, f: Facts) -> Decision:
         how += " or --permission-mode acceptEdits"
     fix = f"allow it with {how}"
     if d.source == "protected":  # no rule or mode opens these: only a person, when asked
-        fix = "protected files need a person's approval: run interactively"
+        what = "this action needs" if call.name == "run_action" else "protected files need"
+        fix = f"{what} a person's approval: run interactively"
     why = d.reason or "needs approval"
     return Decision(
         "deny",
