@@ -13,15 +13,19 @@ LISTS = {"allow": "alwaysAllow", "ask": "ask", "deny": "neverAllow"}
 PROMPTS = Path(__file__).parent / "prompts"
 
 
-@command("export", usage="[file] [--json]")
+@command("export", usage="[file] [--json] [--force]")
 async def export_cmd(ctx: Ctx, args: str) -> None:
     """Write the conversation (tool calls included) as Markdown, or JSON with --json."""
-    from agent.export import export
+    from agent.export import ExportRefused, export
 
     words = args.split()
-    as_json = "--json" in words
-    target = " ".join(w for w in words if w != "--json")
-    path = export(ctx.run, target, as_json)
+    as_json, force = "--json" in words, "--force" in words
+    target = " ".join(w for w in words if w not in ("--json", "--force"))
+    try:
+        path = export(ctx.run, target, as_json, force)
+    except ExportRefused as e:
+        ctx.say(str(e), "yellow")
+        return
     ctx.say(f"exported {len(ctx.agent.messages) - 1} messages to {path}")
 
 

@@ -77,11 +77,18 @@ def default_name(session_id: str, as_json: bool) -> str:
     return f"agent-{session_id}.{'json' if as_json else 'md'}"
 
 
-def export(run: Any, target: str, as_json: bool) -> Path:
-    """Write the transcript; `target` "" = a file named after the session in the cwd."""
+class ExportRefused(Exception):
+    """The target exists and is not this session's own export."""
+
+
+def export(run: Any, target: str, as_json: bool, force: bool = False) -> Path:
+    """Write the transcript; `target` "" = a file named after the session in the cwd. An
+    existing file of another name is never replaced without `force`."""
     path = Path(target).expanduser() if target else Path(default_name(run.session_id, as_json))
     if not path.is_absolute():
         path = run.cfg.cwd / path
+    if target and not force and path.exists():
+        raise ExportRefused(f"{path} exists; /export {target} --force replaces it")
     meta = meta_of(run)
     text = (to_json if as_json else to_markdown)(run.agent.messages, meta)
     path.parent.mkdir(parents=True, exist_ok=True)

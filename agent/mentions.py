@@ -111,3 +111,13 @@ async def bang(command: str, cwd: Path, say: Callable[..., None], notes: list[st
         notes.append(shell_note(command, "\n".join(out), code))
         if code:
             say(f"exit {code}", "dim")
+
+
+_PARTIAL = re.compile(r"\s*<(file|directory)\b[^\n]*\Z")  # cut inside the opening tag
+_ATTACHED = re.compile(r'\s*<(file|directory) path="[^"]*">\n.*?(?:\n</\1>|\Z)', re.S)
+
+
+def without_attachments(text: str) -> str:
+    """The user's words without the @file contents attached to them (for one-line summaries);
+    a block cut short by a length limit goes too."""
+    return _PARTIAL.sub("", _ATTACHED.sub("", text))

@@ -13,7 +13,7 @@ import signal
 import sys
 from typing import Any
 
-from agent.cli import EXIT_OK, EXIT_USAGE, flags_from
+from agent.cli import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, flags_from
 
 CHOICES = {
     "y": "[y] once",
@@ -120,7 +120,7 @@ def load(args: Any) -> tuple[Any, str | None] | int:
     """(Config, session id to resume) for an interactive session — after the trust question and
     the `-c` / `-r [ID]` choice (the picker) — or an exit code."""
     from agent.config import ConfigError, load_config
-    from agent.resume import chosen
+    from agent.resume import PickInterrupted, chosen
 
     try:
         cfg = load_config(flags_from(args))
@@ -129,7 +129,7 @@ def load(args: Any) -> tuple[Any, str | None] | int:
         resume_id = chosen(args, cfg.root, cfg.cwd)
     except ConfigError as e:
         print(f"agent: {e}", file=sys.stderr)
-        return EXIT_USAGE
+        return EXIT_INTERRUPTED if isinstance(e, PickInterrupted) else EXIT_USAGE
     for w in cfg.warnings:
         print(f"agent: warning: {w}", file=sys.stderr)
     return cfg, resume_id
@@ -228,7 +228,10 @@ def resumed_note(run: Any) -> str:
 
     msgs = run.agent.messages[1:]
     users = [m for m in msgs if m.get("role") == "user" and isinstance(m.get("content"), str)]
-    last = " ".join(own_words(users[-1]["content"]).split())[:80] if users else ""
+    from agent.mentions import without_attachments
+
+    words = without_attachments(own_words(users[-1]["content"])) if users else ""
+    last = " ".join(words.split())[:80]
     note = f"resumed {run.session_id} ({len(msgs)} messages)"
     note += f" · last: {last}" if last else ""
     if run.moved_from:

@@ -7,13 +7,18 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from agent.mentions import without_attachments
 from agent.session import Summary, in_use, list_sessions, resumable
 from agent.settings import ConfigError
 
 
+class PickInterrupted(ConfigError):
+    """Ctrl-C at the picker: the program exits 130, like any interrupt."""
+
+
 def describe(s: Summary) -> str:
     when = datetime.datetime.fromtimestamp(s.mtime).strftime("%Y-%m-%d %H:%M")
-    prompt = " ".join(s.first_prompt.split())[:60] or "(no prompt)"
+    prompt = " ".join(without_attachments(s.first_prompt).split())[:60] or "(no prompt)"
     return f"{when}  {s.turns:>3} turns  ${s.cost:.4f}  {s.id}  {prompt}"
 
 
@@ -46,8 +51,9 @@ def pick(root: Path, cwd: Path, out: TextIO = sys.stderr, inp: TextIO = sys.stdi
     try:
         line = inp.readline()
     except KeyboardInterrupt:
-        line = ""
-    if not line:  # Ctrl-D or Ctrl-C: no choice made
+        print(file=out)
+        raise PickInterrupted("no session chosen") from None
+    if not line:  # Ctrl-D: no choice made
         print(file=out)
         raise ConfigError("no session chosen")
     answer = line.strip() or "1"

@@ -22,10 +22,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.session_list import Summary, list_sessions, prune, resumable, sessions_dir, summarize
+from agent.session_list import (
+    Summary,
+    in_use,
+    list_sessions,
+    prune,
+    resumable,
+    sessions_dir,
+    summarize,
+)
 
 __all__ = [  # the listing side lives in session_list; these names stay importable from here
     "Summary",
+    "in_use",
     "list_sessions",
     "prune",
     "resumable",
@@ -49,22 +58,6 @@ def ensure_agent_dir(root: Path) -> Path:
 
 class SessionBusy(Exception):
     """Another agent is writing this session."""
-
-
-def in_use(root: Path, session_id: str) -> bool:
-    """True while another agent holds this session open for writing."""
-    path = sessions_dir(root) / f"{session_id}.jsonl"
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        return True
-    finally:
-        os.close(fd)  # closing releases the probe's lock
-    return False
 
 
 def new_id() -> str:

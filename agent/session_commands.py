@@ -80,7 +80,14 @@ async def rewind(ctx: Any, args: str) -> None:
         ctx.say(f"/rewind N conversation|files|both — {BASH_NOTE}")
         return
     match = [cp for cp in cps if str(cp.n) == words[0].lstrip("#")]
-    what = words[1] if len(words) > 1 else "both"
+    if match and len(words) == 1:  # offer the choice; never act on a bare number
+        n = match[0].n
+        ctx.say(describe(match[0]))
+        ctx.say(f"/rewind {n} conversation — the conversation as it was before #{n}")
+        ctx.say(f"/rewind {n} files — the files this session changed since, as they were")
+        ctx.say(f"/rewind {n} both — both ({BASH_NOTE})")
+        return
+    what = words[1] if len(words) > 1 else ""
     if not match and words[0].lstrip("#").isdigit():
         have = ", ".join(f"#{cp.n}" for cp in cps) or "none yet"
         ctx.say(f"no checkpoint {words[0]}: the checkpoints are {have} (/rewind lists them)")

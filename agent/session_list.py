@@ -7,7 +7,9 @@ record it needs (meta, checkpoint, rewind, usage), recognised by their written p
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
+import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -105,6 +107,22 @@ def resumable(root: Path, cwd: Path) -> list[Summary]:
     return [s for s in list_sessions(root, cwd) if s.started]
 
 
+def in_use(root: Path, session_id: str) -> bool:
+    """True while another agent holds this session open for writing."""
+    path = sessions_dir(root) / f"{session_id}.jsonl"
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # closing releases the probe's lock
+    return False
+
+
 def prune(root: Path, keep: int = 100, max_age_days: float = 30.0, protect: str = "") -> int:
     """Delete sessions beyond the newest `keep` or older than `max_age_days`; returns count.
     Only the files' times are looked at: start-up never reads old sessions."""
@@ -122,6 +140,8 @@ def prune(root: Path, keep: int = 100, max_age_days: float = 30.0, protect: str 
     removed = 0
     for n, (mtime, path) in enumerate(found):
         if path.stem == protect or (n < keep and now - mtime < max_age_days * 86400):
+            continue
+        if in_use(root, path.stem):  # another agent is still writing it
             continue
         with contextlib.suppress(OSError):
             path.unlink()

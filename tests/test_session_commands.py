@@ -52,6 +52,9 @@ async def test_rewind_lists_and_restores(make: Any, fake: FakeOpenAI, tmp_path: 
     await rewind(ctx, "")
     listing = out.getvalue()
     assert "#1" in listing and "#2" in listing and "bash" in listing
+    before = list(run.agent.messages)
+    await rewind(ctx, "2")  # a bare number offers the three choices and changes nothing
+    assert "/rewind 2 files — " in out.getvalue() and run.agent.messages == before
     await rewind(ctx, "99")
     assert "no checkpoint 99: the checkpoints are #1, #2 (/rewind lists them)" in out.getvalue()
     await rewind(ctx, "2 sideways")

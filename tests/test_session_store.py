@@ -196,3 +196,33 @@ def test_summary_parses_only_what_it_needs_and_misses_nothing(tmp_path: Path) ->
     assert got is not None
     assert (got.turns, got.first_prompt, got.cwd, got.started) == (2, "first", "/new", True)
     assert got.cost == pytest.approx(0.875)
+
+
+def test_prune_never_removes_a_session_another_agent_has_open(tmp_path: Path) -> None:
+    held = SessionFile(tmp_path, "held")
+    held.append({"t": "a"})  # open and locked by this "other agent"
+    os.utime(held.path, (1000, 1000))  # old and beyond `keep`
+    idle = SessionFile(tmp_path, "idle")
+    idle.append({"t": "a"})
+    idle.close()
+    os.utime(idle.path, (1000, 1000))
+    assert prune(tmp_path, keep=0, max_age_days=1) == 1
+    assert held.path.exists() and not idle.path.exists()
+    held.close()
+
+
+def test_summaries_quote_the_users_words_not_attached_files(tmp_path: Path) -> None:
+    from agent.mentions import attach, without_attachments
+    from agent.resume import describe
+
+    (tmp_path / "main.py").write_text("print('secret sauce')\n")
+    sent = attach("explain @main.py please", tmp_path)
+    assert "secret sauce" in sent
+    assert without_attachments(sent) == "explain @main.py please"
+    assert without_attachments(sent[:40]) == "explain @main.py please"  # cut mid-block
+    s = SessionFile(tmp_path, "s1")
+    s.append({"t": "meta", "cwd": str(tmp_path)})
+    s.append({"t": "checkpoint", "n": 1, "time": 0, "prompt": sent[:200], "msg_index": 1})
+    s.close()
+    line = describe(list_sessions(tmp_path)[0])
+    assert line.endswith("explain @main.py please") and "sauce" not in line
