@@ -203,6 +203,8 @@ def preview(name: str, args: dict[str, Any], root: Path) -> str:
         o, n = str(args.get("old_string", "")), str(args.get("new_string", ""))
         if o and o.replace("\r\n", "\n") not in old.replace("\r\n", "\n"):
             return f"(old_string is not in {path.name}; the edit will fail)"
+        if not o and old:  # the tool refuses this: it only fills a missing or empty file
+            return f"(old_string is empty but {path.name} is not; the edit will fail)"
         old = old.replace("\r\n", "\n")
         o = o.replace("\r\n", "\n")
         new = (old.replace(o, n) if args.get("replace_all") else old.replace(o, n, 1)) if o else n

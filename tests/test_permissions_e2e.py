@@ -274,6 +274,13 @@ async def test_directory_answer_and_the_diff(tmp_path: Path) -> None:
     saved = json.loads((tmp_path / ".agent" / "settings.local.json").read_text())
     assert saved["permissions"]["alwaysAllow"] == ["write_file(src/**)", "edit_file(src/**)"]
     assert (tmp_path / ".agent" / ".gitignore").exists()  # the agent created .agent/
+    from agent.asking import preview
+
+    empty_old = {"path": "src/a.py", "old_string": "", "new_string": "x"}
+    assert preview("edit_file", empty_old, tmp_path) == (
+        "(old_string is empty but a.py is not; the edit will fail)"
+    )  # never a diff of a change the tool will refuse
+    assert "+x" in preview("edit_file", {**empty_old, "path": "src/new.py"}, tmp_path)
     assert (await ask_through(gate, "write_file", {"path": "src/b.py"})).output == "ran"
     assert len(asker.seen) == 1
 
