@@ -73,8 +73,9 @@ class ReplCompleter(Completer):
         m = _MENTION.search(text)
         if m:
             frag = m.group(1)
-            for p in rank_paths(self.paths(), frag):
-                yield Completion(p, start_position=-len(frag), display=p)
+            for p in rank_paths(self.paths(), frag.lstrip('"')):
+                shown = f'"{p}"' if any(c.isspace() for c in p) else p  # @"my notes.txt"
+                yield Completion(shown, start_position=-len(frag), display=p)
 
     def _commands(self, word: str) -> Iterator[Completion]:
         from agent.commands import first_line

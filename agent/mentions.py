@@ -16,14 +16,14 @@ FILE_CHARS = 50_000  # of one attached file
 MAX_FILES = 10
 DIR_ENTRIES = 200
 SHELL_NOTE_CHARS = 4_000  # of a !command's output added to the next message
-_MENTION = re.compile(r"(?<![\w@`])@([^\s`]+)")
+_MENTION = re.compile(r'(?<![\w@`])@(?:"([^"\n]+)"|([^\s`]+))')  # @path or @"a path"
 
 
 def mentioned(text: str, cwd: Path) -> list[Path]:
     """Existing files and directories named by `@path` in `text` (in order, no repeats)."""
     out: list[Path] = []
     for m in _MENTION.finditer(text):
-        raw = m.group(1).rstrip(".,;:!?)]}'\"")
+        raw = m.group(1) or m.group(2).rstrip(".,;:!?)]}'\"")
         p = Path(os.path.expanduser(raw))
         p = p if p.is_absolute() else cwd / p
         if p.exists() and p not in out:
