@@ -112,7 +112,16 @@ async def memory_cmd(ctx: Ctx, args: str) -> None:
     if verb:
         ctx.say("usage: /memory [add <text>]", "yellow")
         return
-    ctx.say(memory_report(ctx.cfg.cwd, ctx.cfg.root, trusted=ctx.cfg.trusted))
+    from agent.memory import system_prompt
+
+    cfg = ctx.cfg
+    ctx.say(memory_report(cfg.cwd, cfg.root, trusted=cfg.trusted))
+    if system_prompt(cfg.cwd, cfg.root, trusted=cfg.trusted) != ctx.agent.system_prompt:
+        ctx.say(
+            "memory files changed since this conversation began: the model still has the "
+            "earlier text (the new one applies after /clear or in the next session)",
+            "yellow",
+        )
 
 
 def _local(ctx: Ctx) -> Path:
