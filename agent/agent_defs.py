@@ -11,11 +11,14 @@ A definition is Markdown with front matter:
     You review code. ... (the body is the subagent's system prompt)
 
 `tools` may also be a `[a, b]` list or `- item` lines; without it the subagent gets the default
-tool subset. A project definition wins over a user one of the same name.
+tool subset. Claude Code's names (`Read, Grep, Glob`, `Bash`, `Edit`, `WebFetch`, `Task`…) are
+mapped to ours; names still unknown are dropped with a warning. A project definition wins over
+a user one of the same name.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +35,7 @@ class AgentDef:
     model: str | None = None
     max_turns: int | None = None
     source: str = ""
+    notes: tuple[str, ...] = ()  # problems with the definition (unknown tools), for warnings
 
 
 def split_front_matter(text: str) -> tuple[dict[str, str | list[str]], str]:
@@ -86,11 +90,22 @@ def parse_def(path: Path) -> AgentDef | str:
     if not body:
         return f"{path}: no system prompt (the text after the front matter)"
     turns = str(fields.get("maxTurns") or fields.get("max_turns") or "")
+    listed = _names(fields.get("tools"))
+    tools, unknown = resolve_tools(listed) if listed is not None else (None, [])
+    notes: tuple[str, ...] = ()
+    if listed and not tools:
+        notes = (
+            f"{path}: none of its tools ({', '.join(unknown)}) is a known tool, so agent "
+            f"{name!r} runs with no tools at all; use names like {', '.join(_known()[:6])}",
+        )
+    elif unknown:
+        notes = (f"{path}: unknown tool(s) ignored: {', '.join(unknown)}",)
     return AgentDef(
         name=name,
         description=str(fields.get("description") or "").strip() or f"the {name} agent",
         prompt=body,
-        tools=_names(fields.get("tools")),
+        tools=tools,
+        notes=notes,
         model=None if str(fields.get("model") or "inherit") == "inherit" else str(fields["model"]),
         max_turns=int(turns) if turns.isdigit() and int(turns) > 0 else None,
         source=str(path),
@@ -111,4 +126,36 @@ def load_defs(root: Path, home: Path | None = None) -> tuple[dict[str, AgentDef]
                 warnings.append(got)
             else:
                 found[got.name] = got
+                warnings += got.notes
     return dict(sorted(found.items())), warnings
+
+
+def _known() -> list[str]:
+    """The tool names a definition may list (MCP tools, `mcp__…`, are taken on trust)."""
+    from agent.tools import builtin_tools
+
+    return [t.name for t in builtin_tools()] + ["task", "task_result", "run_action"]
+
+
+def resolve_tools(names: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
+    """(our tool names, the names that are no tool) for a definition's `tools`: our names and
+    patterns as they are, Claude Code's (`Read`, `Bash`, `WebFetch`, `BashOutput`…) mapped."""
+    from agent.hooks import CLAUDE_NAMES
+    from agent.rules import ALIASES
+
+    known = _known()
+    claude = {alias.lower(): ours for ours, aliases in CLAUDE_NAMES.items() for alias in aliases}
+    out: list[str] = []
+    unknown: list[str] = []
+    for name in names:
+        if name.startswith("mcp__") or any(fnmatch.fnmatchcase(k, name) for k in known):
+            out.append(name)
+            continue
+        low = name.lower()
+        snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()  # BashOutput: bash_output
+        ours = next((n for n in (claude.get(low), ALIASES.get(low), low, snake) if n in known), "")
+        if ours:
+            out.append(ours)
+        else:
+            unknown.append(name)
+    return tuple(dict.fromkeys(out)), unknown

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 GIT_TIMEOUT = 30.0
 UNTRACKED_FILES = 20  # new files whose content joins the diff
 UNTRACKED_BYTES = 100_000  # larger new files are listed, not shown
+# The agent's own bookkeeping in `.agent/` (see agent.session.GITIGNORE): never a change to
+# review while untracked. User-authored files there (settings.json, commands/) still count.
+BOOKKEEPING = re.compile(
+    r"(?:.*/)?\.agent/(?:\.gitignore|audit\.jsonl|settings\.local\.json|[^/]*\.log"
+    r"|(?:sessions|worktrees)/.*)"
+)
 
 
 class GitError(Exception):
@@ -49,7 +56,7 @@ async def working_diff(cwd: Path) -> str:
         parts = [await git(cwd, *base, "--cached"), await git(cwd, *base)]
     listed = await git(cwd, "ls-files", "--others", "--exclude-standard", "-z")
     skipped: list[str] = []
-    for rel in (p for p in listed.split("\0") if p):
+    for rel in (p for p in listed.split("\0") if p and not BOOKKEEPING.fullmatch(p)):
         if len(parts) < UNTRACKED_FILES + 2 and _small(cwd / rel):
             parts.append(await git(cwd, *base, "--no-index", "--", "/dev/null", rel, ok=(0, 1)))
         else:

@@ -56,21 +56,41 @@ def memory_top(root: Path, home: Path) -> Path:
     return root
 
 
+def agent_worktree(cwd: Path, root: Path) -> Path | None:
+    """The top of the `--worktree` (or /batch) checkout `root/.agent/worktrees/<name>` holding
+    `cwd`, or None when cwd is not in one."""
+    if not cwd.is_relative_to(root):
+        return None
+    parts = cwd.relative_to(root).parts
+    if len(parts) < 3 or parts[:2] != (".agent", "worktrees"):
+        return None
+    top = root.joinpath(*parts[:3])
+    return top if (top / ".git").is_file() else None
+
+
 def _chain(cwd: Path, root: Path, home: Path) -> list[Path]:
-    """The directories searched, outermost first: the repository's top (or root) → cwd."""
+    """The directories searched, outermost first: the repository's top (or root) → cwd; in a
+    worktree of `root`, the worktree's top → cwd."""
     dirs = [cwd, *cwd.parents]
-    top = memory_top(root, home)
+    top = agent_worktree(cwd, root) or memory_top(root, home)
     start = top if top in dirs else root
     chain = list(reversed(dirs[: dirs.index(start) + 1])) if start in dirs else [cwd]
-    # A `--worktree` checkout lives in root/.agent/worktrees/: its memory is the main repo's.
+    # Never the agent's own directories (its worktrees, sessions) between the top and cwd.
     return [d for d in chain if ".agent" not in d.relative_to(chain[0]).parts]
 
 
 def memory_files(cwd: Path, root: Path, home: Path) -> list[Path]:
-    """Memory files, outermost first: ~/.agent/AGENT.md, then the repository's top → cwd."""
+    """Memory files, outermost first: ~/.agent/AGENT.md, then the repository's top → cwd.
+
+    In a worktree of `root` each level is the worktree's own file (the committed one), or else
+    the main checkout's file at the same place (a personal, untracked one)."""
     found = [home / ".agent" / "AGENT.md"]
+    wt = agent_worktree(cwd, root)
     for d in _chain(cwd, root, home):
-        found += [d / name for name in MEMORY_NAMES]
+        for name in MEMORY_NAMES:
+            own = d / name
+            main = root / d.relative_to(wt) / name if wt is not None else own
+            found.append(own if own.is_file() or not main.is_file() else main)
     seen: set[Path] = set()
     out = []
     for p in found:

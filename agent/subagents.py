@@ -78,7 +78,8 @@ class Subagents:
 
     def child_tools(self, job: Job) -> dict[str, Tool]:
         """The parent's tools, narrowed by the definition or settings; no task at the limit."""
-        wanted = (job.agent.tools if job.agent else None) or self.limits.tools
+        own = job.agent.tools if job.agent is not None else None
+        wanted = own if own is not None else self.limits.tools  # () = a definition's no tools
         spawn = self.depth + 1 < self.limits.max_depth
         out = {}
         for name, tool in self.parent.tools.items():
@@ -181,6 +182,8 @@ class Subagents:
         async with self._slots:
             child = self._child(job, task_id, sink)
             sink.progress("started", f"started: {short(job.description)}")
+            for note in job.agent.notes if job.agent is not None else ():
+                sink.progress("warning", f"warning: {note}")
             try:
                 end = await child.run_turn(self._first_message(job, child))
                 end = await self._stop_hooks(child, end, task_id, job)

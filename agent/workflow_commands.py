@@ -70,13 +70,15 @@ async def batch_cmd(ctx: Ctx, args: str) -> None:
 
 @command("loop", usage="[<interval> <prompt>]")
 async def loop_cmd(ctx: Ctx, args: str) -> None:
-    """Rerun a prompt now and every interval (30s, 5m, 1h; a bare number is minutes) without
-    overlapping other turns; /loop alone stops it."""
+    """Rerun a prompt or a /command now and every interval (30s, 5m, 1h; a bare number is
+    minutes) without overlapping other turns; /loop alone stops it."""
+    from agent.commands import dispatch
     from agent.prompt_loop import PromptLoop, describe, parse_args
 
     extra = ctx.agent.ctx.extra
     try:
         parsed = parse_args(args)
+        slash = _loop_command(ctx, parsed[1]) if parsed is not None else False
     except ValueError as e:
         ctx.say(str(e), "yellow")
         return
@@ -93,8 +95,27 @@ async def loop_cmd(ctx: Ctx, args: str) -> None:
     def failed(e: BaseException) -> None:
         ctx.say(f"/loop run failed: {type(e).__name__}: {e}", "red")
 
-    extra["loop"] = PromptLoop(seconds, prompt, ctx.turn, failed).start()
+    async def run(text: str) -> Any:
+        return await (dispatch(ctx, text) if slash else ctx.turn(text))
+
+    extra["loop"] = PromptLoop(seconds, prompt, run, failed).start()
     ctx.say(f"looping every {describe(seconds)}: {prompt}  (/loop stops it)")
+
+
+def _loop_command(ctx: Ctx, prompt: str) -> bool:
+    """Whether a loop's prompt is a slash command (run as one each time, as the REPL would);
+    ValueError for an unknown command or /loop itself."""
+    from agent.commands import ALIASES, parse
+
+    parsed = parse(prompt)
+    if parsed is None:  # plain text, or a path such as /usr/bin/env
+        return False
+    name = parsed[0] if parsed[0] in ctx.commands else ALIASES.get(parsed[0], "")
+    if name not in ctx.commands:
+        raise ValueError(f"unknown command /{parsed[0]} — /help lists the commands")
+    if name == "loop":
+        raise ValueError("a loop cannot run /loop")
+    return True
 
 
 def _wrap_clear() -> None:

@@ -191,10 +191,17 @@ def unit_job(runner: Subagents, n: int, unit: Unit, wt: Any, cwd: Path) -> Job:
         return Job(f"{unit.prompt}\n\n{note}", label=f"unit {n}: {unit.title}")
     here = cwd.resolve()
     start = wt.path / here.relative_to(wt.repo) if here != wt.repo else wt.path
+    where = ""
+    if not start.is_dir():  # a directory git does not track is not in the worktree
+        where = (
+            f" You start at its top: {start.relative_to(wt.path)}/, where the user is, holds "
+            "nothing git tracks, so the worktree has no such directory (create it if needed)."
+        )
+        start = wt.path
     note = (
         f"You work in your own git worktree, {start} (branch {wt.branch}); other units run in "
         "other worktrees. Change files only there and do not commit: your changes are "
-        "committed for you when you finish."
+        f"committed for you when you finish.{where}"
     )
     return Job(
         f"{unit.prompt}\n\n{note}",

@@ -273,6 +273,9 @@ async def test_tools_and_exit(ctx: Ctx) -> None:
 async def test_export_markdown_and_json(ctx: Ctx, fake: FakeOpenAI, project: Path) -> None:
     fake.script(tool_calls([("read_file", {"path": "notes.txt"})]), text("It says mango."))
     await ctx.turn("read the notes")
+    (project / "README.md").write_text("keep me\n")
+    assert "exists; /export README.md --force replaces it" in await cmd(ctx, "/export README.md")
+    assert (project / "README.md").read_text() == "keep me\n"
     shown = await cmd(ctx, "/export talk.md")
     assert "talk.md" in shown
     md = (project / "talk.md").read_text()
@@ -357,9 +360,11 @@ async def test_memory_show_and_add(ctx: Ctx, project: Path) -> None:
     assert "added to" in await cmd(ctx, "/memory add always use tabs")
     await cmd(ctx, "/memory add run make test")
     assert (project / "AGENT.md").read_text() == "- always use tabs\n- run make test\n"
-    assert "AGENT.md" in await cmd(ctx, "/memory")
+    shown = await cmd(ctx, "/memory")
+    assert "AGENT.md" in shown and "the model still has the earlier text" in shown
     await cmd(ctx, "/clear")  # a new conversation reads memory again
     assert "always use tabs" in ctx.agent.messages[0]["content"]
+    assert "still has the earlier text" not in await cmd(ctx, "/memory")
 
 
 async def test_permissions_show_add_remove(ctx: Ctx, project: Path) -> None:
@@ -442,3 +447,33 @@ async def test_plan_mode_note_follows_the_mode(ctx: Ctx, fake: FakeOpenAI) -> No
     users = [r["messages"][-1]["content"] for r in fake.requests]
     assert users[0].endswith(f"{PLAN_ON}\n\nlook around")
     assert users[1:] == [f"{PLAN_ON}\n\nand more", f"{PLAN_OFF}\n\ndo it", "thanks"]
+
+
+async def test_diff_and_review_leave_out_the_agents_own_files(
+    fake: FakeOpenAI, project: Path
+) -> None:
+    """A fresh commit, then a session: `.agent/.gitignore` and the session are the agent's."""
+    git(project, "init", "-q")
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "init")
+    c = make_ctx(fake, project)
+    try:
+        assert (project / ".agent" / ".gitignore").is_file()
+        (project / ".agent" / "audit.jsonl").write_text("{}\n")
+        (project / ".agent" / "settings.local.json").write_text("{}\n")
+        shown = await cmd(c, "/diff")
+        assert "no changes" in shown and ".gitignore" not in shown
+        assert "no changes" in await cmd(c, "/review")
+        assert fake.requests == []
+        # What the user writes in .agent/ is still a change: new, or tracked and changed.
+        (project / ".agent" / "settings.json").write_text('{"model": "a"}\n')
+        git(project, "add", ".agent/settings.json")
+        git(project, "commit", "-qm", "settings")
+        (project / ".agent" / "settings.json").write_text('{"model": "b"}\n')
+        (project / ".agent" / "commands").mkdir()
+        (project / ".agent" / "commands" / "ship.md").write_text("Ship it.\n")
+        shown = await cmd(c, "/diff")
+        assert '+{"model": "b"}' in shown and "+Ship it." in shown
+        assert ".gitignore" not in shown and "audit.jsonl" not in shown
+    finally:
+        await c.agent.llm.aclose()

@@ -473,3 +473,47 @@ def test_home_imports_of_a_project_ask_for_trust_in_the_repl(
     finally:
         term.close()
     assert "MY-PERSONAL-RULES" in fake.requests[0]["messages"][0]["content"]
+
+
+def test_worktree_from_a_subdirectory_keeps_its_memory(
+    fake: Any, fake_env: dict[str, str], tmp_path: Path
+) -> None:
+    """`agent --worktree` from proj/sub: the worktree's own copies top → sub (committed), and
+    the main checkout's personal files where the worktree has none — each once."""
+    import sys
+
+    from fake_openai import text
+
+    proj = tmp_path / "proj"
+    sub = proj / "sub"
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(proj)]
+    write(proj / "AGENT.md", "TOP-MEMORY")
+    write(sub / "AGENT.md", "SUB-MEMORY")
+    subprocess.run(["git", "init", "-q", "-b", "main", str(proj)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "init"], check=True)
+    write(sub / "CLAUDE.md", "SUB-PERSONAL")  # untracked: only in the main checkout
+    write(proj / ".agent" / "AGENT.md", "TOP-PERSONAL")
+    prompts = []
+    for extra in ((), ("--worktree", "m1")):
+        fake.script(text("ok"))
+        cmd = [sys.executable, "-m", "agent", "--trust-project", *extra, "hi"]
+        out = subprocess.run(cmd, env=fake_env, cwd=sub, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        prompts.append(fake.requests[-1]["messages"][0]["content"])
+    wt = proj / ".agent" / "worktrees" / "m1"
+    assert f"cwd: {wt / 'sub'}" in fake.requests[-1]["messages"][1]["content"]
+    for prompt in prompts:
+        for marker in ("TOP-MEMORY", "SUB-MEMORY", "SUB-PERSONAL", "TOP-PERSONAL"):
+            assert prompt.count(marker) == 1, (marker, prompt)
+    assert not wt.exists()  # clean: removed on exit
+    from agent.worktree import create
+
+    kept = create(sub, "m2").path
+    files = load_memory(kept / "sub", proj, Path(fake_env["HOME"]), trusted=True)
+    assert names(files, proj) == [
+        ".agent/worktrees/m2/AGENT.md",
+        ".agent/AGENT.md",
+        ".agent/worktrees/m2/sub/AGENT.md",
+        "sub/CLAUDE.md",
+    ]

@@ -324,3 +324,51 @@ def test_oneshot_json_stays_valid_with_subagents(
     assert sub[1]["tool"] == "read_file"
     calls = [x["tool"] for x in lines if x["type"] == "tool_call"]
     assert calls == ["task"]
+
+
+async def test_claude_code_tool_names_in_definitions_are_mapped(
+    routed: RoutedFake, project: Path
+) -> None:
+    agents = project / ".agent" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "scout.md").write_text(
+        "---\nname: scout\ndescription: reads\ntools: Read, Grep, Glob, Bash, NotebookEdit\n"
+        "---\nYou are SCOUT-ROLE.\n"
+    )
+    (agents / "fixer.md").write_text(
+        "---\nname: fixer\ndescription: edits\ntools: [Write, Edit, MultiEdit, WebFetch, "
+        "WebSearch, Task, TodoWrite, BashOutput]\n---\nFix.\n"
+    )
+    (agents / "ghost.md").write_text(
+        "---\nname: ghost\ndescription: nothing\ntools: Telepathy, Bash(git:*)\n---\nBoo.\n"
+    )
+    routed.script(
+        tool_calls(
+            [
+                ("task", {"description": "SCOUT: look", "agent": "scout"}),
+                ("task", {"description": "GHOST: haunt", "agent": "ghost"}),
+            ]
+        ),
+        text("ok"),
+    )
+    routed.route("SCOUT", tool_calls([("read_file", {"path": "notes.txt"})]), text("mango"))
+    routed.route("GHOST", text("boo"))
+    run, rec = make_run(routed, project)
+    runner = run.agent.ctx.extra["subagents"]
+    assert runner.defs["fixer"].tools == (
+        "write_file", "edit_file", "web_fetch", "web_search", "task", "todo", "bash_output",
+    )  # fmt: skip
+    warnings = "\n".join(runner.warnings)
+    assert "scout.md: unknown tool(s) ignored: NotebookEdit" in warnings
+    assert "fixer.md" not in warnings
+    assert "ghost.md: none of its tools (Telepathy, Bash(git:*)) is a known tool" in warnings
+    assert "runs with no tools at all; use names like read_file" in warnings
+    await run.agent.run_turn("go")
+    scout = [r for r in routed.requests if "SCOUT" in json.dumps(r["messages"][:2])]
+    assert tool_names(scout[0]) == ["read_file", "glob", "grep", "bash"]
+    assert "the secret word is mango" in scout[1]["messages"][-1]["content"]
+    ghost = next(r for r in routed.requests if "GHOST" in json.dumps(r["messages"][:2]))
+    assert "tools" not in ghost or not ghost["tools"]  # none, never the default set
+    said = [e.message for e in progress(rec, "warning")]
+    assert any("[t1 scout] warning:" in s and "NotebookEdit" in s for s in said)
+    assert any("ghost.md: none of its tools" in s for s in said)

@@ -392,3 +392,76 @@ async def test_a_plan_of_the_wrong_size_is_corrected_once_then_refused(
     routed.script(text('["only one"]'), text('["still one"]'))
     with pytest.raises(WorkflowError, match="does not split into 3 or more independent units"):
         await batch(subagents, "a tiny task", tmp_path)
+
+
+async def test_simplify_on_a_fresh_commit_ignores_the_agents_own_files(
+    routed: RoutedFake, repo: Path
+) -> None:
+    from agent.commands import dispatch
+
+    run, _ = make_run(routed, repo)
+    (repo / ".agent" / "settings.json").unlink()  # read already; only the agent's files remain
+    assert git(repo, "status", "--porcelain", "--untracked-files=all") == "?? .agent/.gitignore\n"
+
+    async def turn(prompt: str) -> None:
+        raise AssertionError("no turn expected")
+
+    ctx = command_ctx(run, turn)
+    await dispatch(ctx, "/simplify")
+    assert "no changes to simplify" in ctx.console.lines[-1]
+    assert routed.requests == []
+
+
+async def test_batch_from_an_untracked_subdirectory_starts_at_the_worktree_top(
+    routed: RoutedFake, repo: Path
+) -> None:
+    sub = repo / "sub"
+    sub.mkdir()
+    (sub / "scratch.txt").write_text("not committed\n")
+    routed.script(text('["SUBDIR-1: run pwd", "SUBDIR-2: run pwd", "SUBDIR-3: run pwd"]'))
+    for n in (1, 2, 3):
+        routed.route(f"SUBDIR-{n}", tool_calls([("bash", {"command": "pwd"})]), text("ran"))
+    run, _ = make_run(routed, repo)
+    results = await batch(run.agent.ctx.extra["subagents"], "look around", sub)
+    assert [r.report.ok for r in results] == [True, True, True]
+    children = [r for r in routed.requests if is_child(r)]
+    for n in (1, 2, 3):
+        first, second = (r for r in children if f"SUBDIR-{n}" in r["messages"][1]["content"])
+        told = first["messages"][1]["content"]
+        assert "sub/, where the user is, holds nothing git tracks" in told
+        top = next(line for line in told.splitlines() if line.startswith("cwd: "))[5:]
+        assert Path(top).parent == repo / ".agent" / "worktrees"
+        ran = second["messages"][-1]["content"]
+        assert "No such file" not in ran and top in ran
+
+
+async def test_loop_runs_a_slash_command_as_a_command(routed: RoutedFake, repo: Path) -> None:
+    from agent.commands import dispatch
+
+    run, _ = make_run(routed, repo)
+    (repo / "app.py").write_text("def add(a, b):\n    return b + a\n")
+    reviewed = asyncio.Event()
+    prompts: list[str] = []
+
+    async def turn(prompt: str) -> None:
+        prompts.append(prompt)
+        reviewed.set()
+
+    ctx = command_ctx(run, turn)
+    await dispatch(ctx, "/loop 5m /review")
+    assert "looping every 5m: /review" in ctx.console.lines[-1]
+    await asyncio.wait_for(reviewed.wait(), 20)
+    await dispatch(ctx, "/loop")
+    assert len(prompts) == 1 and prompts[0] != "/review"
+    assert "+    return b + a" in prompts[0]  # /review sent the diff with its own prompt
+    await dispatch(ctx, "/loop 5m /nosuchcommand")
+    assert "unknown command /nosuchcommand" in ctx.console.lines[-1]
+    await dispatch(ctx, "/loop 5m /loop 1m hi")
+    assert "a loop cannot run /loop" in ctx.console.lines[-1]
+    assert "loop" not in run.agent.ctx.extra
+    reviewed.clear()
+    await dispatch(ctx, "/loop 1h /usr/bin/env is odd")  # a path, not a command: a prompt
+    assert "looping every 1h: /usr/bin/env is odd" in ctx.console.lines[-1]
+    await asyncio.wait_for(reviewed.wait(), 20)
+    await dispatch(ctx, "/loop")
+    assert prompts[-1] == "/usr/bin/env is odd"
