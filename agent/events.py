@@ -83,8 +83,13 @@ class Usage:
 
 @dataclass(frozen=True)
 class ErrorEvent:
+    """A failed request; `retrying` when it is sent again. `discard` when text or reasoning
+    deltas of the failed attempt were already emitted: the retry streams the reply from its
+    start, so renderers drop (or mark as abandoned) what they showed of it."""
+
     message: str
     retrying: bool
+    discard: bool = False
 
 
 @dataclass(frozen=True)

@@ -166,11 +166,14 @@ class LLM:
         while True:
             loop = asyncio.get_running_loop()
             started = loop.time()
+            asm = Assembler(
+                lambda s: sink.emit(TextDelta(s)), lambda s: sink.emit(ReasoningDelta(s)), step
+            )
             try:
                 kw = self.request(messages, tools)
                 if no_tools and tools and "tool_choice" not in adapted:
                     kw["tool_choice"] = "none"
-                return await self._once(kw, sink, step)
+                return await self._once(kw, asm)
             except Exception as e:
                 decision = self._classify(e, adapted)
                 if decision is None:
@@ -178,13 +181,14 @@ class LLM:
                 message, delay = decision
             finally:
                 self.api_seconds += loop.time() - started
+            retry = ErrorEvent(message, retrying=True, discard=asm.shown)  # shown: start over
             if delay is None:  # adapted the request: try again at once
-                sink.emit(ErrorEvent(message, retrying=True))
+                sink.emit(retry)
                 continue
             attempt += 1
             if attempt >= self.retry.attempts:
                 raise LLMError(f"{message} (gave up after {attempt} attempts)") from None
-            sink.emit(ErrorEvent(message, retrying=True))
+            sink.emit(retry)
             await asyncio.sleep(delay if delay >= 0 else self._backoff(attempt))
 
     def _backoff(self, attempt: int) -> float:
@@ -231,11 +235,8 @@ class LLM:
             raise full from None
         raise LLMError(_status_message(status, msg, self.cfg)) from None
 
-    async def _once(self, kw: dict[str, Any], sink: Sink, step: int) -> Reply:
+    async def _once(self, kw: dict[str, Any], asm: Assembler) -> Reply:
         loop = asyncio.get_running_loop()
-        asm = Assembler(
-            lambda s: sink.emit(TextDelta(s)), lambda s: sink.emit(ReasoningDelta(s)), step
-        )
         last: list[float] = []
         consumer = asyncio.ensure_future(self._consume(kw, asm, last, loop))
         t = self.cfg.timeouts

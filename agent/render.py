@@ -1,12 +1,13 @@
-"""Sinks at the edge: the one-shot text renderer and the JSON / stream-json writers.
+"""Sinks at the edge: the one-shot text renderer here, the JSON / stream-json writers in
+render_json (re-exported).
 
-Text mode: the answer alone on stdout (streamed); reasoning, tool activity and warnings on
-stderr. JSON modes: JSON Lines on stdout and nothing else there.
+Text mode: the answer alone on stdout (streamed to a terminal, each reply whole to a file or a
+pipe); reasoning, tool activity and warnings on stderr. JSON modes: JSON Lines on stdout and
+nothing else there.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -27,12 +28,11 @@ from agent.events import (
     ToolStart,
     TurnEnd,
 )
-
-RESULT_PREVIEW = 2000  # chars of a tool result in a JSON tool_result event
-
-
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+from agent.render_json import RESULT_PREVIEW as RESULT_PREVIEW
+from agent.render_json import JsonRenderer as JsonRenderer
+from agent.render_json import StreamJsonRenderer as StreamJsonRenderer
+from agent.render_json import dumps
+from agent.render_json import subagent_line as subagent_line
 
 
 def use_color(stream: IO[str]) -> bool:
@@ -84,24 +84,10 @@ def todo_text(items: list[dict[str, Any]]) -> str:
     return "todo:\n" + "\n".join(rows)
 
 
-def subagent_line(event: SubagentProgress) -> dict[str, Any]:
-    """A subagent's progress as a JSON line (its own type: never mistaken for the parent's)."""
-    line: dict[str, Any] = {
-        "type": "subagent",
-        "task_id": event.task_id,
-        "agent": event.agent,
-        "event": event.kind,
-        "message": event.message,
-    }
-    if event.tool:
-        line["tool"] = event.tool
-    if event.args:
-        line["args"] = event.args
-    return line
-
-
 class TextRenderer:
-    """One-shot text mode: answer to `out`, everything else to `err`."""
+    """One-shot text mode: answer to `out`, everything else to `err`. A file or a pipe gets each
+    reply's text once the reply is complete, so a reply cut off and retried leaves no partial
+    copy there; a terminal sees it live, and a note when a retry starts it over."""
 
     def __init__(self, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr, verbose: bool = False):
         self.out, self.err, self.verbose = out, err, verbose
@@ -109,6 +95,9 @@ class TextRenderer:
         self.thinking = False
         self.at_line_start = True
         self.last_flush = 0.0
+        self.hold = not out.isatty()
+        self.held: list[str] = []  # the current reply's text, not yet written (hold mode)
+        self.shown = False  # text or reasoning of the current reply reached the screen
 
     def _end_thinking(self) -> None:
         if self.thinking:
@@ -120,29 +109,58 @@ class TextRenderer:
         if isinstance(event, TextDelta):
             if self.thinking:
                 self._end_thinking()
-            self.out.write(event.text)
-            self.at_line_start = event.text.endswith("\n")
-            now = time.monotonic()
-            if now - self.last_flush > 0.03:
-                self.out.flush()
-                self.last_flush = now
+            if self.hold:
+                self.held.append(event.text)
+            else:
+                self.shown = True
+                self._write(event.text)
         elif isinstance(event, ReasoningDelta):
             if not self.thinking:
                 self.err.write(f"{self.s.dim}[thinking]\n")
                 self.thinking = True
+            self.shown = True
             self.err.write(f"{self.s.dim}{event.text}")
             self.err.flush()
         else:
             self._end_thinking()
+            if isinstance(event, (AssistantMessage, TurnEnd)):  # the reply is whole (or over)
+                self._release()
+                self.shown = False
             self._other(event)
+
+    def _write(self, text: str) -> None:
+        self.out.write(text)
+        self.at_line_start = text.endswith("\n")
+        now = time.monotonic()
+        if now - self.last_flush > 0.03:
+            self.out.flush()
+            self.last_flush = now
+
+    def _release(self) -> None:
+        if self.held:
+            self._write("".join(self.held))
+            self.held = []
+            self.out.flush()
+
+    def _new_line(self) -> None:
+        self.out.flush()
+        if not self.at_line_start:
+            self.out.write("\n")
+            self.at_line_start = True
+
+    def _restart(self) -> None:
+        """The reply was cut off and is requested again from its start: drop its held text;
+        what a terminal already shows stays, ended and marked as cut off."""
+        self.held = []
+        if self.shown:
+            self._new_line()
+            self._err(f"{self.s.dim}↻ reply cut off; retrying{self.s.reset}")
+        self.shown = False
 
     def _other(self, event: Event) -> None:
         s = self.s
         if isinstance(event, ToolStart):
-            self.out.flush()
-            if not self.at_line_start:
-                self.out.write("\n")
-                self.at_line_start = True
+            self._new_line()
             self._err(f"{s.cyan}→ {event.name}{s.reset} {summarize_args(event.args)}")
         elif isinstance(event, ToolEnd):
             first, _, rest = (event.display or "").partition("\n")
@@ -158,6 +176,8 @@ class TextRenderer:
         elif isinstance(event, ErrorEvent):
             tail = " — retrying" if event.retrying else ""
             self._err(f"{s.yellow}warning:{s.reset} {event.message}{tail}")
+            if event.discard:
+                self._restart()
         elif isinstance(event, SubagentProgress):
             self._err(f"{s.dim}  ↳ {event.message}{s.reset}")
         elif isinstance(event, TodoChanged):
@@ -167,9 +187,7 @@ class TextRenderer:
         elif isinstance(event, Compacted):
             self._err(f"{s.dim}compacted context: {event.pre_tokens} → {event.post_tokens} tokens")
         elif isinstance(event, TurnEnd):
-            if not self.at_line_start:
-                self.out.write("\n")
-                self.at_line_start = True
+            self._new_line()
             self.out.flush()
             if event.error:
                 self._err(f"{s.red}error:{s.reset} {event.error}")
@@ -185,119 +203,5 @@ class TextRenderer:
             )
 
     def finish(self, result: dict[str, Any]) -> None:
+        self._release()
         self.out.flush()
-
-
-class JsonRenderer:
-    """`--output-format json`: the JSON Lines of SPEC §9, the result line last."""
-
-    def __init__(self, out: IO[str] = sys.stdout) -> None:
-        self.out = out
-
-    def write(self, obj: dict[str, Any]) -> None:
-        self.out.write(dumps(obj) + "\n")
-        self.out.flush()
-
-    def start(self, init: dict[str, Any]) -> None:
-        self.write(init)
-
-    def emit(self, event: Event) -> None:
-        if isinstance(event, TextDelta):
-            self.write({"type": "text", "text": event.text})
-        elif isinstance(event, ReasoningDelta):
-            self.write({"type": "reasoning", "text": event.text})
-        elif isinstance(event, ToolStart):
-            self.write(
-                {"type": "tool_call", "id": event.id, "tool": event.name, "args": event.args}
-            )
-        elif isinstance(event, ToolEnd):
-            self.write(
-                {
-                    "type": "tool_result",
-                    "id": event.id,
-                    "tool": event.name,
-                    "result": event.output[:RESULT_PREVIEW],
-                    "is_error": event.is_error,
-                    "duration_ms": event.duration_ms,
-                }
-            )
-        elif isinstance(event, Compacted):
-            self.write(
-                {
-                    "type": "compact",
-                    "trigger": event.trigger,
-                    "pre_tokens": event.pre_tokens,
-                    "post_tokens": event.post_tokens,
-                }
-            )
-        elif isinstance(event, ErrorEvent):
-            self.write({"type": "error", "message": event.message, "retrying": event.retrying})
-        elif isinstance(event, TodoChanged):
-            self.write({"type": "todo", "items": event.items})
-        elif isinstance(event, SubagentProgress):
-            self.write(subagent_line(event))
-        elif isinstance(event, Notice):  # not a §9 event: stdout stays exactly the schema
-            sys.stderr.write(f"agent: {event.message}\n")
-
-    def finish(self, result: dict[str, Any]) -> None:
-        self.write(result)
-
-
-class StreamJsonRenderer(JsonRenderer):
-    """`--output-format stream-json`: Claude Code's shape (system/assistant/user/result)."""
-
-    def __init__(self, out: IO[str] = sys.stdout) -> None:
-        super().__init__(out)
-        self.session_id = ""
-        self.model = ""
-        self.n = 0
-
-    def start(self, init: dict[str, Any]) -> None:
-        self.session_id, self.model = init["session_id"], init["model"]
-        self.write({**init, "permissionMode": init["permission_mode"], "apiKeySource": "env"})
-
-    def emit(self, event: Event) -> None:
-        if isinstance(event, AssistantMessage):
-            self.n += 1
-            content: list[dict[str, Any]] = []
-            if event.reasoning:
-                content.append({"type": "thinking", "thinking": event.reasoning})
-            if event.text:
-                content.append({"type": "text", "text": event.text})
-            for c in event.tool_calls:
-                content.append(
-                    {"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["args"]}
-                )
-            u = event.usage or {}
-            message = {
-                "id": f"msg_{self.session_id[:8]}_{self.n}",
-                "type": "message",
-                "role": "assistant",
-                "model": self.model,
-                "content": content,
-                "stop_reason": "tool_use" if event.tool_calls else "end_turn",
-                "usage": {
-                    "input_tokens": u.get("input_tokens", 0),
-                    "output_tokens": u.get("output_tokens", 0),
-                    "cache_read_input_tokens": u.get("cached_tokens", 0),
-                },
-            }
-            self._wrap("assistant", message)
-        elif isinstance(event, ToolEnd):
-            block = {
-                "type": "tool_result",
-                "tool_use_id": event.id,
-                "content": event.output,
-                "is_error": event.is_error,
-            }
-            self._wrap("user", {"role": "user", "content": [block]})
-
-    def _wrap(self, kind: str, message: dict[str, Any]) -> None:
-        self.write(
-            {
-                "type": kind,
-                "message": message,
-                "parent_tool_use_id": None,
-                "session_id": self.session_id,
-            }
-        )

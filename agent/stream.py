@@ -81,6 +81,7 @@ class Assembler:
         self.finish_reason: str | None = None
         self.pending = ""  # text withheld because it may be the start of leaked markup
         self.suppress = False  # leaked markup seen: show no more text
+        self.shown = False  # some text or reasoning went to on_text/on_reasoning
 
     def feed(self, chunk: Any) -> None:
         if getattr(chunk, "object", None) == "error":
@@ -96,6 +97,7 @@ class Assembler:
                 r = getattr(delta, "reasoning_content", None) or getattr(delta, "reasoning", None)
                 if r:
                     self.reasoning.append(r)
+                    self.shown = True
                     self.on_reasoning(r)
                 content = getattr(delta, "content", None)
                 if content:
@@ -116,15 +118,19 @@ class Assembler:
             s, self.pending = self.pending + s, ""
         cut = leaks.split_safe(s)
         if cut is None:
-            self.on_text(s)
+            self._show(s)
             return
         at, is_marker = cut
         if at:
-            self.on_text(s[:at])
+            self._show(s[:at])
         if is_marker:
             self.suppress = True
         else:
             self.pending = s[at:]
+
+    def _show(self, s: str) -> None:
+        self.shown = True
+        self.on_text(s)
 
     def _fragment(self, tc: Any) -> None:
         idx = getattr(tc, "index", None)
@@ -154,7 +160,7 @@ class Assembler:
         if self.finish_reason is None:
             raise CutStream("the stream ended without a finish_reason")
         if self.pending and not self.suppress:
-            self.on_text(self.pending)
+            self._show(self.pending)
         reply = Reply(
             text="".join(self.text),
             reasoning="".join(self.reasoning),

@@ -3,12 +3,13 @@
 Finished markdown blocks (paragraphs, lists, closed code fences) are printed once, for good; only
 the block still being written lives in a transient rich Live region, cut to the screen height.
 So nothing is printed twice and the region never scrolls out of reach (no flicker, no copies).
+A reply cut off and retried drops its unprinted text; if blocks of it were printed already, a
+dim line says the reply starts over.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -27,60 +28,11 @@ from agent.events import (
     TurnEnd,
 )
 from agent.render import summarize_args
+from agent.tui_blocks import diff_text, finished, tail
 
 FPS = 12
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 CODE_THEME = "monokai"
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-
-
-def finished(text: str) -> int:
-    """Length of the prefix of `text` made of finished blocks (blank line or closed fence)."""
-    pos = cut = 0
-    fence = ""
-    for line in text.splitlines(keepends=True):
-        if not line.endswith("\n"):
-            break
-        pos += len(line)
-        m = _FENCE.match(line)
-        if fence:
-            mark = m.group(1) if m else ""
-            if mark and line.strip() == mark and mark[0] == fence[0] and len(mark) >= len(fence):
-                fence, cut = "", pos
-        elif m:
-            fence = m.group(1)
-        elif not line.strip():
-            cut = pos
-    return cut
-
-
-def tail(text: str, keep: int) -> str:
-    """The last `keep` lines of a block being written, with its code fence reopened if cut:
-    only what fits on the screen is rendered, however long the block grows."""
-    lines = text.split("\n")
-    if len(lines) <= keep:
-        return text
-    opener = ""
-    for line in lines[:-keep]:
-        m = _FENCE.match(line)
-        if m and not opener:
-            opener = line
-        elif m and line.strip() == m.group(1) and m.group(1)[0] == opener.strip()[0]:
-            opener = ""
-    return "\n".join(([opener] if opener else []) + lines[-keep:])
-
-
-def diff_text(diff: str) -> Any:
-    """A unified diff as a rich Text: additions green, removals red, hunks cyan."""
-    from rich.text import Text
-
-    out = Text()
-    styles = {"+": "green", "-": "red", "@": "cyan"}
-    for line in diff.splitlines():
-        head = line.startswith(("+++", "---", "diff --git", "index "))
-        out.append(line + "\n", style="bold" if head else styles.get(line[:1], ""))
-    out.rstrip()
-    return out
 
 
 class LiveRenderer:
@@ -94,6 +46,7 @@ class LiveRenderer:
         self.think = ""  # reasoning not yet printed
         self.thinking = False
         self.blocks = 0  # markdown blocks printed in this reply (for spacing)
+        self.reasoned = False  # reasoning of this reply was printed
         self.running: dict[str, tuple[str, float]] = {}
         self.since: float | None = None  # waiting for the model since
         self.streaming = False  # the current reply has started to arrive
@@ -226,7 +179,7 @@ class LiveRenderer:
 
     def _flush(self) -> None:
         self._flush_text()
-        self.blocks = 0
+        self.blocks, self.reasoned = 0, False
 
     def _end_thinking(self) -> None:
         if self.thinking:
@@ -246,7 +199,7 @@ class LiveRenderer:
                 block, self.text = self.text[:cut], self.text[cut:]
                 self._markdown(block)
         elif isinstance(event, ReasoningDelta):
-            self.streaming = True
+            self.streaming = self.reasoned = True
             if not self.thinking:
                 self.line("[thinking]", "dim")
                 self.thinking = True
@@ -275,6 +228,8 @@ class LiveRenderer:
             self.line(
                 f"warning: {event.message}{' — retrying' if event.retrying else ''}", "yellow"
             )
+            if event.discard:
+                self._restart()
         elif isinstance(event, Notice):
             self.line(f"note: {event.message}", "yellow")
         elif isinstance(event, Compacted):
@@ -288,6 +243,18 @@ class LiveRenderer:
                 self.line("⎿ interrupted · the conversation is intact", "dim")
             elif event.error:
                 self.line(f"error: {event.error}", "red")
+
+    def _restart(self) -> None:
+        """The reply is requested again from its start: forget what the live region held of it
+        and, when part of it was printed for good, say that the reply starts over."""
+        printed = self.blocks > 0 or self.reasoned
+        if self.thinking:
+            self.think, self.thinking = "", False
+            self.line("[/thinking]", "dim")
+        self.text, self.blocks, self.reasoned = "", 0, False
+        self.since, self.streaming = time.monotonic(), False
+        if printed:
+            self.line("↻ reply cut off; retrying", "dim")
 
     def _tool_end(self, e: ToolEnd) -> None:
         self.running.pop(e.id, None)

@@ -377,3 +377,81 @@ def test_think_without_a_reasoning_setup_warns(
     r = run(fake_env, project, "--provider", "vllm", "--think", "--trust-project", "q")
     assert "--think: provider" not in r.stderr
     assert fake.requests[1]["chat_template_kwargs"] == {"enable_thinking": True}
+
+
+CUT = "partial answer that gets cut off somewhere"
+
+
+def test_a_cut_and_retried_reply_is_written_once(
+    fake: FakeOpenAI, fake_env: dict, project: Path, tmp_path: Path
+) -> None:
+    fake.script(text(CUT, pieces=8, cut_after=4), text(CUT, pieces=8))
+    answer = tmp_path / "ans.txt"
+    with answer.open("w") as out:  # `agent "q" > ans.txt`
+        r = subprocess.run(
+            [*AGENT, "q"], env=fake_env, cwd=project, stdout=out, stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL, text=True, timeout=60,
+        )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert answer.read_text() == CUT + "\n"
+    assert "CutStream" in r.stderr and "retrying" in r.stderr
+    fake.script(text(CUT, pieces=8, cut_after=4), text(CUT, pieces=8))
+    piped = run(fake_env, project, "q")  # `agent "q" | cat`
+    assert piped.stdout == CUT + "\n", piped.stderr
+
+
+def test_json_lines_say_to_discard_the_partial_reply(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    fake.script(text(CUT, pieces=8, cut_after=4), text(CUT, pieces=8))
+    events = lines(run(fake_env, project, "--output-format", "json", "q").stdout)
+    kinds = [e["type"] for e in events]
+    retry = kinds.index("error")
+    assert events[retry]["retrying"] is True and events[retry]["discard_partial"] is True
+    assert "text" in kinds[:retry]  # the partial deltas come before the line …
+    after = "".join(e["text"] for e in events[retry:] if e["type"] == "text")
+    assert after == CUT == events[-1]["result"]  # … and the retried reply whole after it
+    fake.script(error(503, "busy", headers={"Retry-After": "0"}), text("ok"))
+    events = lines(run(fake_env, project, "--output-format", "json", "q").stdout)
+    assert next(e for e in events if e["type"] == "error")["discard_partial"] is False
+
+
+def test_stream_json_holds_the_retried_reply_once(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    fake.script(text(CUT, pieces=8, cut_after=4), text(CUT, pieces=8))
+    events = lines(run(fake_env, project, "--output-format", "stream-json", "q").stdout)
+    assert [e["type"] for e in events] == ["system", "assistant", "result"]
+    assert events[1]["message"]["content"] == [{"type": "text", "text": CUT}]
+    assert events[-1]["result"] == CUT
+
+
+def test_text_renderer_on_a_terminal_marks_the_retry() -> None:
+    import io
+
+    from agent.events import AssistantMessage, ErrorEvent, ReasoningDelta, TextDelta, TurnEnd
+    from agent.render import TextRenderer
+
+    class _Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    def play(r: TextRenderer) -> None:
+        for event in (
+            ReasoningDelta("hm"),
+            TextDelta("partial ans"),
+            ErrorEvent("CutStream: dropped", retrying=True, discard=True),
+            TextDelta("full "),
+            TextDelta("answer"),
+            AssistantMessage("full answer", "", []),
+            TurnEnd("success", "full answer", 1),
+        ):
+            r.emit(event)
+
+    out, err = _Tty(), io.StringIO()
+    play(TextRenderer(out, err))
+    assert out.getvalue() == "partial ans\nfull answer\n"  # live, the retry on a new line
+    assert err.getvalue().index("[/thinking]") < err.getvalue().index("↻ reply cut off; retrying")
+    held = io.StringIO()
+    play(TextRenderer(held, io.StringIO()))
+    assert held.getvalue() == "full answer\n"

@@ -81,6 +81,25 @@ async def test_cut_stream_is_retried_without_duplicates(fake: FakeOpenAI, tmp_pa
     assert "CutStream" in of_type(rec, ErrorEvent)[0].message
 
 
+async def test_a_retry_after_shown_deltas_says_to_discard_them(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    fake.script(
+        error(503, "busy", headers={"Retry-After": "0"}),  # nothing shown yet
+        text("cut short", reasoning="hm", pieces=4, cut_after=2),  # reasoning shown, then cut
+        text("answer", reasoning="hm"),
+    )
+    agent, rec = make_agent(fake, tmp_path)
+    assert (await agent.run_turn("q")).text == "answer"
+    assert [(e.retrying, e.discard) for e in of_type(rec, ErrorEvent)] == [
+        (True, False),
+        (True, True),
+    ]
+    kinds = [type(e).__name__ for e in rec.events if type(e) in (ErrorEvent, ReasoningDelta)]
+    cut = kinds.index("ErrorEvent", 1)
+    assert "ReasoningDelta" in kinds[1:cut]  # the deltas the discard refers to came before it
+
+
 async def test_stream_ending_without_finish_reason_is_retried(
     fake: FakeOpenAI, tmp_path: Path
 ) -> None:

@@ -447,3 +447,57 @@ def test_a_permission_prompt_while_idle_leaves_the_repl_usable(
     term.wait_for("plain answer")
     term.send("\x04")
     assert term.wait_exit() == 0
+
+
+async def test_renderer_drops_the_live_text_of_a_retried_reply() -> None:
+    from agent.events import ErrorEvent
+
+    console = Console(file=io.StringIO(), width=80, color_system=None)
+    r = LiveRenderer(console)
+    r.begin()
+    r.emit(TextDelta("partial answer that ge"))  # only in the live region
+    r.emit(ErrorEvent("CutStream: dropped", retrying=True, discard=True))
+    assert r.text == ""
+    for piece in ("partial answer ", "that gets cut off somewhere"):
+        r.emit(TextDelta(piece))
+    assert r.text == "partial answer that gets cut off somewhere"  # the live region: once
+    r.emit(AssistantMessage(r.text, "", []))
+    r.end()
+    shown = console.file.getvalue()
+    assert shown.count("partial answer") == 1
+    assert "partial answer that gets cut off somewhere" in shown
+    assert "↻" not in shown  # nothing of the cut reply was printed for good
+
+
+async def test_renderer_marks_a_retry_after_printed_blocks() -> None:
+    from agent.events import ErrorEvent
+
+    console = Console(file=io.StringIO(), width=80, color_system=None)
+    r = LiveRenderer(console)
+    r.begin()
+    r.emit(TextDelta("First para.\n\nSecond pa"))  # the first block is printed for good
+    r.emit(ErrorEvent("CutStream: dropped", retrying=True, discard=True))
+    r.emit(TextDelta("First para.\n\nSecond para."))
+    assert r.text == "Second para."
+    r.emit(AssistantMessage("First para.\n\nSecond para.", "", []))
+    r.end()
+    shown = console.file.getvalue()
+    assert shown.count("First para.") == 2  # the cut copy, then the retried reply …
+    cut, retried = shown.split("↻ reply cut off; retrying")  # … with the note between them
+    assert "First para." in cut and "Second pa" not in cut
+    assert "First para." in retried and retried.count("Second para.") == 1
+
+
+def test_one_shot_on_a_terminal_restarts_a_cut_reply_on_a_new_line(
+    fake_env: dict[str, str], fake: FakeOpenAI, project: Path
+) -> None:
+    answer = "partial answer that gets cut off somewhere"
+    fake.script(text(answer, pieces=8, cut_after=4), text(answer, pieces=8))
+    t = Term(fake_env, project, "q")
+    try:
+        assert t.wait_exit() == 0
+        shown = t.text()
+        assert "↻ reply cut off; retrying" in shown
+        assert answer in shown.splitlines()  # the retried reply whole, on its own line
+    finally:
+        t.close()

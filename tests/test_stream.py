@@ -195,3 +195,15 @@ def test_any_split_assembles_the_same_reply(
     assert [c.id for c in reply.calls] == [f"c{i}" for i in range(len(args))]
     if "<" not in content:
         assert reply.shown == content
+
+
+def test_shown_tells_whether_a_delta_reached_the_screen() -> None:
+    asm = Assembler()
+    asm.feed(ns({**chunk({"role": "assistant"}), "usage": None}))
+    asm.feed(ns({**chunk({"content": "<｜DS"}), "usage": None}))  # held back: may be markup
+    assert not asm.shown  # a retry from here has nothing on screen to discard
+    asm.feed(ns({**chunk({"content": "x is fine"}), "usage": None}))
+    assert asm.shown
+    thinking = Assembler()
+    thinking.feed(ns({**chunk({"reasoning_content": "hmm"}), "usage": None}))
+    assert thinking.shown

@@ -1,0 +1,58 @@
+"""Markdown blocks for the REPL renderer: where finished blocks end, the visible tail of the
+block being written, and unified diffs as rich Text."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def finished(text: str) -> int:
+    """Length of the prefix of `text` made of finished blocks (blank line or closed fence)."""
+    pos = cut = 0
+    fence = ""
+    for line in text.splitlines(keepends=True):
+        if not line.endswith("\n"):
+            break
+        pos += len(line)
+        m = _FENCE.match(line)
+        if fence:
+            mark = m.group(1) if m else ""
+            if mark and line.strip() == mark and mark[0] == fence[0] and len(mark) >= len(fence):
+                fence, cut = "", pos
+        elif m:
+            fence = m.group(1)
+        elif not line.strip():
+            cut = pos
+    return cut
+
+
+def tail(text: str, keep: int) -> str:
+    """The last `keep` lines of a block being written, with its code fence reopened if cut:
+    only what fits on the screen is rendered, however long the block grows."""
+    lines = text.split("\n")
+    if len(lines) <= keep:
+        return text
+    opener = ""
+    for line in lines[:-keep]:
+        m = _FENCE.match(line)
+        if m and not opener:
+            opener = line
+        elif m and line.strip() == m.group(1) and m.group(1)[0] == opener.strip()[0]:
+            opener = ""
+    return "\n".join(([opener] if opener else []) + lines[-keep:])
+
+
+def diff_text(diff: str) -> Any:
+    """A unified diff as a rich Text: additions green, removals red, hunks cyan."""
+    from rich.text import Text
+
+    out = Text()
+    styles = {"+": "green", "-": "red", "@": "cyan"}
+    for line in diff.splitlines():
+        head = line.startswith(("+++", "---", "diff --git", "index "))
+        out.append(line + "\n", style="bold" if head else styles.get(line[:1], ""))
+    out.rstrip()
+    return out
