@@ -3,9 +3,11 @@
 Before a file tool changes a file, its previous bytes (or its absence) are stored with the
 session, content-addressed; after the change, the hash of what the agent wrote is recorded too,
 so a restore can tell when a file was changed outside the agent since. A bash command is read
-before it runs (agent/checkpoint_shell.py): the files it would delete (`rm`, `unlink`, `git rm`,
-`mv` sources) are snapshotted the same way, with what was there after it ran; its other changes
-(edits, new files) are not tracked.
+before it runs (agent/checkpoint_shell.py): the files it would delete or write over (`rm`,
+`unlink`, `git rm`, `mv` sources, the destinations of `mv`/`cp`/`install`, `> file`) are
+snapshotted the same way, with what was there after it ran; its other changes (edits, new
+files) are not tracked. A checkpoint lists a file only when it really changed after the
+snapshot (a refused edit, or an `rm -i` answered no, changed nothing).
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ def own_words(content: str) -> str:
 
 class Snapshots:
     """Dispatch middleware that snapshots files before file tools change them, and before
-    bash commands delete them."""
+    bash commands delete or overwrite them."""
 
     def __init__(self, store: SessionFile, workspace: Workspace | None = None) -> None:
         self.store = store
@@ -116,7 +118,7 @@ class Snapshots:
         return result
 
     async def _bash(self, call: Call, ctx: ToolContext, nxt: Next) -> ToolResult:
-        """Snapshot what the command would delete; afterwards record what is there."""
+        """Snapshot what the command would delete or overwrite; afterwards record what is there."""
         found = doomed(call.args["command"], ctx.cwd, self.workspace)
         if found is None:
             return await nxt(call, ctx)
@@ -153,14 +155,16 @@ class Checkpoint:
     files: list[str] = field(default_factory=list)  # changed at or after this checkpoint
     deleted: list[str] = field(default_factory=list)  # of those, deleted by a bash command
     untracked: list[str] = field(default_factory=list)  # "path (why)": too large to snapshot
+    root: str = ""  # the project root, for showing paths relative to it
 
 
 def checkpoints(records: list[dict[str, Any]]) -> list[Checkpoint]:
     """Checkpoints in order, each with the files the agent changed from then on.
 
-    A file a bash command was about to delete counts only if the command changed it."""
+    A snapshot counts only if what was there after the call differs from it (a failed edit,
+    or a file a bash command left alone, is not a change)."""
     out: list[Checkpoint] = []
-    pending: dict[str, tuple[int, str | None]] = {}  # bash snapshots awaiting their outcome
+    pending: dict[str, tuple[int, str | None]] = {}  # snapshots awaiting their outcome
 
     def add(n: int, path: str, deleted: bool = False) -> None:
         for cp in out:
@@ -173,14 +177,12 @@ def checkpoints(records: list[dict[str, Any]]) -> list[Checkpoint]:
         t = rec.get("t")
         if t == "checkpoint":
             out.append(Checkpoint(rec["n"], rec["time"], rec["prompt"], rec["msg_index"]))
-        elif t == "snapshot" and rec.get("by") == "bash":
-            pending[rec["path"]] = (rec["n"], rec["blob"])
         elif t == "snapshot":
-            add(rec["n"], rec["path"])
-        elif t == "written" and rec.get("by") == "bash" and rec["path"] in pending:
+            pending[rec["path"]] = (rec["n"], rec["blob"])
+        elif t == "written" and rec["path"] in pending:
             n, blob = pending.pop(rec["path"])
             if rec["hash"] != blob:
-                add(n, rec["path"], deleted=rec["hash"] is None)
+                add(n, rec["path"], deleted=rec.get("by") == "bash" and rec["hash"] is None)
         elif t == "untracked":
             for cp in out:
                 if cp.n <= rec["n"]:

@@ -4,10 +4,11 @@ The conversation is replayed from the session file up to the checkpoint, so it c
 past compactions, /clear and earlier rewinds.
 
 Only files this session changed are restored: through its file tools, and files its bash
-commands deleted (`rm`, `unlink`, `git rm`, `mv` sources), brought back with their content and
-mode. A file changed outside the agent since (a deleted file re-created, say) is not overwritten
-unless the user confirms. Other changes made by bash commands are not tracked, and the listing
-says so.
+commands deleted or wrote over (`rm`, `unlink`, `git rm`, `mv` sources, what `mv`, `cp` or
+`install` replaced, a file `>` truncated), brought back with their content and mode. A file
+changed outside the agent since (a deleted file re-created, say) is not overwritten unless the
+user confirms. Other changes made by bash commands are not tracked, and the listing says so.
+Files are named by their path from the project root (src/main.py and tests/main.py differ).
 """
 
 from __future__ import annotations
@@ -21,29 +22,36 @@ from agent.checkpoints import Checkpoint, FilePlan, checkpoints, plan_restore, r
 from agent.session import load, messages_of
 
 BASH_NOTE = (
-    "of bash commands, only the files they delete (rm, unlink, git rm, mv) are tracked; "
-    "their other changes are not restored"
+    "of bash commands, only the files they delete or write over (rm, unlink, git rm, mv, cp, "
+    "install, > file) are tracked; their other changes are not restored"
 )
 
 
 def listing(run: Any) -> list[Checkpoint]:
     """This session's checkpoints, oldest first."""
-    return checkpoints(load(run.store.path).records)
+    cps = checkpoints(load(run.store.path).records)
+    root = os.path.realpath(run.cfg.root)  # snapshots name files by their real path
+    for cp in cps:
+        cp.root = root
+    return cps
 
 
 def describe(cp: Checkpoint) -> str:
     when = datetime.datetime.fromtimestamp(cp.time).strftime("%H:%M:%S")
     prompt = " ".join(cp.prompt.split())[:60]
     shown = sorted(cp.files, key=lambda p: p not in cp.deleted)[:3]  # deletions first
-    names = ", ".join(_name(p) + (" (deleted)" if p in cp.deleted else "") for p in shown)
+    names = ", ".join(_name(p, cp) + (" (deleted)" if p in cp.deleted else "") for p in shown)
     more = f" +{len(cp.files) - 3}" if len(cp.files) > 3 else ""
     files = f"changed since: {names}{more}" if cp.files else "no file changes since"
     untracked = f" · not tracked: {', '.join(cp.untracked)}" if cp.untracked else ""
     return f"#{cp.n} {when} · {prompt} · {files}{untracked}"
 
 
-def _name(path: str) -> str:
-    return os.path.basename(path)
+def _name(path: str, cp: Checkpoint) -> str:
+    """The path from the project root; a file outside it keeps its full path."""
+    if cp.root and path.startswith(cp.root.rstrip(os.sep) + os.sep):
+        return os.path.relpath(path, cp.root)
+    return path
 
 
 @dataclass
@@ -79,7 +87,7 @@ def rewind_files(run: Any, cp: Checkpoint, force: bool = False) -> Outcome:
     plans = file_plans(run, cp)
     conflicts = [p.path for p in plans if p.conflict]
     restored = restore(run.store, plans, force=force)
-    back = [_name(p.path) for p in plans if p.missing and p.restore_to and p.path in restored]
+    back = [_name(p.path, cp) for p in plans if p.missing and p.restore_to and p.path in restored]
     msg = f"restored {len(restored)} file(s)"
     if back:
         msg += f", {len(back)} of them deleted: {', '.join(back[:5])}"

@@ -1,5 +1,5 @@
-"""/rewind in a real git repository: edits, creations, deletions by bash commands, and the
-"changed outside" refusal."""
+"""/rewind in a real git repository: edits, creations, files bash commands deleted or wrote
+over, and the "changed outside" refusal."""
 
 from __future__ import annotations
 
@@ -29,13 +29,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     r = tmp_path / "repo"
     r.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=r, check=True)
-    (r / "app.py").write_text("print('v1')\n")
-    subprocess.run(["git", "add", "."], cwd=r, check=True)
-    subprocess.run(
-        ["git", "-c", "user.email=a@b", "-c", "user.name=t", "commit", "-qm", "init"],
-        cwd=r,
-        check=True,
-    )
+    _commit(r, {"app.py": "print('v1')\n"})
     return r
 
 
@@ -55,17 +49,11 @@ def git_status(repo: Path) -> str:
 
 
 async def _two_turns(fake: FakeOpenAI, run: object) -> None:
-    fake.script(
-        tool_calls(
-            [
-                ("edit_file", {"path": "app.py", "old_string": "v1", "new_string": "v2"}),
-                ("write_file", {"path": "new.py", "content": "x = 1\n"}),
-            ]
-        ),
-        text("edited and created"),
-        tool_calls([("edit_file", {"path": "app.py", "old_string": "v2", "new_string": "v3"})]),
-        text("edited again"),
-    )
+    edit = {"path": "app.py", "old_string": "v1", "new_string": "v2"}
+    create = ("write_file", {"path": "new.py", "content": "x = 1\n"})
+    again = {"path": "app.py", "old_string": "v2", "new_string": "v3"}
+    fake.script(tool_calls([("edit_file", edit), create]), text("edited and created"))
+    fake.script(tool_calls([("edit_file", again)]), text("edited again"))
     await run.agent.run_turn("change things")  # type: ignore[attr-defined]
     await run.agent.run_turn("change more")  # type: ignore[attr-defined]
 
@@ -83,10 +71,8 @@ async def test_rewind_files_and_conversation(fake: FakeOpenAI, run: object, repo
     assert (repo / "app.py").read_text() == "print('v1')\n"
     assert not (repo / "new.py").exists()
     assert "bash" in out.message
-    status = git_status(repo)
-    assert status.strip() == "?? .agent/"
-    out = rewind_conversation(run, cps[1])
-    assert out.conversation
+    assert git_status(repo) == "?? .agent/\n"
+    assert rewind_conversation(run, cps[1]).conversation
     agent = run.agent  # type: ignore[attr-defined]
     assert agent.messages[-1]["content"] == "edited and created"
     stored = messages_of(load(run.store.path).records)  # type: ignore[attr-defined]
@@ -158,7 +144,7 @@ async def test_rewind_after_clear_and_to_the_start(fake: FakeOpenAI, run: object
     assert first.startswith("<env>") and first.endswith("again")  # the env block is back
 
 
-# Deletions made through bash: rm, rm -r, git rm, mv.
+# Files bash commands delete (rm, rm -r, git rm, mv) or write over (mv, cp, install, >).
 
 
 @pytest.fixture
@@ -177,11 +163,8 @@ def _commit(repo: Path, files: dict[str, str]) -> None:
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(content)
     subprocess.run(["git", "add", "."], cwd=repo, check=True)
-    subprocess.run(
-        ["git", "-c", "user.email=a@b", "-c", "user.name=t", "commit", "-qm", "more"],
-        cwd=repo,
-        check=True,
-    )
+    commit = "git -c user.email=a@b -c user.name=t commit -qm more"
+    subprocess.run(commit.split(), cwd=repo, check=True)
 
 
 def _unstage(repo: Path) -> None:
@@ -211,7 +194,7 @@ async def test_rewind_restores_files_deleted_by_bash(
     assert [len(cp.files) for cp in cps] == [5, 4, 2, 1]
     assert "notes.txt (deleted)" in describe(cps[0]) and "a.txt (deleted)" in describe(cps[3])
     await rewind(ctx, "")
-    assert "tracked.txt (deleted)" in out.getvalue() and "rm, unlink, git rm, mv" in out.getvalue()
+    assert "tracked.txt (deleted)" in out.getvalue() and "git rm, mv, cp" in out.getvalue()
 
     await rewind(ctx, "4 files")  # mv: a.txt comes back; b.txt, made by bash, stays
     assert (repo / "a.txt").read_text() == "untracked a\n"
@@ -222,7 +205,7 @@ async def test_rewind_restores_files_deleted_by_bash(
     await rewind(ctx, "2 files")
     assert (repo / "docs/a.md").read_text() == "A\n"
     assert (repo / "docs/sub/b.md").read_text() == "B\n"
-    assert "2 of them deleted: a.md, b.md" in out.getvalue()
+    assert "2 of them deleted: docs/a.md, docs/sub/b.md" in out.getvalue()
     await rewind(ctx, "1 files")
     assert (repo / "notes.txt").read_text() == "notes\n"
     assert (repo / "notes.txt").stat().st_mode & 0o777 == 0o750
@@ -231,6 +214,30 @@ async def test_rewind_restores_files_deleted_by_bash(
     assert status == {"?? a.txt", "?? b.txt"}  # the rest as committed
     await rewind(ctx, "1 files")
     assert out.getvalue().rstrip().splitlines()[-1].startswith("restored 0 file(s) (")
+
+
+async def test_rewind_restores_files_bash_wrote_over(
+    fake: FakeOpenAI, bash_run: Any, repo: Path
+) -> None:
+    run, ctx, out = bash_run
+    committed = {"src/main.py": "v1\n", "tests/main.py": "t\n", "b.txt": "b\n", "log": "old\n"}
+    _commit(repo, committed)
+    edit = {"path": "src/main.py", "old_string": "v1", "new_string": "v2"}
+    refused = {"path": "tests/main.py", "old_string": "absent", "new_string": "x"}
+    fake.script(tool_calls([("edit_file", edit), ("edit_file", refused)]), text("edited"))
+    await run.agent.run_turn("edit main")
+    assert "not found" in fake.requests[-1]["messages"][-1]["content"]  # the edit was refused
+    assert describe(listing(run)[0]).endswith("changed since: src/main.py")  # not tests/main.py
+    await _bash_turns(fake, run, "mv b.txt src/main.py && cp src/main.py tests/ && echo > log")
+    assert (repo / "src/main.py").read_text() == (repo / "tests/main.py").read_text() == "b\n"
+    shown = "changed since: b.txt (deleted), src/main.py, tests/main.py +1"
+    assert describe(listing(run)[1]).endswith(shown)
+    await rewind(ctx, "2 files")
+    assert "restored 4 file(s), 1 of them deleted: b.txt" in out.getvalue()
+    assert (repo / "src/main.py").read_text() == "v2\n"  # as the edit left it
+    assert (repo / "tests/main.py").read_text() == "t\n" and (repo / "log").read_text() == "old\n"
+    await rewind(ctx, "1 files")  # src/main.py as committed, like the rest
+    assert git_status(repo) == ""  # (.agent/.gitignore was committed too)
 
 
 async def test_deleted_file_recreated_by_user_is_refused(
@@ -269,10 +276,11 @@ async def test_bash_without_deletions_records_nothing(
     assert (repo / "made.txt").exists() and (repo / "app.py").exists()
 
 
-def test_what_bash_would_delete(tmp_path: Path) -> None:
+def test_what_bash_would_delete_or_write_over(tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     (ws / "d").mkdir(parents=True)
-    for name in ("a.txt", "b.txt", "d/c.txt"):
+    (ws / "e").mkdir()
+    for name in ("a.txt", "b.txt", "d/c.txt", "e/c.txt"):
         (ws / name).write_text(name)
     (tmp_path / "outside.txt").write_text("o")
     (ws / "link").symlink_to(tmp_path / "outside.txt")
@@ -294,3 +302,10 @@ def test_what_bash_would_delete(tmp_path: Path) -> None:
     assert names("rm link ../outside.txt d/up/outside.txt") == []
     assert names("find . -name '*.o' | xargs rm -f a.txt") == ["a.txt"]
     assert names("echo $(rm b.txt)") == ["b.txt"]
+    # What moves, copies and `>` write over: the destination, or DIR/<name of the source>.
+    assert names("mv b.txt d/c.txt") == ["b.txt", "d/c.txt"]
+    assert names("mv -t e d/c.txt && git mv -f a.txt e") == ["a.txt", "d/c.txt", "e/c.txt"]
+    assert names("cp -r d e && cp d/c.txt e/ && install -m 644 a.txt b.txt") == ["b.txt", "e/c.txt"]
+    assert names("cp -rT d e") == ["e/c.txt"]  # into e itself: its files may be replaced
+    assert names("echo > a.txt 2>&1 >> b.txt; ls > /dev/null") == ["a.txt"]  # not >>
+    assert names("cd d && echo > c.txt") is None  # after a cd, a relative one is not followed
