@@ -115,7 +115,7 @@ async def run_for_user(
         runner.record_user_run(run, None, why)
         show(f"{action_id}: not run ({why})", True)
         return None
-    show(f"▶ {action_id}: {run.shown(runner.root)}", False)
+    show(f"▶ {action_id}: {run.shown(runner.workspace)}", False)
     lines, t0 = Lines(show), time.monotonic()
     try:
         outcome = await runner.run(run, on_data=lines.feed)
@@ -164,8 +164,8 @@ def _confirm(ctx: Ctx, runner: ActionRunner) -> Confirm:
         if asker is None:
             return False
         args = {"action_id": run.action.id, "params": run.params}
-        why = f"action {run.action.id!r} asks for confirmation on every run"
-        req = AskRequest("run_action", args, why, run.shown(runner.root), choices=("y", "n"))
+        why = f"action {run.action.id!r} requires confirmation from a person on every run"
+        req = AskRequest("run_action", args, why, run.shown(runner.workspace), choices=("y", "n"))
         answer = await asker(req)
         return getattr(answer, "choice", "n") == "y"
 

@@ -5,17 +5,21 @@ that neither the model nor a person has to guess the command line. Loading check
 statically (actions_schema.py) and skips a bad one with a warning naming it and the field.
 Actions are a repository's commands: they load only when the user trusts the project, and not
 at all inside a running action (its environment carries MARKER), so an action cannot start
-another. Before each run `prepare` checks again: param types and enums, placeholders, a cwd
-that exists inside the workspace (real paths, whole components), the deny list on the real argv
-(`rm -rf ${target}` with target "/"). Params become separate argv items; nothing passes through
-a shell unless the action's author wrote one.
+another. Before each run `prepare` checks again: params (actions_params.py), placeholders, a
+cwd that exists inside the workspace (real paths, whole components), the deny list on the real
+argv (`rm -rf ${target}` with target "/"; actions_danger.py). Params become separate argv
+items; nothing passes through a shell unless the action's author wrote one.
+
+The workspace is the working tree the session works in (`workspace_for`): the main checkout,
+or the git worktree made by `agent --worktree` or a /batch unit (`<repo>/.agent/worktrees/<name>`)
+holding the session's cwd — `${workspaceRoot}` and the default cwd are that worktree, while the
+actions themselves, trust and the audit log stay the main checkout's.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import math
 import os
 import re
 import shlex
@@ -23,40 +27,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.actions_danger import denied
 from agent.actions_deny import code_spots, make_assignments
-from agent.actions_schema import ROOT, denied, fill, placeholders, problems
+from agent.actions_params import ActionError, Param, arg_text, check_params
+from agent.actions_schema import ROOT, fill, placeholders, problems
 
 MARKER = "AGENT_ACTION_RUNNING"  # in an action's environment: the id of the running action
 FILE = Path(".agent") / "actions.json"
 DEFAULT_TIMEOUT = 60.0
 TRUST_HINT = "run with --trust-project or answer the trust prompt"
-_BOOLS = {"true": True, "false": False, "yes": True, "no": False, "1": True, "0": False}
-
-
-class ActionError(Exception):
-    """A run that cannot start: unknown or bad params, a cwd outside the workspace…"""
-
-
-@dataclass(frozen=True)
-class Param:
-    name: str
-    type: str  # string | integer | number | boolean
-    description: str = ""
-    required: bool = False
-    enum: tuple[Any, ...] = ()
-    default: Any = None  # None = no default (JSON null is not a valid default)
-
-    def summary(self) -> str:
-        """`level (integer, required, one of 1|2): what it is` — for prompts and /actions."""
-        bits = [self.type]
-        if self.required and self.default is None:
-            bits.append("required")
-        if self.enum:
-            bits.append("one of " + "|".join(map(_text, self.enum)))
-        if self.default is not None:
-            bits.append(f"default {_text(self.default)}")
-        about = f": {self.description}" if self.description else ""
-        return f"{self.name} ({', '.join(bits)}){about}"
 
 
 @dataclass(frozen=True)
@@ -190,10 +169,27 @@ def exposed(actions: tuple[Action, ...], settings: dict[str, Any]) -> tuple[Acti
     return tuple(a for a in actions if wanted & set(a.tags))
 
 
+def workspace_for(cwd: Path, root: Path) -> Path:
+    """The working tree a session in `cwd` works in: the innermost worktree made by the agent
+    (`.agent/worktrees/<name>` with a `.git` file) holding `cwd` inside the project `root`,
+    else `root` itself (settings.project_root maps such a worktree back to the main checkout)."""
+    real, top = Path(os.path.realpath(cwd)), Path(os.path.realpath(root))
+    if real != top and top not in real.parents:
+        return root
+    for d in (real, *real.parents):
+        if d == top:
+            break
+        in_worktrees = d.parent.name == "worktrees" and d.parent.parent.name == ".agent"
+        if in_worktrees and (d / ".git").is_file():
+            return d
+    return root
+
+
 def prepare(action: Action, given: Any, root: Path) -> Invocation:
-    """Check `given` params and build the exact command line; ActionError says what is wrong."""
+    """Check `given` params and build the exact command line for the workspace `root`;
+    ActionError says what is wrong."""
     values = check_params(action, given)
-    text = {ROOT: str(root), **{k: _text(v) for k, v in values.items()}}
+    text = {ROOT: str(root), **{k: arg_text(v) for k, v in values.items()}}
     raws = [action.command]
     argv = [fill(action.command, text)]
     for arg in action.args:
@@ -210,80 +206,13 @@ def prepare(action: Action, given: Any, root: Path) -> Invocation:
         if set(placeholders(raws[i])) - {ROOT}:
             why = "a VAR=value assignment (a shell runs it in recipes); pass a value without '='"
             raise ActionError(f"make would read {argv[i]!r} as {why}")
-    cwd = _cwd(fill(action.cwd, text), root)
-    why = denied(argv, str(cwd), code_spots(argv))  # the real argv: `rm -rf ${target}`
+    blank = dict.fromkeys(placeholders(action.cwd), "")  # an optional param left out, "" here
+    cwd = _cwd(fill(action.cwd, {**blank, **text}), root)
+    # the real argv: `rm -rf ${target}` with "/", `rm -rf ${workspaceRoot}/${dir}` with ".."
+    why = denied(argv, str(cwd), code_spots(argv), workspace=str(root))
     if why:
         raise ActionError(f"the command line {shlex.join(argv)!r} is refused: {why}")
     return Invocation(action, tuple(argv), cwd, values)
-
-
-def check_params(action: Action, given: Any) -> dict[str, Any]:
-    """The params with types coerced, enums checked and defaults filled in."""
-    given = {} if given is None else given
-    if not isinstance(given, dict):
-        raise ActionError(f'params must be an object like {{"name": value}}, got {given!r}')
-    declared = {p.name: p for p in action.params}
-    unknown = sorted(set(given) - set(declared))
-    if unknown:
-        raise ActionError(
-            f"action {action.id!r} has no param {unknown[0]!r}; it takes: {action.signature()}"
-        )
-    values: dict[str, Any] = {}
-    for p in action.params:
-        if given.get(p.name) is not None:
-            values[p.name] = coerce(p, given[p.name])
-        elif p.default is not None:
-            values[p.name] = p.default
-        elif p.required:
-            raise ActionError(f"action {action.id!r} needs param {p.summary()}")
-    return values
-
-
-def coerce(p: Param, value: Any) -> Any:
-    """`value` as the param's type ("5" → 5, "yes" → true), or ActionError."""
-    v = _convert(p.type, value)
-    if v is None:
-        raise ActionError(f"param {p.name!r} must be a {p.type}, got {value!r}")
-    if p.enum and v not in p.enum:
-        choices = ", ".join(_text(e) for e in p.enum)
-        raise ActionError(f"param {p.name!r} must be one of {choices}; got {_text(v)}")
-    if isinstance(v, str) and "\x00" in v:
-        raise ActionError(f"param {p.name!r} contains a NUL byte")
-    return v
-
-
-def _convert(kind: str, value: Any) -> Any:
-    if kind == "boolean":
-        if isinstance(value, str):
-            return _BOOLS.get(value.strip().lower())
-        return value if isinstance(value, bool) else None
-    if isinstance(value, bool):
-        return None
-    if kind == "string":  # a model may send 5 for "5"; the argv item is the same
-        return value if isinstance(value, str) else _number_text(value)
-    if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            return None
-    if not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    if kind == "integer":
-        return int(value) if float(value).is_integer() else None
-    return value
-
-
-def _number_text(value: Any) -> str | None:
-    return _text(value) if isinstance(value, (int, float)) else None
-
-
-def _text(value: Any) -> str:
-    """A param value as one argv item."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    return str(value)
 
 
 def _no_option(action: Action, arg: str, filled: str, values: dict[str, Any]) -> None:

@@ -4,124 +4,16 @@ runs, or into the choice of the program.
 Actions run without a shell, yet a program may still run an argument as code: `bash -c`, and so
 `timeout 10 bash -c`, `uv run python -c`, `env -S "…"`, `git -c alias.x=!…`, `ssh host cmd` (a
 remote shell), `make VAR=…` (expanded in recipes), `watch`, `rsync -e`… `code_spots` finds them,
-looking for shells and interpreters anywhere in argv; `programs` finds what the command and known
-wrappers (`timeout`, `sudo`, `env`, `xargs`, `find -exec`…) run.
+looking for shells and interpreters anywhere in argv; `programs` (actions_programs.py) finds
+what the command, wrappers (`timeout`, `sudo`, `env`, `find -exec`…) and subcommands (`uv run`,
+`npx`, `docker exec C`…) run.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shlex
 
-
-def _names(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-def _rows(text: str) -> list[list[str]]:
-    return [row.split() for row in text.split(";")]
-
-
-_FIND_EXEC = _names("-exec -execdir -ok -okdir")
-_WRAPPERS = {  # "name shorts operands longs…": the options that take a value (`-n 5`; "." for
-    # none), how many operands come before the program (`timeout 10 cmd`)
-    w[0]: (w[1].strip("."), frozenset(w[3:]), int(w[2]))
-    for w in _rows(
-        "env uCS 0 --unset --chdir --split-string; doas uC 0; nice n 0 --adjustment; nohup . 0;"
-        "sudo ugphCDrtUT 0 --user --group --host --prompt --chdir --role --other-user; exec a 0"
-        "; setsid . 0; command . 0; time fo 0 --format --output; unbuffer . 0; busybox . 0;"
-        "timeout sk 1 --signal --kill-after; stdbuf ioe 0 --input --output --error; taskset . 1"
-        "; ionice cnpPu 0 --class --classdata --pid --pgid --uid; chroot . 1 --userspec --groups"
-        "; chrt TPD 1 --sched-runtime --sched-period --sched-deadline; strace abeEIoOpPsSuUX 0;"
-        "flock wE 1 --timeout --conflict-exit-code; ltrace aAenoOpsSuwX 0; xargs adEILnPs 0 "
-        "--arg-file --delimiter --eof --replace --max-lines --max-args --max-procs"
-    )
-}
-
-
-def base(word: str) -> str:
-    """The program name of a word: `/usr/bin/env` → `env`."""
-    return os.path.basename(word)
-
-
-def expand(argv: list[str]) -> tuple[list[str], list[int], set[int]]:
-    """argv with each `env -S "…"` string split into the words env makes of it; for each word
-    the index in argv it came from; and the indexes of the split strings."""
-    words, origin, split = list(argv), list(range(len(argv))), set()
-    i, in_env = 0, False
-    while i < len(words):
-        w = words[i]
-        if in_env and w.startswith("-") and w != "--":
-            found = _split_string(w, words[i + 1] if i + 1 < len(words) else None)
-            if found:
-                head, value, used = found
-                src = origin[i + used - 1]
-                split.add(src)
-                try:
-                    new = [*head, *shlex.split(value)]
-                except ValueError:  # unbalanced quotes
-                    new = [*head, *value.split()]
-                words[i : i + used] = new
-                origin[i : i + used] = [origin[i]] * len(head) + [src] * (len(new) - len(head))
-                continue  # env reads the split words as its own arguments
-            i += 2 if w in ("-u", "--unset", "-C", "--chdir") else 1
-            continue
-        in_env = base(w) == "env" or (in_env and "=" in w)
-        i += 1
-    return words, origin, split
-
-
-def _split_string(opt: str, nxt: str | None) -> tuple[list[str], str, int] | None:
-    """env's -S in `opt`: the options before it, the string, and how many words it used."""
-    if opt in ("-S", "--split-string"):
-        return None if nxt is None else ([], nxt, 2)
-    if opt.startswith("--split-string="):
-        return [], opt.partition("=")[2], 1
-    for j, c in enumerate("" if opt.startswith("--") else opt[1:], 1):
-        if c in "uC":
-            return None
-        if c == "S":
-            head = [opt[:j]] if j > 1 else []
-            if j < len(opt) - 1:
-                return head, opt[j + 1 :], 1
-            return None if nxt is None else (head, nxt, 2)
-    return None
-
-
-def programs(words: list[str]) -> list[int]:
-    """Where programs start in `words`: the command, what known wrappers and `find -exec` run."""
-    todo, out = [0], set()
-    while todo:
-        k = todo.pop()
-        if k >= len(words) or k in out:
-            continue
-        out.add(k)
-        name = base(words[k])
-        if name == "find":
-            todo += [j + 1 for j in range(k + 1, len(words)) if words[j] in _FIND_EXEC]
-        elif name in _WRAPPERS:
-            todo.append(_program_after(words, k + 1, name))
-    return sorted(out)
-
-
-def _program_after(words: list[str], i: int, name: str) -> int:
-    """The index of the program a wrapper runs: past its options, `NAME=value`s and operands."""
-    shorts, longs, operands = _WRAPPERS[name]
-    while i < len(words) and words[i].startswith("-") and words[i] != "-":
-        a = words[i]
-        i += 1
-        if a == "--":
-            break
-        if a.startswith("--"):
-            i += 1 if a in longs else 0  # `--signal KILL`; `--signal=KILL` is one word
-            continue
-        j = next((j for j, c in enumerate(a[1:], 1) if c in shorts), 0)
-        i += 1 if j == len(a) - 1 else 0  # `-n 5`; `-n5` is one word
-    while name == "env" and i < len(words) and re.match(r"[^=-][^=]*=", words[i]):
-        i += 1
-    return i + operands
-
+from agent.actions_programs import base, expand, names, programs, rows
 
 _INTERPRETER = re.compile(
     r"(?:(?:ba|da|z|k|c|tc|fi|mk|a|y|ok|x?on)?sh|python|pypy|ipython|node|nodejs|deno|bun|perl"
@@ -131,22 +23,23 @@ _INTERPRETER = re.compile(
 _WHOLE = re.compile(r"pwsh|powershell|cmd\.exe|su|sg|rsh|parallel|tmux")  # all of it is code
 _PROGRAM_FIRST = re.compile(r"[gmn]?awk|g?sed")  # the first operand is the program
 _CODE_SHORT = frozenset("ceEpr")  # -c/-e/-E/-p/-r take code (or a library: ruby -r, node -r)
-_CODE_LONG = _names("--eval --print --command --exec --execute --require --import --expression")
-_OPT_VALUE = _names("-o +o -O +O -W -X --rcfile --init-file")
-_INERT = _names(  # programs that never run their arguments: `grep -r awk ${dir}` is fine
+_CODE_LONG = names("--eval --print --command --exec --execute --require --import --expression")
+_OPT_VALUE = names("-o +o -O +O -W -X --rcfile --init-file")
+_INERT = names(  # programs that never run their arguments: `grep -r awk ${dir}` is fine
     "grep egrep fgrep echo printf cat head tail wc ls cp mv rm mkdir rmdir touch ln stat du "
     "uniq cut tr basename dirname realpath readlink true false test"
 )
-_MAKE = _names("make gmake bmake remake")
+_MAKE = names("make gmake bmake remake")
 _CODE_OPTS = {  # "programs: options whose value the program runs as code or as a command"
     name: frozenset(row[row.index(":") + 1 :])
-    for row in _rows(
+    for row in rows(
         "runuser script flock : -c --command --session-command; xterm : -e; rg : --pre;"
         "rsync : -e --rsh --rsync-path; scp sftp : -o -F -S -D; sort : --compress-program;"
         "gdb : -ex --ex -eval-command --eval-command -iex -x --command; zip : -TT --unzip-command"
         "; vim vi nvim ex view : -c --cmd -S +; emacs : --eval -eval --execute -l --load;"
         "make gmake bmake remake : -E --eval; tar : --to-command --checkpoint-action -I -F "
-        "--use-compress-program --rsh-command --info-script --new-volume-script"
+        "--use-compress-program --rsh-command --info-script --new-volume-script;"
+        "nix-shell : --run --command"
     )
     for name in row[: row.index(":")]
 }
@@ -154,7 +47,7 @@ _TAIL = {  # run their command words in a shell: (options with a value, code one
     "ssh": ("BbcDEeFIiJLlmOoPpQRSWw", "oF", 1, "ssh runs the command words in a remote shell"),
     "watch": ("nq", "", 0, "watch runs its command words with sh -c"),
 }
-_GIT_CODE = _names(
+_GIT_CODE = names(
     "--exec --extcmd --upload-pack --receive-pack --exec-path --config-env --tree-filter "
     "--index-filter --env-filter --msg-filter --commit-filter --tag-name-filter --parent-filter"
 )

@@ -5,21 +5,21 @@
 imported only when a project has actions. Beyond the schema: every `${placeholder}` must be
 `workspaceRoot` or a declared param; a param may not be spliced into code a program runs nor
 choose the program (actions_deny.py finds where); `cwd` may only use params that always have a
-value. The deny list (`denied`) looks at programs and their real arguments (`rm -rf /`, `mkfs`,
-`dd of=/dev/…`, `shutdown`), never at the text inside one argument, and also before each run;
-code a shell or interpreter runs is matched against patterns (`denied_code`, fork bombs…).
+value. The deny list (actions_danger.py) looks at programs and their real arguments (`rm -rf /`,
+`mkfs`, `dd of=/dev/…`, `shutdown`), never at the text inside one argument, with
+`${workspaceRoot}` standing for a workspace root no action may delete; code a shell or
+interpreter runs is matched against patterns (`denied_code`, fork bombs…).
 """
 
 from __future__ import annotations
 
 import functools
-import os
 import re
-from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
-from agent.actions_deny import base, code_spots, expand, programs
+from agent.actions_danger import denied, denied_code
+from agent.actions_deny import code_spots
+from agent.actions_programs import expand, programs
 
 SLUG = r"^[a-z0-9]+(?:[-_.][a-z0-9]+)*$"
 PARAM_TYPES = ("string", "integer", "number", "boolean")
@@ -59,19 +59,17 @@ ACTION_SCHEMA: dict[str, Any] = {
 }
 
 _PLACEHOLDER = re.compile(r"\$\$\{|\$\{([^{}]*)\}")  # `$${` is a literal `${`
-RM = "rm -rf of /, a top-level directory or the home directory"
-CHMOD = "chmod/chown -R of /, a top-level directory or the home directory"
-SHUTDOWN = "shutting the machine down"
-_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
-_MKFS = re.compile(r"mk(?:e2)?fs(?:\.\w+)?")
-_DISK = re.compile(r"/dev/(?:sd|hd|nvme|xvd|vd|disk|mmcblk)\w*")
-_DEV_OK = re.compile(r"/dev/(?:null|zero|stdout|stderr|tty|fd/\d+)")
-_RM_CODE = re.compile(r"\brm\s+(?:\S+\s+)*?(?:-[a-zA-Z]*[rR]|--recursive|--no-preserve-root)")
+_WS = "/nonexistent-workspace/root"  # ${workspaceRoot} in the deny check at load time
 
 
 def placeholders(text: str) -> list[str]:
     """The names of the `${…}` placeholders in `text` (`$${` escapes are not placeholders)."""
     return [m.group(1) for m in _PLACEHOLDER.finditer(text) if m.group(1) is not None]
+
+
+def _root_as(text: str, root: str) -> str:
+    """`text` with each ${workspaceRoot} replaced by `root` (other placeholders kept)."""
+    return _PLACEHOLDER.sub(lambda m: root if m.group(1) == ROOT else m.group(0), text)
 
 
 def fill(text: str, values: dict[str, str]) -> str:
@@ -188,9 +186,9 @@ def _why_not(where: str) -> str:
 
 
 def _deny_problems(raw: dict[str, Any]) -> list[str]:
-    argv = [raw["command"], *raw.get("args", [])]
+    argv = [_root_as(a, _WS) for a in [raw["command"], *raw.get("args", [])]]
     spots = code_spots(argv)
-    why = denied(argv, code=spots)
+    why = denied(argv, code=spots, workspace=_WS)  # `rm -rf ${workspaceRoot}` never loads
     if why:
         return [f"field 'command': {why} is on the deny list"]
     for i in sorted(spots):
@@ -199,99 +197,3 @@ def _deny_problems(raw: dict[str, Any]) -> list[str]:
             return [f"field 'args[{i - 1}]': {why} is on the deny list"]
     why = denied_code(" ".join(argv[i] for i in sorted(spots)))  # ssh host rm -rf /
     return [f"field 'args': {why} is on the deny list"] if why else []
-
-
-def denied(argv: list[str], cwd: str | None = None, code: Iterable[int] = ()) -> str:
-    """Why this command line is on the deny list ("" when it is not).
-
-    `cwd` resolves relative paths (`../..`); `code` are the indexes of arguments a shell or
-    interpreter runs as code: a recursive `rm` there may not be given / or ~ as an argument
-    (`bash -c 'rm -rf "$1"' _ /`)."""
-    words = expand(argv)[0]
-    for k in programs(words):
-        why = _dangerous(base(words[k]), words[k + 1 :], cwd)
-        if why:
-            return why
-    for c in code:
-        rm = c < len(argv) and _RM_CODE.search(argv[c])
-        if rm and any(_protected(a, cwd) for a in argv[c + 1 :]):
-            return RM
-    return ""
-
-
-def _dangerous(name: str, args: list[str], cwd: str | None) -> str:
-    opts = [a for a in args[: args.index("--") if "--" in args else len(args)] if a[:1] == "-"]
-    operands = [a for a in args if a not in opts and a != "--"]
-    flags = "rR" if name == "rm" else "R"  # `chmod -r` takes away read permission
-    recursive = any(
-        o == "--recursive" or (o[1:2] != "-" and any(c in flags for c in o)) for o in opts
-    )
-    if name == "rm" and "--no-preserve-root" in opts:
-        return RM
-    rm_like = name in ("rm", "chmod", "chown", "chgrp") and recursive
-    if rm_like and any(_protected(p, cwd) for p in operands):
-        return RM if name == "rm" else CHMOD
-    if _MKFS.fullmatch(name):
-        return "mkfs"
-    if name == "dd" and any(
-        a.startswith("of=/dev/") and not _DEV_OK.fullmatch(a[3:]) for a in args
-    ):
-        return "dd to a device"
-    if name in ("shutdown", "reboot", "halt", "poweroff"):
-        return SHUTDOWN
-    if name in ("systemctl", "loginctl") and {"poweroff", "reboot", "halt", "kexec"} & set(args):
-        return SHUTDOWN
-    if name in ("init", "telinit") and args[:1] in (["0"], ["6"]):
-        return SHUTDOWN
-    writers = ("tee", "cp", "mv", "install", "shred", "wipefs", "truncate", "blkdiscard")
-    if name in writers and any(_DISK.fullmatch(a) for a in operands):
-        return "writing to a disk device"
-    return ""
-
-
-def _protected(path: str, cwd: str | None) -> bool:
-    """Is `path` /, a top-level directory, the home directory or a parent of it?"""
-    home = os.path.expanduser("~")
-    for alias in ("~", "$HOME", "${HOME}"):  # without a shell these are names; refused anyway
-        if path == alias or path.startswith(alias + "/"):
-            path = home + path[len(alias) :]
-    while path.endswith(("/*", "/.")) or path == "*":
-        path = path[:-1] if path == "*" else path[:-2] or "/"
-    if not os.path.isabs(path):
-        if cwd is None:
-            return False
-        path = os.path.join(cwd, path)
-    homes = {os.path.normpath(home), os.path.realpath(home)}
-    for p in {os.path.normpath(path), os.path.realpath(path)}:
-        if len(Path(p).parts) <= 2 or any(
-            h == p or h.startswith(p.rstrip("/") + "/") for h in homes
-        ):
-            return True
-    return False
-
-
-_CODE_DENY = tuple(
-    (why, re.compile(rx, re.M))
-    for why, rx in (
-        (
-            RM,
-            r"\brm\s+(?:-\S+\s+)*?(?:--no-preserve-root\b|(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)"
-            r"\s+(?:-\S+\s+)*['\"]?(?:/+[\w.-]*/*\*?|~/?\*?|\$\{?HOME\}?/?\*?)['\"]?"
-            r"(?=$|[\s;&|)]))",
-        ),
-        ("mkfs", r"\bmk(?:e2)?fs(?:\.\w+)?\b"),
-        ("dd to a device", r"\bdd\b[^;&|\n]*\bof=/dev/(?!null\b|zero\b|stdout\b|stderr\b)"),
-        ("a fork bomb", r":\s*\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}|\b(\w+)\s*\(\)\s*\{[^}]*\b\1\s*\|"),
-        ("writing to a disk device", r">\s*/dev/(?:sd|hd|nvme|xvd|vd|disk|mmcblk)\w*"),
-        (CHMOD, r"\bch(?:mod|own|grp)\s+(?:-\S+\s+)*-\w*R\w*\s+(?:\S+\s+)?/(?=$|\s)"),
-        (
-            SHUTDOWN,
-            r"(?:^|[;&|(]\s*|\b(?:sudo|exec|then|do|else)\s+)(?:shutdown|reboot|halt|poweroff)\b",
-        ),
-    )
-)
-
-
-def denied_code(text: str) -> str:
-    """Why code a shell or interpreter runs is on the deny list ("" when it is not)."""
-    return next((why for why, rx in _CODE_DENY if rx.search(text)), "")

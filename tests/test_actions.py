@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -13,11 +14,12 @@ from typing import Any
 
 import pytest
 
-from agent.actions import MARKER, ActionError, load_actions
+from agent.actions import MARKER, ActionError, load_actions, workspace_for
 from agent.audit import Audit
 from agent.dispatch import Call, compose
 from agent.events import Recorder
-from agent.permissions import Gate, decide
+from agent.permissions import Gate, decide, workspace_of
+from agent.rules import compile_rules
 from agent.tools import ToolContext, ToolResult
 from agent.tools import actions as tool_actions
 from agent.tools.actions import ActionRunner, inside_action
@@ -191,7 +193,7 @@ HOSTILE = [
     "${workspaceRoot}",
     "*",
     "~",
-    "",
+    " x ",
 ]
 
 
@@ -700,6 +702,8 @@ def test_permission_rules_and_requires_confirm(root: Path) -> None:
     assert kind(both, "bypassPermissions", echo) == "deny"
     assert kind({"alwaysAllow": ["run_action(deploy)"]}, "default", deploy) == "ask"
     assert kind({}, "bypassPermissions", deploy) == "ask"
+    asked = decide({"alwaysAllow": ["run_action"]}, "default", tool, deploy, root)
+    assert asked.reason == "action 'deploy' requires confirmation from a person on every run"
     d = decide({}, "default", tool, echo, root)
     assert d.reason == "project actions run commands"
 
@@ -775,3 +779,313 @@ def test_an_optional_param_without_a_value_drops_only_its_argument(root: Path) -
     assert r.prepare("o", full).argv[1:] == (
         "argv.py", "-x", "t", "--tag=g", "--k", "a=b", "last",
     )  # fmt: skip
+
+
+# ---------- empty params, the workspace root, find/rsync, programs behind subcommands ----------
+
+WIPE = {
+    **act("wipe", params=[param("target", required=True)]),
+    "command": "rm",
+    "args": ["-rf", "${workspaceRoot}/${target}"],
+}
+
+
+async def test_a_required_param_may_not_be_empty_and_an_optional_one_is_left_out(
+    root: Path,
+) -> None:
+    opt = act(
+        "o",
+        args=["argv.py", "--tag=${tag}", "${level}", "x"],
+        params=[param("tag"), param("level", default="low")],
+    )
+    r = runner(root, WIPE, opt, ECHO)
+    (root / "build").mkdir()
+    for blank in ("", "   ", "\t\n"):
+        with pytest.raises(ActionError, match="param 'target' of action 'wipe' is required and "):
+            r.prepare("wipe", {"target": blank})
+        with pytest.raises(ActionError, match="may not be empty"):
+            r.prepare("echo", {"msg": blank})
+        out = await argv_of(r, "o", {"tag": blank, "level": blank})
+        assert out["argv"] == ["low", "x"]  # the blank tag is left out, level takes its default
+    result = await r.tool().run(
+        {"action_id": "wipe", "params": {"target": ""}}, ToolContext(cwd=root)
+    )
+    assert result.is_error
+    assert "param 'target' of action 'wipe' is required and may not be empty" in result.output
+    assert (root / "argv.py").is_file()
+    assert (root / "build").is_dir()
+
+
+def realpath(path: Path) -> str:
+    return os.path.realpath(path)
+
+
+async def test_the_workspace_root_and_its_parents_are_never_deleted(
+    root: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "link").symlink_to(root, target_is_directory=True)
+    real = realpath(root)
+    r = runner(
+        root,
+        WIPE,
+        cmd("rm", "rm", "-rf", "${target}"),
+        cmd("chmod", "chmod", "-R", "000", "${target}"),
+        cmd("script", "bash", "-c", 'rm -rf -- "$1"', "_", "${target}"),
+    )
+    for target in (".", "./", "..", "../", "./.", "/", "//", "build/..", "../proj"):
+        with pytest.raises(ActionError, match=r"refused: rm -rf of .*the workspace root"):
+            r.prepare("wipe", {"target": target})
+    targets = [str(root), f"{root}/", real, f"{real}/", str(tmp_path / "link"), str(tmp_path)]
+    targets += [f"{tmp_path}/link/", str(root.parent), ".", "./", ".."]
+    for action in ("rm", "chmod", "script"):
+        for target in targets:
+            with pytest.raises(ActionError, match=r"refused: (rm -rf|chmod/chown -R) of /"):
+                r.prepare(action, {"target": target})
+    assert (root / "argv.py").is_file()
+    (root / "build" / "sub").mkdir(parents=True)
+    outcome = await r.run(r.prepare("wipe", {"target": "build"}))
+    assert outcome.code == 0, outcome.for_model()
+    assert not (root / "build").exists()
+    assert (root / "argv.py").is_file()
+
+
+def test_deleting_the_workspace_root_is_refused_at_load(root: Path) -> None:
+    bad = [
+        cmd("a", "rm", "-rf", "${workspaceRoot}"),
+        cmd("b", "rm", "-rf", "${workspaceRoot}/"),
+        cmd("c", "rm", "-r", "${workspaceRoot}/.."),
+        cmd("d", "find", "${workspaceRoot}", "-delete"),
+        cmd("e", "rsync", "-a", "--delete", "empty/", "${workspaceRoot}/"),
+    ]
+    ok = [cmd("f", "rm", "-rf", "${workspaceRoot}/build")]
+    ok.append(cmd("g", "find", "${workspaceRoot}", "-name", "*.pyc", "-delete"))
+    write(root, *bad, *ok)
+    loaded = load_actions(root, trusted=True)
+    assert [a.id for a in loaded.actions] == ["f", "g"]
+    assert len(loaded.warnings) == len(bad)
+    for action, warning in zip(bad, loaded.warnings, strict=True):
+        assert f"action {action['id']!r} skipped: field 'command': " in warning
+        assert "the workspace root is on the deny list" in warning
+
+
+async def test_find_and_rsync_may_not_delete_protected_directories(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    r = runner(
+        root,
+        cmd("find", "find", "${target}", "-delete"),
+        cmd("find-rm", "find", "${target}", "-mindepth", "1", "-exec", "rm", "-rf", "{}", "+"),
+        cmd("find-sh", "bash", "-c", 'find "$1" -delete', "_", "${target}"),
+        cmd("rsync", "rsync", "-a", "--delete", "empty/", "${target}"),
+        cmd("rsync2", "rsync", "-a", "--delete-after", "--exclude", "x", "e/", "${target}/"),
+        cmd("rsync-src", "rsync", "-a", "--remove-source-files", "${target}", "dest/"),
+        cmd("pyc", "find", ".", "-name", "${msg}", "-delete"),
+        cmd("all", "find", ".", "-type", "f", "-delete"),
+    )
+    hostile = ["/", "//", "/usr", str(home), "~", str(root), f"{root}/", ".", str(tmp_path)]
+    for action in ("find", "find-rm", "find-sh", "rsync", "rsync2", "rsync-src"):
+        for target in hostile:
+            with pytest.raises(ActionError, match=r"refused: (find|rsync) .* over /"):
+                r.prepare(action, {"target": target})
+    for pattern in ("*", ".*", "?*"):  # matches everything: as good as no filter
+        with pytest.raises(ActionError, match=r"refused: find -delete"):
+            r.prepare("pyc", {"msg": pattern})
+    with pytest.raises(ActionError, match=r"refused: find -delete"):
+        r.prepare("all", {})
+    for action in ("rsync", "rsync2", "rsync-src"):  # rsync is not installed everywhere
+        assert {"build", "build/"} & set(r.prepare(action, {"target": "build"}).argv)
+    (root / "build" / "sub").mkdir(parents=True)
+    (root / "build" / "sub" / "f.txt").write_text("x")
+    (root / "keep.pyc").write_text("x")
+    for action in ("find", "find-rm", "find-sh"):
+        outcome = await r.run(r.prepare(action, {"target": "build"}))
+        assert outcome.code == 0, outcome.for_model()
+        assert not (root / "build" / "sub").exists()
+        (root / "build" / "sub").mkdir(parents=True)
+    outcome = await r.run(r.prepare("pyc", {"msg": "*.pyc"}))
+    assert outcome.code == 0, outcome.for_model()
+    assert not (root / "keep.pyc").exists()
+    assert (root / "argv.py").is_file()
+
+
+def test_find_and_rsync_of_root_are_refused_at_load(root: Path) -> None:
+    bad = [
+        cmd("a", "find", "/", "-delete"),
+        cmd("b", "sudo", "find", "-L", "/", "-exec", "rm", "-rf", "{}", ";"),
+        cmd("c", "rsync", "-a", "--delete", "empty/", "/"),
+        cmd("d", "bash", "-c", "find / -name x -delete"),
+        cmd("e", "bash", "-c", "rsync -a --delete empty/ ~/"),
+    ]
+    write(root, *bad)
+    loaded = load_actions(root, trusted=True)
+    assert loaded.actions == ()
+    assert all("is on the deny list" in w for w in loaded.warnings)
+    assert len(loaded.warnings) == len(bad)
+
+
+PICKED = [
+    ("uv", "run", "${msg}"),
+    ("uv", "run", "--with", "requests", "${msg}", "x"),
+    ("uv", "run", "-m", "${msg}"),
+    ("uv", "tool", "run", "${msg}"),
+    ("uvx", "${msg}"),
+    ("uvx", "--from", "${msg}", "tool"),
+    ("npx", "--yes", "${msg}"),
+    ("npx", "-p", "${msg}", "tool"),
+    ("npm", "exec", "--", "${msg}"),
+    ("pnpm", "dlx", "${msg}"),
+    ("pnpm", "exec", "${msg}"),
+    ("yarn", "dlx", "${msg}"),
+    ("bunx", "${msg}"),
+    ("poetry", "run", "${msg}"),
+    ("pipx", "run", "${msg}"),
+    ("pipx", "run", "--spec", "${msg}", "tool"),
+    ("conda", "run", "-n", "env", "${msg}"),
+    ("docker", "exec", "box", "${msg}"),
+    ("docker", "exec", "-u", "root", "-it", "box", "${msg}"),
+    ("docker", "run", "img", "${msg}"),
+    ("docker", "run", "--rm", "-e", "A=1", "-v", "a:/b", "img", "${msg}", "x"),
+    ("docker", "run", "${msg}"),
+    ("docker", "run", "--entrypoint", "${msg}", "img"),
+    ("docker", "--context", "prod", "run", "img", "${msg}"),
+    ("docker", "compose", "exec", "web", "${msg}"),
+    ("podman", "run", "img", "${msg}"),
+    ("kubectl", "exec", "pod", "--", "${msg}"),
+    ("kubectl", "exec", "-n", "ns", "pod", "-c", "app", "--", "${msg}", "x"),
+    ("nix", "run", "${msg}"),
+    ("nix", "develop", "-c", "${msg}"),
+    ("nix", "shell", "nixpkgs#hello", "--command", "${msg}"),
+    ("mise", "exec", "node@20", "--", "${msg}"),
+    ("go", "run", "${msg}"),
+    ("timeout", "5", "uv", "run", "${msg}"),
+]
+
+
+@pytest.mark.parametrize("argv", PICKED, ids=lambda a: " ".join(a[:3]))
+def test_a_param_may_not_choose_the_program_a_subcommand_runs(
+    root: Path, argv: tuple[str, ...]
+) -> None:
+    write(root, cmd("x", *argv), ECHO)
+    loaded = load_actions(root, trusted=True)
+    assert [a.id for a in loaded.actions] == ["echo"]
+    (warning,) = loaded.warnings
+    i = argv.index("${msg}") - 1
+    assert f"action 'x' skipped: field 'args[{i}]': a param (${{msg}}) may not choose the " in (
+        warning
+    )
+
+
+def test_programs_behind_subcommands_take_params_as_data(root: Path) -> None:
+    ok = [
+        ("uv", "run", "pytest", "-k", "${msg}", "${target}"),
+        ("uv", "run", "--with", "${target}", "pytest"),
+        ("uvx", "ruff", "check", "${target}"),
+        ("npx", "eslint", "--fix", "${target}"),
+        ("pnpm", "exec", "tsc", "-p", "${target}"),
+        ("poetry", "run", "pytest", "${target}"),
+        ("docker", "exec", "box", "ls", "${target}"),
+        ("docker", "run", "--rm", "-e", "MSG=${msg}", "img", "echo", "${msg}"),
+        ("kubectl", "exec", "pod", "--", "ls", "${target}"),
+        ("nix", "run", "nixpkgs#hello", "--", "--greeting", "${msg}"),
+        ("nix", "develop", "-c", "make", "${target}"),
+        ("go", "run", ".", "${msg}"),
+    ]
+    write(root, *(cmd(f"a{i}", *argv) for i, argv in enumerate(ok)))
+    loaded = load_actions(root, trusted=True)
+    assert loaded.warnings == ()
+    assert len(loaded.actions) == len(ok)
+
+
+def test_nix_shell_run_is_code(root: Path) -> None:
+    write(root, cmd("x", "nix-shell", "-p", "hello", "--run", "hello ${msg}"))
+    (warning,) = load_actions(root, trusted=True).warnings
+    assert "field 'args[3]': a param is spliced into code (nix-shell --run runs it" in warning
+
+
+def test_the_deny_list_sees_programs_behind_subcommands(root: Path) -> None:
+    write(root, cmd("x", "uv", "run", "rm", "-rf", "/"), cmd("y", "npx", "rimraf", "x"))
+    loaded = load_actions(root, trusted=True)
+    assert [a.id for a in loaded.actions] == ["y"]
+    (warning,) = loaded.warnings
+    assert "action 'x' skipped: field 'command': rm -rf of /" in warning
+
+
+# ---------- the working tree: a worktree made by the agent ----------
+
+
+def git(cwd: Path, *args: str) -> str:
+    env = {**os.environ, **GIT_ENV}
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.com",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.com",
+}
+
+
+@pytest.fixture
+def repo(root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    (root / "pkg").mkdir()
+    (root / "pkg" / "mod.py").write_text("")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "argv.py", "pkg")
+    git(root, "commit", "-q", "-m", "init")
+    return root
+
+
+WHERE = {
+    **act("where", params=[param("dir", default=".")]),
+    "args": ["${workspaceRoot}/argv.py", "${workspaceRoot}"],
+    "cwd": "${workspaceRoot}/${dir}",
+}
+
+
+async def test_actions_run_in_the_callers_worktree(repo: Path) -> None:
+    from agent import worktree
+
+    wt = worktree.create(repo, "wa").path
+    (wt / "wt_only.txt").write_text("x")
+    fake = repo / ".agent" / "worktrees" / "fake"
+    fake.mkdir()  # not a worktree: no .git file
+    assert workspace_for(wt / "pkg", repo) == wt
+    assert workspace_for(wt, repo) == wt
+    assert workspace_for(repo / "pkg", repo) == repo
+    assert workspace_for(fake, repo) == repo
+    assert workspace_for(repo.parent, repo) == repo
+    r = runner(repo, WHERE, WIPE)
+    tool = r.tool()
+    args = {"action_id": "where", "params": {}}
+    for cwd, top in ((wt / "pkg", wt), (wt, wt), (repo / "pkg", repo), (repo, repo)):
+        result = await tool.run(args, ToolContext(cwd=cwd))
+        assert not result.is_error, result.output
+        out = json.loads(result.output.split("[stdout]\n")[1])
+        assert out == {"argv": [str(top)], "cwd": str(top.resolve())}
+    sub = await tool.run({"action_id": "where", "params": {"dir": "pkg"}}, ToolContext(cwd=wt))
+    assert json.loads(sub.output.split("[stdout]\n")[1])["cwd"] == str((wt / "pkg").resolve())
+    escape = {"action_id": "where", "params": {"dir": "../../.."}}
+    result = await tool.run(escape, ToolContext(cwd=wt))
+    assert result.is_error
+    assert f"outside the workspace {wt}" in result.output
+    for target in ("..", "../..", "../../..", "../../../pkg/.."):  # the main checkout too
+        wipe = {"action_id": "wipe", "params": {"target": target}}
+        result = await tool.run(wipe, ToolContext(cwd=wt))
+        assert result.is_error
+        assert "refused: rm -rf of /" in result.output
+    assert (wt / "wt_only.txt").is_file()
+    assert (repo / "argv.py").is_file()
+    rules = compile_rules({}, workspace_of(repo, {}))
+    facts = tool_actions.action_facts(rules, tool, args, wt / "pkg")
+    assert facts.target == f"where: {PY} {wt}/argv.py {wt} (in the workspace root)"
+    assert tool_actions.action_facts(rules, tool, args).target == (
+        f"where: {PY} {repo}/argv.py {repo} (in the workspace root)"
+    )

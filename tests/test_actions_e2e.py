@@ -190,7 +190,8 @@ def test_confirmation_without_a_terminal_means_denied(
     denied = [d["tool_input"]["action_id"] for d in result["permission_denials"]]
     assert denied == ["deploy", "lines"]  # deploy asks every time; lines has no allow rule
     tool_msg = next(m for m in fake.requests[1]["messages"] if m["role"] == "tool")
-    assert "asks for confirmation on every run" in tool_msg["content"]
+    assert "action 'deploy' requires confirmation from a person" in tool_msg["content"]
+    assert "this action needs a person's approval" in tool_msg["content"]
 
 
 def test_untrusted_project_offers_no_actions_and_warns(
@@ -362,3 +363,130 @@ def test_lines_decode_utf8_split_across_chunks() -> None:
     lines.feed(2, b"e")
     lines.flush()
     assert shown == [("h\u00e9llo", False), ("x", False), ("e", True)]
+
+
+# ---------- the working tree: `--worktree` and /batch units ----------
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "Test",
+    "GIT_AUTHOR_EMAIL": "test@example.com",
+    "GIT_COMMITTER_NAME": "Test",
+    "GIT_COMMITTER_EMAIL": "test@example.com",
+}
+WHERE_ACTION = {
+    "id": "where",
+    "description": "Show where actions run.",
+    "command": "bash",
+    "args": ["-c", 'pwd; ls; echo "root=$1"', "_", "${workspaceRoot}"],
+}
+WIPE_ACTION = {
+    "id": "wipe",
+    "description": "Delete a build directory.",
+    "command": "rm",
+    "args": ["-rf", "${workspaceRoot}/${target}"],
+    "params": [{"name": "target", "type": "string", "required": True}],
+}
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, env={**os.environ, **GIT_ENV}
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A git repository whose committed actions.json declares `where` and `wipe`."""
+    r = tmp_path / "repo"
+    (r / ".agent").mkdir(parents=True)
+    (r / "app.py").write_text("print(1)\n")
+    (r / ".agent" / "actions.json").write_text(actions(WHERE_ACTION, WIPE_ACTION))
+    git(r, "init", "-q", "-b", "main")
+    git(r, "add", ".")
+    git(r, "commit", "-q", "-m", "init")
+    return r
+
+
+def test_actions_run_in_the_worktree_of_a_worktree_session(
+    fake: FakeOpenAI, fake_env: dict[str, str], repo: Path
+) -> None:
+    fake.script(
+        tool_calls([("write_file", {"path": "wt_only.txt", "content": "x\n"})]),
+        tool_calls([("run_action", {"action_id": "where", "params": {}})]),
+        tool_calls([("run_action", {"action_id": "wipe", "params": {"target": ""}})]),
+        tool_calls([("run_action", {"action_id": "wipe", "params": {"target": "../../.."}})]),
+        text("done"),
+    )
+    r = one_shot(
+        {**fake_env, **GIT_ENV},
+        repo,
+        "--trust-project",
+        "--allowed-tools",
+        "write_file,run_action",
+        "go",
+        "--worktree",
+        "wa",
+    )
+    assert r.returncode == 0, r.stderr
+    wt = (repo / ".agent" / "worktrees" / "wa").resolve()
+    results = [m["content"] for m in fake.requests[-1]["messages"] if m["role"] == "tool"]
+    where = results[1]
+    assert "action where · exit 0" in where
+    assert f"[stdout]\n{wt}\n" in where  # pwd
+    assert "wt_only.txt" in where  # ls
+    assert f"root={repo / '.agent' / 'worktrees' / 'wa'}" in where
+    assert "param 'target' of action 'wipe' is required and may not be empty" in results[2]
+    assert "refused: rm -rf of /" in results[3]
+    assert (wt / "wt_only.txt").is_file()
+    assert not (repo / "wt_only.txt").exists()
+    assert (repo / "app.py").is_file()
+    assert (wt / "app.py").is_file()
+    audited = [e["args"]["action_id"] for e in audit(repo) if e["tool"] == "run_action"]
+    assert audited == ["where", "wipe", "wipe"]  # the main checkout's audit log
+
+
+async def test_batch_units_run_actions_in_their_own_worktrees(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from helpers import close_all
+    from routed_fake import RoutedFake, close_runs, make_run
+
+    from agent.workflows import batch
+
+    monkeypatch.setenv("HOME", str(repo.parent / "home"))
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    routed = RoutedFake().start()
+    try:
+        units = [f"UNIT-{n}: write u{n}.txt, then run the where action" for n in (1, 2, 3)]
+        routed.script(text(json.dumps(units)))
+        for n in (1, 2, 3):
+            write = ("write_file", {"path": f"u{n}.txt", "content": "x\n"})
+            where = ("run_action", {"action_id": "where", "params": {}})
+            routed.route(f"UNIT-{n}", tool_calls([write]), tool_calls([where]), text("ok"))
+        run, _ = make_run(routed, repo, mode="acceptEdits")
+        run.gate.rules["alwaysAllow"] = ["run_action(where)"]
+        results = await batch(run.agent.ctx.extra["subagents"], "three files", repo)
+        assert [r.report.ok for r in results] == [True, True, True]
+        assert routed.problems() == []
+    finally:
+        routed.stop()
+        await close_runs()
+        await close_all()
+    outputs = {}
+    for req in routed.requests:
+        found = [m["content"] for m in req["messages"] if m["role"] == "tool"]
+        head = json.dumps(req["messages"][:2])
+        unit = next((n for n in (1, 2, 3) if f"UNIT-{n}" in head), None)
+        if unit and len(found) == 2:
+            outputs[unit] = found[1]
+    assert sorted(outputs) == [1, 2, 3]
+    for n, out in outputs.items():
+        wt = Path(out.split("[stdout]\n")[1].splitlines()[0])
+        assert wt.parent == (repo / ".agent" / "worktrees").resolve()
+        assert f"u{n}.txt" in out.splitlines()
+        assert not any(f"u{m}.txt" in out.splitlines() for m in (1, 2, 3) if m != n)
+        assert out.splitlines()[-1] == f"root={repo / '.agent' / 'worktrees' / wt.name}"
+    assert not any((repo / f"u{n}.txt").exists() for n in (1, 2, 3))

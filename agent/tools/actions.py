@@ -6,7 +6,8 @@ helpers in shell.py); a timeout kills the group and reports exit 124. The child 
 carries MARKER, so an agent started by an action offers no actions, and the tool refuses while
 an action runs in this process. The model sees the output capped (head plus the last
 TAIL_KEEP characters). Model runs are audited by the dispatch Audit layer; user runs by
-`record_user_run`, with `trigger` telling them apart.
+`record_user_run`, with `trigger` telling them apart. An action runs in the caller's working
+tree (`agent --worktree`, a /batch unit's `ToolContext.cwd`: actions.workspace_for).
 """
 
 from __future__ import annotations
@@ -22,7 +23,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.actions import MARKER, Action, ActionError, Invocation, exposed, load_actions, prepare
+from agent.actions import (
+    MARKER,
+    Action,
+    ActionError,
+    Invocation,
+    exposed,
+    load_actions,
+    prepare,
+    workspace_for,
+)
 from agent.actions_schema import SLUG
 from agent.audit import Audit
 from agent.dispatch import Call
@@ -120,23 +130,35 @@ class ActionRunner:
         settings: dict[str, Any] | None = None,
         session_id: str = "",
         sink: Sink | None = None,
+        workspace: Path | None = None,
     ) -> None:
         self.actions = {a.id: a for a in actions}
         self.exposed = {a.id: a for a in exposed(actions, settings or {})}
-        self.root = root
+        self.root = root  # the project: its audit log
+        self.workspace = workspace or root  # the session's working tree: where actions run
         self.audit = Audit(root, session_id, sink)
         self._slots: asyncio.Semaphore | None = None
         self._locks: dict[str, asyncio.Lock] = {}
         self._user_ids = itertools.count(1)
 
-    def prepare(self, action_id: str, params: Any, *, model: bool = False) -> Invocation:
-        """A checked run of one action; ActionError when the id or the params are wrong."""
+    def prepare(
+        self, action_id: str, params: Any, *, model: bool = False, workspace: Path | None = None
+    ) -> Invocation:
+        """A checked run of one action in `workspace` (default: the session's working tree);
+        ActionError when the id or the params are wrong."""
         pool = self.exposed if model else self.actions
         action = pool.get(action_id)
         if action is None:
             known = ", ".join(sorted(pool)) or "none"
             raise ActionError(f"unknown action {action_id!r}; available: {known}")
-        return prepare(action, params, self.root)
+        return prepare(action, params, workspace or self.workspace)
+
+    def workspace_of(self, cwd: Path | None) -> Path:
+        """A caller's working tree: its worktree under the project, else the session's."""
+        if cwd is None:
+            return self.workspace
+        found = workspace_for(cwd, self.root)
+        return self.workspace if found == self.root else found
 
     async def run(self, run: Invocation, on_data: OnData | None = None) -> Outcome:
         """Wait for the action's turn and a free slot, then run it."""
@@ -190,8 +212,9 @@ class ActionRunner:
                 "an action cannot start another action",
                 can_retry=False,
             )
+        aid, params = str(args.get("action_id", "")), args.get("params")
         try:
-            run = self.prepare(str(args.get("action_id", "")), args.get("params"), model=True)
+            run = self.prepare(aid, params, model=True, workspace=self.workspace_of(ctx.cwd))
         except ActionError as e:
             return error(str(e), can_retry=True, hint="fix the action_id or params and call again")
         outcome = await self.run(run)
@@ -237,8 +260,9 @@ def parameters(ids: list[str]) -> dict[str, Any]:
     }
 
 
-def action_facts(rs: RuleSet, tool: Tool, args: dict[str, Any]) -> Facts:
-    """What the gate needs: matching `run_action(id)` rules, requiresConfirm, the command."""
+def action_facts(rs: RuleSet, tool: Tool, args: dict[str, Any], cwd: Path | None = None) -> Facts:
+    """What the gate needs: matching `run_action(id)` rules, requiresConfirm, the command (as
+    it runs for a caller in `cwd`, when the gate passes its workspace)."""
     from agent.permissions import Facts
     from agent.rules import action_match
 
@@ -254,14 +278,15 @@ def action_facts(rs: RuleSet, tool: Tool, args: dict[str, Any]) -> Facts:
     action = runner.exposed.get(aid) if runner else None
     if runner is None or action is None:
         return f
+    ws = runner.workspace_of(cwd)
     try:
-        f.target = (
-            f"{aid}: {runner.prepare(aid, args.get('params'), model=True).shown(runner.root)}"
-        )
+        run = runner.prepare(aid, args.get("params"), model=True, workspace=ws)
+        f.target = f"{aid}: {run.shown(ws)}"
     except ActionError as e:
         f.target = f"{aid} ({e})"
     if action.requires_confirm:
-        f.protected, f.suggest = f"action {aid!r} asks for confirmation on every run", []
+        f.protected = f"action {aid!r} requires confirmation from a person on every run"
+        f.suggest = []
     return f
 
 
@@ -272,4 +297,5 @@ def project_actions(
     loaded = load_actions(cfg.root, cfg.trusted)
     if not loaded.actions:
         return None
-    return ActionRunner(loaded.actions, cfg.root, cfg.settings, session_id, sink)
+    ws = workspace_for(cfg.cwd, cfg.root)  # `agent --worktree`: the worktree, not the main one
+    return ActionRunner(loaded.actions, cfg.root, cfg.settings, session_id, sink, ws)
