@@ -88,7 +88,7 @@ def facts(rs: RuleSet, tool: Tool, args: dict[str, Any], ws: Workspace) -> Facts
     if name == "run_action":
         from agent.tools.actions import action_facts
 
-        return action_facts(rs, tool, args)
+        return action_facts(rs, tool, args, ws.root)
     f = Facts(read_only=tool.read_only and name not in NEEDS_APPROVAL)
     if name in FILE_TOOLS:
         _file_facts(f, rs, name, args, ws)
