@@ -272,6 +272,11 @@ FILES: list[tuple[str, dict[str, Any], str, str]] = [
     ("read_file", {"path": "src/credentials.py"}, "default", A),
     ("read_file", {"path": ".agent/own-settings.json"}, "default", Q),
     ("read_file", {"path": "/proc/self/environ"}, "bypassPermissions", Q),
+    ("bash", {"command": "diff -r src ."}, "bypassPermissions", Q),  # reads .env below
+    ("bash", {"command": "git show HEAD:.env"}, "bypassPermissions", Q),
+    ("bash", {"command": "git cat-file -p HEAD:.env"}, "bypassPermissions", Q),
+    ("bash", {"command": "rg -g '*' TOKEN"}, "bypassPermissions", Q),
+    ("bash", {"command": "git show HEAD:src/app.py"}, "default", A),
     ("read_file", {"path": "~/.cargo/credentials.toml"}, "bypassPermissions", Q),
     ("read_file", {"path": "~/.config/rclone/rclone.conf"}, "bypassPermissions", Q),
     # a protected path behind a variable still asks, in every mode and under an allow rule

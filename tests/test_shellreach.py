@@ -92,6 +92,7 @@ def _real_tree(root: Path) -> None:
     (root / "src" / "a.py").write_text("KEY = 1\n")
     (root / "t" / "a.py").write_text("KEY = 2\n")
     (root / "pats.txt").write_text("KEY\n")
+    (root / "unhide.txt").write_text("!.env\n")
 
 
 READS_SECRET = {
@@ -135,6 +136,44 @@ READS_SECRET = {
     "git -C src grep --no-index KEY": False,
     "git grep --no-index -e KEY src": False,
     "git grep --no-index KEY 3": True,
+    # rg's include globs search exactly the files they match, hidden ones too
+    "rg -g '*' KEY": True,
+    "rg -g .env KEY": True,
+    "rg --glob=.env KEY src": False,
+    "rg --iglob '.ENV' KEY": True,
+    "rg -g '.ENV' KEY": False,
+    "rg --glob-case-insensitive -g '.ENV' KEY": True,
+    "rg -g '*.py' KEY": False,
+    "rg -g 'id_*' KEY": True,
+    "rg -g '!*.py' KEY": True,  # an exclude only: 3/id_rsa is searched as before
+    "rg -g 'src/*' KEY": False,
+    "rg -g 't/*' KEY": True,
+    "rg -g '**/.env' KEY t": True,
+    "rg -g '*.{env,py}' KEY src t": True,
+    "rg -g '[.]e?v' KEY": True,
+    "rg --ignore-file unhide.txt KEY": True,
+    # diff -r reads every file below its directories (-N prints those found on one side)
+    "diff -rN src .": True,
+    "diff --recursive --new-file src t": True,
+    "diff --rec -N src t": True,
+    "diff -rN -C 3 src t": True,
+    "diff -rN --no-dereference src t": True,
+    "diff -rN --from-file=src t": True,
+    "diff -rN --to-file 3 src": True,
+    "diff -N src t": True,  # two directories: the files right in them are compared
+    "diff -N src/a.py t/a.py": False,
+    "diff -N 3 src": True,
+    "diff -N . src": True,
+    "diff -rN -L 3 -L x src/a.py t/a.py": False,
+    "diff -rNW 3 src/a.py t/a.py": False,
+    "diff -rN -I 3 src/a.py t/a.py": False,
+    # git diff --no-index too; without it, in a work tree, only tracked files are diffed
+    "git diff --no-index src t": True,
+    "git diff --no-index --src-prefix 3 src t": True,
+    "git diff --no-index -l 3 src/a.py t/a.py": False,
+    "git diff --no-index -- src .": True,
+    "git diff src t": False,
+    "git diff ../outside t": True,  # a path outside the work tree implies --no-index
 }
 
 
@@ -144,6 +183,7 @@ def test_options_are_read_the_way_the_program_reads_them(
 ) -> None:
     root = tmp_path / "r"
     root.mkdir()
+    (tmp_path / "outside").mkdir()
     _real_tree(root)
     ws = Workspace.make(root, home=tmp_path / "home")
     # The real program agrees: its output shows the secret exactly when a secret is reported.
@@ -153,7 +193,7 @@ def test_options_are_read_the_way_the_program_reads_them(
     if command.startswith("rg") and rg is None:
         pytest.skip("no ripgrep")
     env = {"PATH": f"{os.path.dirname(rg or '/')}:{os.environ['PATH']}", "LC_ALL": "C"}
-    env |= {"HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    env |= {"HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1", "PAGER": "cat"}
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(root)]
     subprocess.run([*git, "init", "-q"], check=True, env=env)
     subprocess.run([*git, "add", "src"], check=True, env=env)
@@ -232,3 +272,115 @@ def test_rg_searches_hidden_files_its_config_or_ignore_files_let_in(
     monkeypatch.setenv("RIPGREP_CONFIG_PATH", str(config))
     assert reach("rg TOKEN", ws).secret.startswith("rg would read ")
     assert reach("rg --no-config TOKEN", ws) == shellreach.Reach()
+
+
+def test_diff_walks_directories_the_way_diff_compares_them(ws: Workspace, tmp_path: Path) -> None:
+    (ws.root / "certs" / "server.pem").unlink()
+    (ws.root / "other").mkdir()
+    assert reach("diff src other", ws) == shellreach.Reach()  # deep/a.py: a level below
+    assert reach("diff -r src other", ws) == shellreach.Reach()
+    assert reach("diff -r . other", ws).secret == (
+        "diff would read .hidden/.env.local, which may hold secrets"
+    )
+    assert reach("diff src/deep/a.py other/a.py", ws) == shellreach.Reach()  # files: path check
+    assert reach("diff -r", ws) == shellreach.Reach()  # no operand: diff refuses
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "id_rsa").write_text("k\n")
+    (ws.root / "src" / "out").symlink_to(outside, target_is_directory=True)
+    (ws.root / "src" / "cfg").symlink_to(ws.root / ".hidden", target_is_directory=True)
+    (ws.root / "src" / "shadow").symlink_to(ws.root / ".env.example")
+    assert reach("diff -r src other", ws).secret == (
+        "diff would read src/cfg/.env.local, which may hold secrets"
+    )
+    (ws.root / "src" / "cfg").unlink()
+    assert reach("diff -r src other", ws).unsure == "diff follows src/out outside the workspace"
+    assert reach("diff -r --no-dereference src other", ws) == shellreach.Reach()
+    assert reach("git diff --no-index src other", ws) == shellreach.Reach()  # links as links
+    assert reach("diff src other", ws) == shellreach.Reach()  # a subdirectory: only named
+    (ws.root / "src" / "key").symlink_to(outside / "id_rsa")
+    assert (
+        reach("diff src other", ws).secret == "diff would follow src/key: id_rsa may hold secrets"
+    )
+
+
+def _git(root: Path, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    env |= {"GIT_CEILING_DIRECTORIES": str(tmp_path), "LC_ALL": "C", "PAGER": "cat"}
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args]
+    return subprocess.run(git, cwd=root, env=env, capture_output=True, text=True)
+
+
+def test_git_diff_outside_a_work_tree_compares_directories(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    root.mkdir()
+    _real_tree(root)
+    ws = Workspace.make(root, home=tmp_path / "home")
+    for command, secret in {"diff src t": True, "diff src/a.py t/a.py": False}.items():
+        assert ("topsecret" in _git(root, tmp_path, *command.split()).stdout) is secret
+        assert reach(f"git {command}", ws).secret == (
+            "git diff would read t/.env, which may hold secrets" if secret else ""
+        )
+    _git(root, tmp_path, "init", "-q")
+    assert "topsecret" not in _git(root, tmp_path, "diff", "src", "t").stdout
+    assert reach("git diff src t", ws) == shellreach.Reach()  # tracked files only
+    assert reach("git -C src diff --no-index . ../t", ws).secret.startswith("git diff would")
+
+
+GIT_OBJECT_READS = {
+    "git show HEAD:.env": True,
+    "git show HEAD:t/.env": True,
+    "git -C t show HEAD:./.env": True,
+    "git --no-pager show main:t/.env": True,
+    "git -C t show HEAD:../3/id_rsa": True,
+    "git cat-file -p HEAD:.env": True,
+    "git cat-file blob HEAD:3/id_rsa": True,
+    "git show :.env": True,
+    "git show :0:.env": True,
+    "git show HEAD:src/a.py": False,
+    "git show HEAD:.env.example": False,
+    "git cat-file -p HEAD:3": False,  # a tree: names only
+}
+
+
+def test_git_prints_no_secret_file_from_its_objects_unasked(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    root.mkdir()
+    _real_tree(root)
+    (root / ".env.example").write_text("KEY=\n")
+    ws = Workspace.make(root, home=tmp_path / "home")
+    _git(root, tmp_path, "init", "-q", "-b", "main")
+    _git(root, tmp_path, "add", "-A")
+    _git(root, tmp_path, "commit", "-qm", "all")
+    for command, secret in GIT_OBJECT_READS.items():
+        args = command.split()[1:]
+        base = root / "t" if args[0] == "-C" else root
+        out = _git(base, tmp_path, *args[2:] if args[0] == "-C" else args)
+        assert ("topsecret" in out.stdout) is secret, (command, out)
+        assert bool(reach(command, ws).secret) is secret, command
+    assert reach("git show HEAD:.env", ws).secret == (
+        "git show would read .env from the repository, which may hold secrets"
+    )
+    assert reach("git show HEAD:home/.ssh/config", ws).secret.startswith("git show would")
+    assert reach("git log -p", ws) == shellreach.Reach()  # tracked contents: left alone
+    assert reach("git cat-file --batch", ws).unsure
+    assert reach("git cat-file --batch-check", ws) == shellreach.Reach()
+
+
+def test_rg_include_globs_search_hidden_files_they_match(ws: Workspace) -> None:
+    (ws.root / "certs" / "server.pem").unlink()
+    assert reach("rg KEY", ws) == shellreach.Reach()
+    assert reach("rg -g '*.py' KEY", ws) == shellreach.Reach()
+    r = reach("rg -g '*' KEY", ws)
+    assert r.secret == "rg would read .hidden/.env.local, which may hold secrets"
+    assert reach("rg -g '.env*' KEY", ws).secret.endswith(".env.local, which may hold secrets")
+    assert reach("rg -g '.hidden/*' KEY", ws).secret  # rg skips .hidden: erring on asking
+    assert reach("rg -g '!*.py' KEY", ws) == shellreach.Reach()  # excludes only
+    agent = ws.root / ".agent"
+    (agent / "sessions").mkdir(parents=True)
+    (agent / "sessions" / "s.jsonl").write_text('{"content": "KEY=pasted"}\n')
+    (ws.root / ".hidden" / ".env.local").unlink()
+    assert reach("rg -g '*.py' KEY", ws) == shellreach.Reach()
+    assert reach("rg -g '*.jsonl' KEY", ws).secret == (
+        "rg would read .agent/sessions/s.jsonl: .agent/sessions/ holds past conversations"
+    )
