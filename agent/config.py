@@ -9,6 +9,7 @@ from typing import Any
 
 from agent import settings as st
 from agent.providers import Provider, preset, with_overrides
+from agent.rules import bad_rules
 from agent.settings import ConfigError
 
 __all__ = ["Config", "ConfigError", "Flags", "load_config"]
@@ -74,12 +75,6 @@ def load_env_files(env: dict[str, str], root: Path) -> dict[str, str]:
             merged.update({k: v for k, v in dotenv_values(path).items() if v is not None})
     merged.update(env)
     return merged
-
-
-def bad_rules(path: Path, data: dict[str, Any], root: Path) -> list[str]:
-    from agent.rules import bad_rules as check
-
-    return check(path, data, root) if "permissions" in data else []
 
 
 def load_settings(root: Path, trusted: bool) -> tuple[dict[str, Any], list[str]]:
