@@ -177,6 +177,12 @@ def _name_prefilter(pattern: str) -> str:
     return "" if "**" in name or re.search(r"[(|,]", name) else name
 
 
+def _prefilter_decides(pattern: str, name_glob: str) -> bool:
+    """True when ripgrep's name prefilter already is the whole match: `**/NAME` where NAME
+    uses only `*` and `?`, which ripgrep and wcmatch read alike (any depth, dotfiles too)."""
+    return pattern == "**/" + name_glob and not re.search(r"[\[\]{}()!@+\\]", name_glob)
+
+
 def _mtimes(prefix: str, rels: list[str]) -> list[float]:
     out = []
     for rel in rels:
@@ -234,8 +240,11 @@ async def _glob(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     flags = wc.GLOBSTAR | wc.BRACE | wc.DOTGLOB | wc.EXTGLOB | wc.FORCEUNIX
     name_glob = _name_prefilter(pattern)
     listed = await list_files(ctx, base, name_glob) if base.is_dir() else []
-    matcher = _matcher(pattern, flags)
-    matched = [p for p in listed if matcher(p)]
+    if _use_rg(ctx) and _prefilter_decides(pattern, name_glob):
+        matched = listed  # matching again costs as much as the listing on a large tree
+    else:
+        matcher = _matcher(pattern, flags)
+        matched = [p for p in listed if matcher(p)]
     note = ""
     if not matched and "/" not in pattern and not pattern.startswith("**"):
         # `*.py` only matches at the top; say so and show the recursive matches instead.
