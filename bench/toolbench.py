@@ -37,6 +37,7 @@ def _tool(name: str, args: dict[str, Any], root: Path) -> Any:
     from agent.tools import ToolContext, builtin_tools
 
     tool = {t.name: t for t in builtin_tools()}[name]
+
     async def once() -> Any:
         return await tool.run(args, ToolContext(cwd=root))
 
