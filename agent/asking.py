@@ -188,39 +188,21 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def preview(name: str, args: dict[str, Any], root: Path) -> str:
-    """The unified diff a write_file/edit_file call would make (computed before it runs)."""
+    """The unified diff a write_file/edit_file call would make (computed before it runs, the
+    way the tool computes it: same decoding, line endings and matching)."""
+    from agent.tools import textio
+    from agent.tools.common import ToolError
+    from agent.tools.edits import encoded, plan
+
     path = lexical(str(args.get("path", "")), root)
     try:
-        big = path.is_file() and path.stat().st_size > PREVIEW_BYTES
-        old = "" if big or not path.is_file() else path.read_text("utf-8", errors="replace")
+        if path.is_file() and path.stat().st_size > PREVIEW_BYTES:
+            return f"({path.name} is too large to preview)"
+        cur, new = plan(name, args, path)
+        encoded(cur, new)
+    except ToolError as exc:
+        return f"({exc.what.splitlines()[0]}; the {name.removesuffix('_file')} will fail)"
     except OSError:
         return ""
-    if big:
-        return f"({path.name} is too large to preview)"
-    if name == "write_file":
-        new = str(args.get("content", ""))
-    else:
-        o, n = str(args.get("old_string", "")), str(args.get("new_string", ""))
-        if o and o.replace("\r\n", "\n") not in old.replace("\r\n", "\n"):
-            return f"(old_string is not in {path.name}; the edit will fail)"
-        if not o and old:  # the tool refuses this: it only fills a missing or empty file
-            return f"(old_string is empty but {path.name} is not; the edit will fail)"
-        old = old.replace("\r\n", "\n")
-        o = o.replace("\r\n", "\n")
-        new = (old.replace(o, n) if args.get("replace_all") else old.replace(o, n, 1)) if o else n
-    return _diff(old, new, path.name)
-
-
-def _diff(old: str, new: str, name: str) -> str:
-    try:
-        from agent.tools.edits import unified_diff
-
-        return unified_diff(old, new, name)[0]
-    except Exception:  # the tools package is being rewritten: never fail a prompt over it
-        import difflib
-
-        return "".join(
-            difflib.unified_diff(
-                old.splitlines(True), new.splitlines(True), f"a/{name}", f"b/{name}"
-            )
-        )
+    name = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+    return textio.printable(textio.unified_diff(cur.text, new, name)[0])

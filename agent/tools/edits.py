@@ -72,11 +72,11 @@ def load(path: Path) -> Current:
     return Current(real, True, raw, text, fmt, stat.S_IMODE(st.st_mode), stray)
 
 
-def commit(ctx: ToolContext, path: Path, cur: Current, new_text: str, verb: str) -> ToolResult:
-    """Encode like the original, write atomically, read back, and report a diff."""
+def encoded(cur: Current, new_text: str) -> bytes:
+    """The new text in the file's own encoding, BOM and stray bytes."""
     fmt = cur.fmt if cur.exists else textio.TextFormat()
     try:
-        data = textio.encode(new_text, fmt, cur.errors)
+        return textio.encode(new_text, fmt, cur.errors)
     except UnicodeEncodeError as exc:
         bad = exc.object[exc.start : exc.end]
         raise ToolError(
@@ -84,6 +84,12 @@ def commit(ctx: ToolContext, path: Path, cur: Current, new_text: str, verb: str)
             hint="use characters the file's encoding supports, or convert the file to UTF-8 "
             "with bash (iconv) first",
         ) from None
+
+
+def commit(ctx: ToolContext, path: Path, cur: Current, new_text: str, verb: str) -> ToolResult:
+    """Encode like the original, write atomically, read back, and report a diff."""
+    fmt = cur.fmt if cur.exists else textio.TextFormat()
+    data = encoded(cur, new_text)
     name = shown(ctx, path)
     if cur.exists and data == cur.raw:
         unchanged = f"No changes: {name} already has this content."
@@ -133,16 +139,40 @@ def _text_arg(args: dict[str, Any], name: str) -> str:
     return value
 
 
+def plan(
+    name: str, args: dict[str, Any], path: Path, ctx: ToolContext | None = None
+) -> tuple[Current, str]:
+    """What write_file or edit_file would do to `path`: the file as it is and its new text.
+    Raises the ToolError the tool would return. The permission prompt's diff comes from here,
+    so it shows exactly what the tool will write (`encoded` is the last check)."""
+    if name == "write_file":
+        content = _text_arg(args, "content")
+        cur = load(path)
+        return cur, textio.with_newlines(content, cur.fmt.newline) if cur.exists else content
+    old, new = _text_arg(args, "old_string"), _text_arg(args, "new_string")
+    if old == new:
+        raise ToolError("old_string and new_string are identical; there is nothing to change")
+    cur = load(path)
+    if old == "":
+        # An empty old_string creates a missing file (or fills an empty one) with new_string.
+        if cur.exists and cur.text:
+            raise ToolError(
+                f"old_string is empty but {path.name} is not",
+                hint="give the exact text to replace, or use write_file to replace the file",
+            )
+        return cur, new
+    if not cur.exists:
+        raise ToolError(f"file not found: {path}", hint=did_you_mean(path, ctx) if ctx else "")
+    return cur, _plan_edit(path, old, new, bool_arg(args, "replace_all"), cur)
+
+
 @printable
 @guard
 async def _write(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     path = resolve(ctx, str_arg(args, "path"))
-    content = _text_arg(args, "content")
 
     def work() -> ToolResult:
-        cur = load(path)
-        text = textio.with_newlines(content, cur.fmt.newline) if cur.exists else content
-        return commit(ctx, path, cur, text, "Wrote")
+        return commit(ctx, path, *plan("write_file", args, path), "Wrote")
 
     return await asyncio.to_thread(work)
 
@@ -223,24 +253,9 @@ def _plan_edit(path: Path, old: str, new: str, replace_all: bool, cur: Current) 
 @guard
 async def _edit(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     path = resolve(ctx, str_arg(args, "path"))
-    old, new = _text_arg(args, "old_string"), _text_arg(args, "new_string")
-    replace_all = bool_arg(args, "replace_all")
-    if old == new:
-        raise ToolError("old_string and new_string are identical; there is nothing to change")
 
     def work() -> ToolResult:
-        cur = load(path)
-        if old == "":
-            # An empty old_string creates a missing file (or fills an empty one) with new_string.
-            if cur.exists and cur.text:
-                raise ToolError(
-                    f"old_string is empty but {path.name} is not",
-                    hint="give the exact text to replace, or use write_file to replace the file",
-                )
-            return commit(ctx, path, cur, new, "Edited")
-        if not cur.exists:
-            raise ToolError(f"file not found: {path}", hint=did_you_mean(path, ctx))
-        return commit(ctx, path, cur, _plan_edit(path, old, new, replace_all, cur), "Edited")
+        return commit(ctx, path, *plan("edit_file", args, path, ctx), "Edited")
 
     return await asyncio.to_thread(work)
 

@@ -1,0 +1,83 @@
+"""The permission prompt's diff is computed the way write_file/edit_file compute theirs: the same
+decoding (cp1251, UTF-16, BOM), line endings and matching, so what the user approves is what
+the tool writes, and a call the tool will refuse is never shown as a diff."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.asking import preview
+from agent.tools import ToolContext, builtin_tools
+
+TOOLS = {t.name: t for t in builtin_tools()}
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        "ru.txt": "привет мир\r\nвторая строка\r\n".encode("cp1251"),
+        "wide.txt": "\ufeffalpha\nbeta\n".encode("utf-16-le"),
+        "bom.py": b"\xef\xbb\xbfx = 1\r\ny = 2\r\n",
+        "twice.txt": b"a\na\n",
+        "blob.bin": b"\x00\x01\x02needle",
+        "src/deep.py": b"a = 1\n",
+    }
+
+
+def _write_files(root: Path) -> None:
+    for file, data in _files(root).items():
+        (root / file).parent.mkdir(exist_ok=True)
+        (root / file).write_bytes(data)
+
+
+CASES: list[tuple[str, dict[str, Any]]] = [
+    ("edit_file", {"path": "ru.txt", "old_string": "вторая строка", "new_string": "третья"}),
+    ("edit_file", {"path": "wide.txt", "old_string": "beta", "new_string": "gamma"}),
+    ("edit_file", {"path": "bom.py", "old_string": "y = 2\n", "new_string": "y = 3\nz = 4\n"}),
+    ("write_file", {"path": "ru.txt", "content": "новый\nтекст\n"}),
+    ("edit_file", {"path": "twice.txt", "old_string": "a", "new_string": "b", "replace_all": True}),
+    ("edit_file", {"path": "src/deep.py", "old_string": "1", "new_string": "2"}),  # named in full
+]
+
+
+@pytest.mark.parametrize(("name", "args"), CASES)
+async def test_the_prompt_shows_the_diff_the_tool_makes(
+    tmp_path: Path, name: str, args: dict[str, Any]
+) -> None:
+    _write_files(tmp_path)
+    shown = preview(name, args, tmp_path)
+    result = await TOOLS[name].run(args, ToolContext(cwd=tmp_path))
+    assert not result.is_error, result.output
+    assert shown.startswith(f"--- a/{args['path']}")
+    assert result.display is not None
+    assert shown.rstrip("\n") in result.display  # the very diff the tool reports after writing
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "says"),
+    [
+        ("edit_file", {"path": "twice.txt", "old_string": "a", "new_string": "b"}, "2 times"),
+        (
+            "edit_file",
+            {"path": "ru.txt", "old_string": "нет такого", "new_string": "x"},
+            "not found",
+        ),
+        ("edit_file", {"path": "gone.txt", "old_string": "a", "new_string": "b"}, "not found"),
+        ("edit_file", {"path": "ru.txt", "old_string": "мир", "new_string": "мир"}, "identical"),
+        ("edit_file", {"path": "ru.txt", "old_string": "мир", "new_string": "🙂"}, "cp1251"),
+        ("write_file", {"path": "blob.bin", "content": "text"}, "binary"),
+    ],
+)
+async def test_a_call_the_tool_refuses_shows_why(
+    tmp_path: Path, name: str, args: dict[str, Any], says: str
+) -> None:
+    _write_files(tmp_path)
+    shown = preview(name, args, tmp_path)
+    assert shown.startswith("(") and shown.endswith("will fail)"), shown
+    assert says in shown
+    assert "\n" not in shown
+    result = await TOOLS[name].run(args, ToolContext(cwd=tmp_path))
+    assert result.is_error
+    assert (tmp_path / "ru.txt").read_bytes() == _files(tmp_path)["ru.txt"]
