@@ -20,7 +20,7 @@ AGENT = [sys.executable, "-m", "agent"]
 
 
 async def _ok(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    return ToolResult("done [exit code 0 · 0.1 s]", display="bash x · exit 0 · 0.1s")
+    return ToolResult("done [exit code 0 · 0.1 s]", display="bash x · exit 0")
 
 
 TOUCH = Tool("write_file", "", {}, _ok)
@@ -42,7 +42,7 @@ def test_abbreviate() -> None:
 
 
 def test_exit_status() -> None:
-    assert exit_status(ToolResult("x", display="bash ls · exit 2 · 0.1s")) == 2
+    assert exit_status(ToolResult("x", display="bash ls · exit 2")) == 2
     assert exit_status(ToolResult("out\n[exit code 7 · 0.3 s]")) == 7
     assert exit_status(ToolResult("read 3 lines")) is None
 

@@ -224,8 +224,8 @@ async def _bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     text = format_result(code, proto, elapsed, timeout)
     if held:
         text += "\n[a background process still holds the output open; its later output is lost]"
-    shown_code = 124 if code is None else code
-    display = f"bash {headline(command)} · exit {shown_code} · {elapsed:.1f}s"
+    status = f"timed out after {timeout:g} s · exit 124" if code is None else f"exit {code}"
+    display = f"bash {headline(command)} · {status}"  # renderers add the time
     return ToolResult(cap(text, how_to_see_more=_MORE), is_error=code is None, display=display)
 
 
