@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -57,19 +58,22 @@ def int_arg(
     if value is None:
         return default
     # Models sometimes send numbers as strings ("20"); accept those, refuse anything else.
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    if isinstance(value, str) and re.fullmatch(r"\s*-?[0-9]{1,18}\s*", value):
         value = int(value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int):
         raise ToolError(f"parameter '{name}' must be an integer, got {value!r}")
+    value = min(value, 1 << 40)  # "everything": a larger number means nothing more
     if value < minimum:
         raise ToolError(f"parameter '{name}' must be >= {minimum}, got {value}")
     return value
 
 
 def bool_arg(args: dict[str, Any], name: str, default: bool = False) -> bool:
-    value = args.get(name, default)
+    value = args.get(name)
+    if value is None:  # a null optional argument, as some models send them
+        return default
     if isinstance(value, str) and value.lower() in ("true", "false"):
         return value.lower() == "true"
     if not isinstance(value, bool):
@@ -81,6 +85,8 @@ def resolve(ctx: ToolContext, raw: str) -> Path:
     """A model-given path as an absolute path: `~` expanded, relative to the workspace."""
     if not raw.strip():
         raise ToolError("the path is empty", hint="give a file path relative to the workspace")
+    if "\0" in raw:
+        raise ToolError("the path contains a NUL character", hint="no file name can hold one")
     path = Path(os.path.expanduser(raw))
     if not path.is_absolute():
         path = Path(ctx.cwd) / path

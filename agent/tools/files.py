@@ -133,12 +133,18 @@ def _decode_page(page: Page, fmt_bom: tuple[str, bytes] | None) -> tuple[list[st
         encoding, bom = fmt_bom
         if page.first == 1 and raw.startswith(bom):
             raw = raw[len(bom) :]
+            if not raw and page.total == 1:  # nothing but the BOM: an empty file
+                page.lines, page.total = [], 0
         note = f"{encoding} with BOM"
         fallback = False
     else:
         encoding, note, fallback = "utf-8", "", False
         if not textio.utf8_like(raw):
             encoding, fallback = textio.guess_legacy(raw[:CHUNK]), True
+    if page.last_cut:  # the read stopped inside a line, maybe inside a character: drop its start
+        decoder = codecs.getincrementaldecoder(encoding)("replace")
+        decoder.decode(raw, final=False)
+        raw = raw[: len(raw) - len(decoder.getstate()[0])]
     text, _, bad = textio.decode(raw, textio.TextFormat(encoding, b"", "\n", fallback))
     if fallback:
         note = f"{encoding} (not valid UTF-8; decoded with a fallback guess)"
@@ -235,7 +241,7 @@ def _render(lines: list[str], page: Page, notes: list[str], size: int) -> tuple[
             f"file is {size / (1 << 20):.1f} MB, over the {SIZE_CAP >> 20} MB cap: read in part, "
             "total line count unknown; use offset/limit to read further"
         )
-    if out and (total is None or shown_to < total) and not cut_short:
+    if out and (total is None or shown_to < total):
         left = f" of {total}" if total is not None else ""
         more = f"use offset={shown_to + 1} to read on"
         notes.append(f"showed lines {page.first}-{shown_to}{left}; {more}")
@@ -254,7 +260,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     name = shown(ctx, path)
     size = page.size
     if not lines:
-        if page.total in (0, None) and offset == 1 and size == 0:
+        if offset == 1 and (size == 0 or page.total == 0):  # or nothing but a BOM
             return ToolResult("[the file is empty]", display=f"read_file {name} · empty")
         known = f" ({page.total} lines)" if page.total is not None else ""
         return error(
