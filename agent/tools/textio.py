@@ -1,5 +1,5 @@
 """Text encodings: detect (BOM, UTF-8, UTF-16 without BOM, cp1251/GB18030 fallback), decode,
-re-encode exactly as found, write files atomically, and diff two versions.
+re-encode exactly as found, write files atomically. (difftext.py diffs two versions.)
 """
 
 from __future__ import annotations
@@ -67,7 +67,30 @@ def sniff_utf16(head: bytes) -> str | None:
         return "utf-16-le"
     if even_nul > 0.4 and odd_nul < 0.05:
         return "utf-16-be"
+    # Mostly non-ASCII (Cyrillic, CJK): only spaces, digits and punctuation have a NUL half,
+    # always on the same side. Binary data has NULs on both sides, or does not decode cleanly.
+    if odd_nul and not even_nul and _text_like(sample, "utf-16-le"):
+        return "utf-16-le"
+    if even_nul and not odd_nul and _text_like(sample, "utf-16-be"):
+        return "utf-16-be"
     return None
+
+
+def _text_like(sample: bytes, encoding: str) -> bool:
+    """The sample decodes strictly and reads as text: no control characters but whitespace,
+    nothing unassigned or private."""
+    import unicodedata
+
+    try:
+        text = codecs.getincrementaldecoder(encoding)().decode(sample, final=False)
+    except UnicodeDecodeError:
+        return False
+    odd = sum(
+        1
+        for ch in set(text)
+        if ch not in "\t\n\r\f" and unicodedata.category(ch) in ("Cc", "Cn", "Co", "Cs")
+    )
+    return odd == 0 and any(ch in text for ch in " \n")
 
 
 def looks_binary(head: bytes) -> bool:
@@ -179,7 +202,6 @@ def decode_escaped(data: bytes, fmt: TextFormat) -> str:
     return data[len(fmt.bom) :].decode(fmt.encoding, errors="surrogateescape")
 
 
-_HUNK = re.compile(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", re.MULTILINE)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -206,24 +228,28 @@ def atomic_write(path: Path, data: bytes, mode: int | None) -> None:
 
     A crash mid-write leaves either the old file or the new one, never a torn file. A file
     with other hard links is rewritten in place instead: replacing it would cut the links, and
-    the other names would keep the old text.
+    the other names would keep the old text. So is a writable file in a directory where no
+    temp file can be created.
     """
     try:
         linked = path.stat().st_nlink > 1 and path.is_file()
     except OSError:
         linked = False
-    if linked:
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        # 0o666 lets the umask decide a new file's mode, like an ordinary open() would.
+        fd = -1 if linked else os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except PermissionError:  # a writable file in a directory we may not add names to
+        if not path.is_file():
+            raise
+        fd = -1
+    if fd < 0:
         with open(path, "r+b") as handle:
             handle.write(data)
             handle.truncate()
             handle.flush()
             os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(path, mode)
-        return
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    # 0o666 lets the umask decide a new file's mode, like an ordinary open() would.
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        return  # written in place: the file keeps its mode
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -235,49 +261,3 @@ def atomic_write(path: Path, data: bytes, mode: int | None) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-
-
-def _trimmed(a: list[str], b: list[str]) -> tuple[int, list[str], list[str]]:
-    """Drop common leading/trailing lines (keeping context) so difflib stays fast on big files."""
-    head = 0
-    while head < min(len(a), len(b)) and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
-        tail += 1
-    start = max(head - 3, 0)
-    tail = max(tail - 3, 0)
-    return start, a[start : len(a) - tail], b[start : len(b) - tail]
-
-
-def unified_diff(old: str, new: str, name: str) -> tuple[str, int, int]:
-    """A unified diff (3 lines of context) of two texts, with added/removed line counts."""
-    import difflib
-
-    a = old.replace("\r\n", "\n").splitlines(keepends=True)
-    b = new.replace("\r\n", "\n").splitlines(keepends=True)
-    start, a_part, b_part = _trimmed(a, b)
-    if len(a_part) * len(b_part) > 4_000_000:  # difflib is quadratic: do not stall on rewrites
-        note = f"(diff of {len(a_part)} vs {len(b_part)} lines not computed)\n"
-        return note, len(b_part), len(a_part)
-    out: list[str] = []
-    added = removed = 0
-    for line in difflib.unified_diff(a_part, b_part, f"a/{name}", f"b/{name}", n=3):
-        if line.startswith("@@") and start:
-            line = _shift_hunk(line, start)
-        elif line.startswith("+") and not line.startswith("+++"):
-            added += 1
-        elif line.startswith("-") and not line.startswith("---"):
-            removed += 1
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(out), added, removed
-
-
-def _shift_hunk(header: str, by: int) -> str:
-    """Move a hunk header's line numbers by `by` (the diff ran on a trimmed slice)."""
-
-    def shift(m: re.Match[str]) -> str:
-        old, new = int(m.group(1)) + by, int(m.group(3)) + by
-        return f"@@ -{old}{m.group(2) or ''} +{new}{m.group(4) or ''} @@"
-
-    return _HUNK.sub(shift, header)
