@@ -190,7 +190,7 @@ def write_atomic(path: Path, text: str) -> None:
 def preview(name: str, args: dict[str, Any], root: Path) -> str:
     """The unified diff a write_file/edit_file call would make (computed before it runs, the
     way the tool computes it: same decoding, line endings and matching)."""
-    from agent.tools import textio
+    from agent.tools import difftext, textio
     from agent.tools.common import ToolError
     from agent.tools.edits import encoded, plan
 
@@ -205,4 +205,4 @@ def preview(name: str, args: dict[str, Any], root: Path) -> str:
     except OSError:
         return ""
     name = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
-    return textio.printable(textio.unified_diff(cur.text, new, name)[0])
+    return textio.printable(difftext.unified_diff(cur.text, new, name)[0])

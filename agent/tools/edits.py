@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
-import re
 import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -15,7 +14,8 @@ from typing import Any
 
 from agent.tools import Run, Tool, ToolContext, ToolResult, cap, textio
 from agent.tools.common import ToolError, bool_arg, did_you_mean, guard, resolve, shown, str_arg
-from agent.tools.textio import unified_diff  # also used by agent.asking's previews
+from agent.tools.difftext import unified_diff
+from agent.tools.matching import replaced
 
 DIFF_CAP_MODEL = 4000  # diff characters sent to the model; the terminal gets more
 DIFF_CAP_DISPLAY = 60_000
@@ -48,6 +48,14 @@ def load(path: Path) -> Current:
     st = real.stat()
     if not stat.S_ISREG(st.st_mode):
         raise ToolError(f"{path} is not a regular file", can_retry=False)
+    # A rename would replace it regardless of its mode; and a file no one may write is meant
+    # to stay as it is, even for root.
+    if not os.access(real, os.W_OK) or not st.st_mode & 0o222:
+        raise ToolError(
+            f"{path.name} is read-only (mode {stat.S_IMODE(st.st_mode):o})",
+            can_retry=False,
+            hint="if it is meant to change, make it writable with bash (chmod u+w) first",
+        )
     raw = real.read_bytes()
     if textio.looks_binary(raw[: textio.SNIFF_BYTES]):
         raise ToolError(
@@ -109,7 +117,12 @@ def commit(ctx: ToolContext, path: Path, cur: Current, new_text: str, verb: str)
         if fmt.encoding != "utf-8" or fmt.bom or fmt.newline != "\n":
             summary += f" (kept {fmt.label()})"
         if cur.stray:
-            summary += f" (kept {cur.stray} non-UTF-8 byte{'s' * (cur.stray > 1)} as they were)"
+            kept = sum(1 for ch in new_text if "\udc80" <= ch <= "\udcff")
+            if kept:
+                summary += f" (kept {kept} non-UTF-8 byte{'s' * (kept > 1)} as they were)"
+            if kept < cur.stray:
+                gone = cur.stray - kept
+                summary += f" ({gone} non-UTF-8 byte{'s' * (gone > 1)} removed with the text)"
     model_diff = cap(diff, DIFF_CAP_MODEL, how_to_see_more="read the file to see the result")
     return ToolResult(
         f"{summary}\n{model_diff}".rstrip("\n"),
@@ -148,6 +161,13 @@ def plan(
     if name == "write_file":
         content = _text_arg(args, "content")
         cur = load(path)
+        if cur.stray and "\ufffd" in content:
+            raise ToolError(
+                f"{path.name} has {cur.stray} non-UTF-8 byte(s), which read_file shows as "
+                "\ufffd; writing this content would replace them with \ufffd characters",
+                hint="change the file with edit_file, which keeps those bytes, or fix them "
+                "with bash first",
+            )
         return cur, textio.with_newlines(content, cur.fmt.newline) if cur.exists else content
     old, new = _text_arg(args, "old_string"), _text_arg(args, "new_string")
     if old == new:
@@ -163,7 +183,8 @@ def plan(
         return cur, new
     if not cur.exists:
         raise ToolError(f"file not found: {path}", hint=did_you_mean(path, ctx) if ctx else "")
-    return cur, _plan_edit(path, old, new, bool_arg(args, "replace_all"), cur)
+    replace_all = bool_arg(args, "replace_all")
+    return cur, replaced(path.name, cur.text, cur.fmt.newline, cur.stray, old, new, replace_all)
 
 
 @printable
@@ -175,78 +196,6 @@ async def _write(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return commit(ctx, path, *plan("write_file", args, path), "Wrote")
 
     return await asyncio.to_thread(work)
-
-
-def _line_of(text: str, pos: int) -> int:
-    return text.count("\n", 0, pos) + 1
-
-
-def _adapt(text: str, old: str, new: str, newline: str) -> tuple[str, str]:
-    """old/new in the file's line endings (the model usually sends LF for a CRLF file).
-
-    `new` keeps its own endings only when `old` matched a line break as the model wrote it
-    (a region of a mixed-ending file); otherwise it takes the file's."""
-    for candidate in (textio.with_newlines(old, newline), old):
-        if candidate in text:
-            as_written = candidate == old and "\n" in old
-            return candidate, new if as_written else textio.with_newlines(new, newline)
-    return old, new
-
-
-def near_miss(text: str, old: str) -> str:
-    """Where old_string almost matches: ignoring whitespace, else the most similar line."""
-    squash = re.compile(r"\s+")
-    target = squash.sub("", old)
-    if target and len(text) <= 20 << 20:
-        where = squash.sub("", text).find(target)
-        if where >= 0:
-            # Walk non-space runs to map the squashed offset back to a real position.
-            seen = 0
-            for run in re.finditer(r"\S+", text):
-                if seen + len(run.group()) > where:
-                    line = _line_of(text, run.start() + where - seen)
-                    span = old.count("\n") + 1
-                    snippet = "\n".join(text.splitlines()[line - 1 : line - 1 + span])
-                    return (
-                        f"a whitespace-insensitive match exists at line {line} (the whitespace or "
-                        f"indentation differs):\n{snippet[:1500]}"
-                    )
-                seen += len(run.group())
-    import difflib
-
-    first = next((ln.strip() for ln in old.splitlines() if ln.strip()), "")
-    lines = [ln.strip() for ln in text.splitlines()[:50_000]]
-    close = difflib.get_close_matches(first, lines, n=1, cutoff=0.6) if first else []
-    if close:
-        line = lines.index(close[0]) + 1
-        return f"the most similar line is line {line}: {close[0][:300]}"
-    return "nothing similar found"
-
-
-def _plan_edit(path: Path, old: str, new: str, replace_all: bool, cur: Current) -> str:
-    """The file's new text, or a ToolError saying exactly why the edit cannot apply."""
-    name = path.name
-    old, new = _adapt(cur.text, old, new, cur.fmt.newline)
-    count = cur.text.count(old)
-    if count == 0:
-        hint = "read the file again and copy old_string exactly (indentation, line breaks)"
-        if cur.stray and "\ufffd" in old:
-            hint = (
-                f"{name} has non-UTF-8 bytes, shown as \ufffd, that old_string cannot match: "
-                "choose old_string around them, or fix them with bash"
-            )
-        raise ToolError(f"old_string not found in {name}; {near_miss(cur.text, old)}", hint=hint)
-    if count > 1 and not replace_all:
-        spots, pos = [], -1
-        for _ in range(min(count, 10)):
-            pos = cur.text.find(old, pos + 1)
-            spots.append(str(_line_of(cur.text, pos)))
-        raise ToolError(
-            f"old_string matches {count} times in {name} (lines {', '.join(spots)})",
-            hint="add surrounding lines to old_string to make it unique, or set replace_all=true",
-        )
-    # str.replace is literal: no regex, no `$&`/backreference expansion in new_string.
-    return cur.text.replace(old, new) if replace_all else cur.text.replace(old, new, 1)
 
 
 @printable
