@@ -88,7 +88,7 @@ READ_ONLY = words(
     "ls cat head tail wc pwd echo printf true false which file stat du df tree grep egrep fgrep "
     "rg find sort uniq cut tr diff cmp basename dirname realpath readlink whoami id uname nl "
     "md5sum sha1sum sha256sum sha512sum od hexdump column fold fmt expand unexpand rev tac "
-    "paste join comm seq sleep test [ type cd date sed awk gawk mawk nawk uptime free"
+    "paste join comm seq sleep test [ type cd date sed awk gawk mawk nawk uptime free exit :"
 )
 GIT_READ_ONLY = words(
     "status diff log show rev-parse ls-files blame describe shortlog grep show-ref cat-file "

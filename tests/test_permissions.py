@@ -91,6 +91,9 @@ BASH: list[tuple[str, str]] = [
     ("echo hi > notes2.txt", A),
     ("cat notes.txt | sort | uniq", A),
     ("npm test &", A),
+    ("sleep 5 & echo started; exit 3", A),  # exit and : change nothing outside the shell
+    ("ls || :", A),
+    ("exit $(rm -rf x)", D),
     # word boundaries and prefixes
     ("npm testing", Q),
     ("npm tes", Q),
