@@ -51,7 +51,7 @@ def with_dirs(files: list[str]) -> list[str]:
 async def project_paths(cwd: Path) -> list[str]:
     """The project's files (gitignore-aware, as the glob tool sees them) and directories."""
     from agent.tools import ToolContext
-    from agent.tools.search import list_files
+    from agent.tools.globbing import list_files
 
     files = await list_files(ToolContext(cwd=cwd), cwd)
     return with_dirs(sorted(files)[:MAX_PATHS])

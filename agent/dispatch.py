@@ -16,6 +16,7 @@ from typing import Any
 from agent.events import Sink, ToolEnd, ToolStart
 from agent.schema import parse_arguments, validate
 from agent.tools import Tool, ToolContext, ToolResult, cap, error
+from agent.tools.textio import has_surrogates, printable
 
 
 @dataclass
@@ -90,6 +91,11 @@ class Dispatcher:
             call.meta["run_seconds"] = time.perf_counter() - t0  # without the time asking
         if len(result.output) > 12_000:
             result = ToolResult(cap(result.output), result.is_error, result.display)
+        if has_surrogates(result.output) or has_surrogates(result.display or ""):
+            # An odd file name or stray bytes kept by a tool: a lone surrogate can go neither
+            # to the terminal, nor into the session file, nor into the next request's JSON.
+            display = None if result.display is None else printable(result.display)
+            result = ToolResult(printable(result.output), result.is_error, display)
         return result
 
     async def run_one(self, call: Call, ctx: ToolContext, sink: Sink) -> ToolResult:

@@ -77,7 +77,7 @@ HOME_SECRETS = (
     ".psql_history",
     ".mysql_history",
 )
-assert all(rel.startswith(".") for rel in HOME_SECRETS)  # walk.hide_secrets relies on it
+assert all(rel.startswith(".") for rel in HOME_SECRETS)  # secret_hits.hide_secrets relies on it
 
 
 @dataclass(frozen=True)

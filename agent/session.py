@@ -102,7 +102,11 @@ class SessionFile:
         After a failed write this does nothing: the session is no longer saved."""
         if not self.error:
             line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-            self._write(line.encode("utf-8"))
+            try:
+                data = line.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate (model-sent \udc80): keep it escaped
+                data = (json.dumps(record, separators=(",", ":")) + "\n").encode("ascii")
+            self._write(data)
 
     def _write(self, data: bytes) -> None:
         """All of `data`, looping on short writes; on an error, cut off what got written."""

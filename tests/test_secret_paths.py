@@ -11,7 +11,7 @@ import pytest
 from agent.paths import Workspace, protected
 from agent.permissions import decide
 from agent.session import SessionFile
-from agent.tools import Tool, ToolContext, ToolResult, search, walk
+from agent.tools import Tool, ToolContext, ToolResult, search, secret_hits, walk
 from agent.tools.pygrep import FileHits
 
 PAST = ".agent/sessions/ holds past conversations"
@@ -141,12 +141,12 @@ async def test_grep_hides_home_credential_stores_when_the_workspace_is_home(
 
 def test_hide_secrets_takes_the_quick_path_unless_a_record_may_be_in_reach(home: Path) -> None:
     hits = [FileHits("src/a.py"), FileHits("b/c.txt")]
-    assert walk.hide_secrets(hits, home / "proj") == (hits, "")
-    kept, note = walk.hide_secrets(hits, home / ".agent" / "sessions")  # asked about
+    assert secret_hits.hide_secrets(hits, home / "proj") == (hits, "")
+    kept, note = secret_hits.hide_secrets(hits, home / ".agent" / "sessions")  # asked about
     assert kept == hits and not note
-    kept, note = walk.hide_secrets([*hits, FileHits("sessions/x.jsonl")], home / ".agent")
+    kept, note = secret_hits.hide_secrets([*hits, FileHits("sessions/x.jsonl")], home / ".agent")
     assert kept == hits and "sessions/x.jsonl" in note
-    kept, note = walk.hide_secrets([*hits, FileHits(".ssh/known_hosts")], home)
+    kept, note = secret_hits.hide_secrets([*hits, FileHits(".ssh/known_hosts")], home)
     assert kept == hits and ".ssh/known_hosts" in note
-    kept, note = walk.hide_secrets([*hits, FileHits(".ssh/known_hosts")], home / "proj")
+    kept, note = secret_hits.hide_secrets([*hits, FileHits(".ssh/known_hosts")], home / "proj")
     assert len(kept) == 3 and not note  # a project's own .ssh is no home credential store

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools import ToolContext, pygrep, search, walk
+from agent.tools import ToolContext, pygrep, search, secret_hits, walk
 
 RG = walk.find_rg()
 needs_rg = pytest.mark.skipif(RG is None, reason="no ripgrep binary installed")
@@ -435,7 +435,7 @@ def test_hide_secrets_quick_check_agrees_with_the_names() -> None:
              "src/app.py", "id.py", "_build/x.py", "docs/.github/ci.yml"]  # fmt: skip
     for name in names:
         hits = [FileHits("src/other.py"), FileHits(name)]
-        kept, note = walk.hide_secrets(hits)
+        kept, note = secret_hits.hide_secrets(hits)
         hidden = secret_name(name.rsplit("/", 1)[-1])
         assert [h.path for h in kept] == (["src/other.py"] if hidden else ["src/other.py", name])
         assert bool(note) is hidden, name

@@ -1,8 +1,10 @@
 """The pure-Python grep used when no ripgrep binary is available.
 
-It reads files the way ripgrep does by default: a UTF-16/32 or UTF-8 BOM is decoded, a NUL
-byte anywhere else marks a binary file that is skipped, lines split on `\\n` (a `\\r` stays part
-of the line for matching), and a pattern only ever matches within one line.
+It reads files the way ripgrep does by default: a UTF-16/32 or UTF-8 BOM is decoded, lines
+split on `\\n` (a `\\r` stays part of the line for matching), and a pattern only ever matches
+within one line. A NUL byte marks a binary file: ripgrep stops reading it at the 64 KiB buffer
+holding the first NUL, so matches before that buffer count (listed, shown) unless the mode
+needs the whole file (count), which then drops it.
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ def compile_query(
     (Unicode classes like Greek, byte-mode groups) is left to ripgrep to accept or refuse."""
     translated = re.sub(r"\(\?<([A-Za-z_]\w*)>", r"(?P<\1>", pattern)  # named groups
     translated = re.sub(r"(?<!\\)((?:\\\\)*)\\z", r"\1\\Z", translated)  # end of text
+    translated = re.sub(r"(?<!\\)((?:\\\\)*)\\<", r"\1\\b(?=\\w)", translated)  # word start
+    translated = re.sub(r"(?<!\\)((?:\\\\)*)\\>", r"\1\\b(?<=\\w)", translated)  # word end
+    translated = re.sub(r"\[:(\w+):\]", lambda m: _POSIX.get(m.group(1), m.group()), translated)
     flags = re.IGNORECASE if ignore_case else 0
     try:
         with warnings.catch_warnings():  # `[[:upper:]]` warns about a possible set operation
@@ -64,6 +69,13 @@ def compile_query(
 
 
 _NEVER = re.compile(r"(?!)")
+# ASCII classes as Rust regex reads them inside brackets: `[[:digit:]]`, `[^[:space:]]`.
+_POSIX = {
+    "alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f", "blank": "\\t ",
+    "cntrl": "\\x00-\\x1f\\x7f", "digit": "0-9", "graph": "!-~", "lower": "a-z",
+    "print": " -~", "punct": "!-/:-@\\[-`{-~", "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z",
+    "word": "0-9A-Za-z_", "xdigit": "0-9A-Fa-f",
+}  # fmt: skip
 
 
 def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
@@ -72,7 +84,10 @@ def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
         return re.compile(pattern, flags)
 
 
-def read_text(path: Path) -> str | None:
+RG_BUFFER = 1 << 16  # ripgrep's line buffer: it reads a file in windows of this size
+
+
+def read_text(path: Path, mode: str = "content") -> str | None:
     """A file's text as ripgrep would search it, or None for binary or unreadable files."""
     try:
         data = path.read_bytes()
@@ -82,9 +97,38 @@ def read_text(path: Path) -> str | None:
     if found:
         encoding, bom = found
         return codecs.decode(data[len(bom) :], encoding, errors="replace")
-    if b"\0" in data:
-        return None
-    return data.decode("utf-8", errors="replace")
+    first = data.find(b"\0")
+    if first >= 0:
+        if mode == "count":
+            return None
+        data = data[: _before_binary(data, first)]
+    return data.decode("utf-8", errors="replace") if data else None
+
+
+def _before_binary(data: bytes, first_nul: int) -> int:
+    """Where ripgrep stops in a file whose first NUL is at `first_nul`: the start of the
+    buffer window that holds it (each window starts after the last full line of the one
+    before)."""
+    pos = 0
+    while first_nul >= pos + RG_BUFFER:
+        end = data.rfind(b"\n", pos, pos + RG_BUFFER)
+        if end < 0:  # a line longer than a window: ripgrep grows the buffer into the NUL
+            return pos
+        pos = end + 1
+    return pos
+
+
+def is_binary(path: Path) -> bool:
+    """A NUL byte anywhere (a BOM-marked UTF-16/32 file is text)."""
+    with open(path, "rb") as f:
+        head = f.read(4)
+        if sniff_bom(head):
+            return False
+        f.seek(0)
+        while chunk := f.read(1 << 20):
+            if b"\0" in chunk:
+                return True
+    return False
 
 
 def search_text(rel: str, text: str, query: Query) -> FileHits | None:
@@ -114,7 +158,7 @@ def search_files(root: Path, rels: list[str], query: Query) -> list[FileHits]:
     """Search each file (paths relative to `root`); files without a match are left out."""
     found = []
     for rel in rels:
-        text = read_text(root / rel)
+        text = read_text(root / rel, query.mode)
         if text is not None:
             hits = search_text(rel, text, query)
             if hits:

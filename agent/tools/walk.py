@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.paths import home_secrets, secret_name, secret_path
+from agent.tools import ToolContext
 from agent.tools.common import ToolError
 from agent.tools.gitglob import IgnoreRules
 from agent.tools.pygrep import FileHits
@@ -42,6 +43,11 @@ def find_rg() -> str | None:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
     return shutil.which("rg")
+
+
+def rg_for(ctx: ToolContext) -> str | None:
+    """The ripgrep binary to use, or None for the Python fallback (ctx.extra can force it)."""
+    return None if ctx.extra.get("search_backend") == "python" else find_rg()
 
 
 def in_repository(root: Path) -> bool:
@@ -223,6 +229,11 @@ async def run_rg(rg: str, args: list[str], cwd: Path) -> tuple[bytes, bool]:
     return out, cut
 
 
+_COUNT_ROW = re.compile(rb"([^\0]*)\0(\d+)\n")
+_CONTENT_ROW = re.compile(rb"([^\0]*)\0(\d+)([:-])([^\n]*)\n?")
+_WARNING = re.compile(rb"[^\0\n]*: (WARNING: |binary file matches )")
+
+
 def rel_path(raw: bytes) -> str:
     return os.fsdecode(raw).removeprefix("./")
 
@@ -232,68 +243,28 @@ def parse_rg(out: bytes, mode: str) -> list[FileHits]:
     if mode == "files":  # one decode, one replace, one split: per-path work doubles the cost
         names = os.fsdecode(out).replace("\0./", "\0").removeprefix("./").split("\0")
         return [FileHits(p) for p in names if p and p != "\n"]
-    if mode == "count":
-        found = []
-        for row in os.fsdecode(out).split("\n"):
-            name, nul, count = row.rpartition("\0")
-            if nul:
-                found.append(FileHits(name[2:] if name.startswith("./") else name, int(count)))
-        return found
+    if mode == "count":  # `path\0count\n`: a path may hold a newline, never a NUL
+        return [FileHits(rel_path(m.group(1)), int(m.group(2))) for m in _COUNT_ROW.finditer(out)]
     by_path: dict[bytes, FileHits] = {}
     hits = FileHits("")
     last = None
-    for line in out.split(b"\n"):
-        path, sep, rest = line.partition(b"\0")
-        if not sep:
-            continue  # "--" group separators and the empty tail
+    pos, end = 0, len(out)
+    while pos < end:
+        if out.startswith(b"--\n", pos):  # a group separator between context blocks
+            pos += 3
+            continue
+        m = None if _WARNING.match(out, pos) else _CONTENT_ROW.match(out, pos)
+        if m is None:  # a warning ("stopped searching binary file"), not a row: skip it
+            nl = out.find(b"\n", pos)
+            pos = end if nl < 0 else nl + 1
+            continue
+        pos = m.end()
+        path = m.group(1)
         if path != last:  # ripgrep writes each file's lines together
             last = path
             hits = by_path.setdefault(path, FileHits(rel_path(path)))
-        digits = len(rest) - len(rest.lstrip(b"0123456789"))
-        is_match = rest[digits : digits + 1] == b":"
-        text = rest[digits + 1 :].decode("utf-8", "replace")
-        hits.lines.append((int(rest[:digits]), is_match, text.removesuffix("\r")))
+        is_match = m.group(3) == b":"
+        text = m.group(4).decode("utf-8", "replace")
+        hits.lines.append((int(m.group(2)), is_match, text.removesuffix("\r")))
         hits.count += is_match
     return list(by_path.values())
-
-
-# Every secret file name (paths.SECRET_NAMES) starts with "." "_" or "id_", or ends with one of
-# these suffixes: a list of "/path" lines without any of the marks holds no secret file.
-_SECRET_MARKS = (
-    "/.", "/_", "/id_", ".pem\n", ".key\n", ".p12\n", ".pfx\n",
-    "/credentials", "/service-account", "/client_secret", "/rclone.conf",
-)  # fmt: skip
-
-
-def hide_secrets(hits: list[FileHits], root: Path | None = None) -> tuple[list[FileHits], str]:
-    """A directory search never shows what `.env`, keys or credential files contain: those
-    hits are dropped and named in a note, so the model can ask for one with read_file (which
-    asks the user). Given the searched `root`, so are sessions, the audit log and the home
-    directory's credential stores (paths.secret_path) — unless the root lies inside one: the
-    permission layer has asked about that path."""
-    paths = "\n/" + "\n/".join([h.path for h in hits]) + "\n"
-    top = os.path.realpath(root) if root is not None else ""
-    # Records and credential stores all sit below a hidden directory (`.agent`, `.ssh`, …): with
-    # none in the root's path or in any hit's, only the names can make a hit secret.
-    if "/." not in top and not any(mark in paths for mark in _SECRET_MARKS):  # found in C
-        return hits, ""
-    home = os.path.realpath(os.path.expanduser("~"))
-    place, dot_home = home_secrets(home), home.rstrip("/") + "/."  # every store is hidden
-    where = "" if not top or secret_path(top, place) else top.rstrip("/") + "/"
-    kept: list[FileHits] = []
-    skipped: list[str] = []
-    for h in hits:
-        full = where + h.path
-        if secret_name(h.path.rsplit("/", 1)[-1]) or (
-            where and ("/.agent/" in full or full.startswith(dot_home)) and secret_path(full, place)
-        ):
-            skipped.append(h.path)
-        else:
-            kept.append(h)
-    if not skipped:
-        return hits, ""
-    names = ", ".join(skipped[:5]) + (" …" if len(skipped) > 5 else "")
-    return kept, (
-        f"\n[matches in {len(skipped)} file(s) that may hold secrets are not shown: {names}; "
-        "read one with read_file, which asks the user]"
-    )

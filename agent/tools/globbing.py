@@ -1,0 +1,168 @@
+"""glob: file names by wcmatch pattern, gitignore-aware, newest first; ripgrep lists the
+files (with a name prefilter when it reads the pattern the same way), Python the fallback."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agent.tools import Tool, ToolContext, ToolResult, cap, walk
+from agent.tools.common import ToolError, guard, resolve, shown, str_arg
+
+GLOB_CAP = 200
+_MAGIC = re.compile(r"[*?\[\]{}()!@+]")
+_NARROW = walk.NARROW
+
+
+def _split_pattern(root: Path, pattern: str) -> tuple[Path, str, str]:
+    """(directory to list, pattern below it, prefix to print): literal leading parts of the
+    pattern become the listing root, so `src/**/*.py` walks only `src`."""
+    pattern = pattern.removeprefix("./")
+    absolute = os.path.isabs(pattern)
+    if absolute:
+        root, pattern = Path("/"), pattern.lstrip("/")
+    parts = pattern.split("/")
+    k = 0
+    while k < len(parts) - 1 and not _MAGIC.search(parts[k]):
+        k += 1
+    prefix = "/".join(parts[:k])
+    base = Path(os.path.normpath(root / prefix)) if prefix else root
+    return base, "/".join(parts[k:]), ("/" + prefix if absolute else prefix)
+
+
+async def list_files(ctx: ToolContext, root: Path, name_glob: str = "") -> list[str]:
+    """Every file a search under `root` sees (gitignore-aware), relative to `root`.
+
+    `name_glob` is a prefilter on file names that ripgrep applies as a file type: unlike a
+    `--glob`, a type never re-includes ignored files, so the result is a subset of the full list.
+    """
+    rg = walk.rg_for(ctx)
+    if not rg:
+        return await asyncio.to_thread(lambda: list(walk.Walker(root, []).files()))
+    types = ["--type-add", f"pick:{name_glob}", "--type", "pick"] if name_glob else []
+    args = ["--files", "--null", *walk.rg_base_args(root, []), *types, "./"]
+    out, _ = await walk.run_rg(rg, args, root)
+    return [p[2:] if p.startswith("./") else p for p in os.fsdecode(out).split("\0") if p]
+
+
+def _name_prefilter(pattern: str) -> str:
+    """The pattern's last part when it is a plain file-name glob ripgrep reads the same way."""
+    name = pattern.rsplit("/", 1)[-1]
+    # Braces (`{1..2}`, `{x}`), extglobs and `:` (ripgrep's type-definition separator, also in
+    # `[[:digit:]]`) read differently or not at all as a ripgrep type: no prefilter then.
+    return "" if "**" in name or re.search(r"[(|,{}:]", name) else name
+
+
+def _prefilter_decides(pattern: str, name_glob: str) -> bool:
+    """True when ripgrep's name prefilter already is the whole match: `**/NAME` where NAME
+    uses only `*` and `?`, which ripgrep and wcmatch read alike (any depth, dotfiles too)."""
+    simple = name_glob and not re.search(r"[\[\]{}()!@+\\]", name_glob)
+    return bool(simple) and pattern == "**/" + name_glob
+
+
+def _mtimes(prefix: str, rels: list[str]) -> list[float]:
+    out = []
+    for rel in rels:
+        try:
+            out.append(os.stat(prefix + rel).st_mtime)
+        except OSError:
+            out.append(0.0)
+    return out
+
+
+async def _newest_first(base: Path, rels: list[str]) -> list[str]:
+    """Sort by modification time, newest first (path order among equals).
+
+    The stats run in two threads: os.stat releases the GIL, and on a large tree they are most
+    of a glob's cost.
+    """
+    prefix = str(base).rstrip(os.sep) + os.sep  # plain strings: Path objects double the cost
+    half = len(rels) // 2
+    if half < 500:
+        times = _mtimes(prefix, rels)
+    else:
+        a, b = await asyncio.gather(
+            asyncio.to_thread(_mtimes, prefix, rels[:half]),
+            asyncio.to_thread(_mtimes, prefix, rels[half:]),
+        )
+        times = a + b
+    return [rel for _, rel in sorted(zip((-t for t in times), rels, strict=True))]
+
+
+def _matcher(pattern: str, flags: int) -> Callable[[str], bool]:
+    """wcmatch's own regexes, called directly: its per-path wrapper doubles the cost."""
+    from wcmatch import glob as wc
+
+    inc, exc = wc.translate(pattern, flags=flags)
+    includes = [re.compile(p) for p in inc]
+    excludes = [re.compile(p) for p in exc]
+
+    def match(path: str) -> bool:
+        return any(r.fullmatch(path) for r in includes) and not any(
+            r.fullmatch(path) for r in excludes
+        )
+
+    return match
+
+
+@guard
+async def _glob(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    from wcmatch import glob as wc
+
+    raw = str_arg(args, "pattern")
+    root = resolve(ctx, str_arg(args, "path", required=False, default="."))
+    if not root.is_dir():
+        raise ToolError(f"not a directory: {root}", hint="path must be a directory to search in")
+    base, pattern, prefix = _split_pattern(root, raw)
+    flags = wc.GLOBSTAR | wc.BRACE | wc.DOTGLOB | wc.EXTGLOB | wc.FORCEUNIX
+    name_glob = _name_prefilter(pattern)
+    listed = await list_files(ctx, base, name_glob) if base.is_dir() else []
+    if walk.rg_for(ctx) and _prefilter_decides(pattern, name_glob):
+        matched = listed  # matching again costs as much as the listing on a large tree
+    else:
+        matcher = _matcher(pattern, flags)
+        matched = [p for p in listed if matcher(p)]
+    note = ""
+    if not matched and "/" not in pattern and not pattern.startswith("**"):
+        # `*.py` only matches at the top; say so and show the recursive matches instead.
+        deep = _matcher("**/" + pattern, flags)
+        matched = [p for p in listed if deep(p)]
+        if matched:
+            note = f"\n[no match for {raw!r} at the top level; showing matches of '**/{pattern}']"
+    matched = await _newest_first(base, matched)
+    label = f'glob "{raw[:60]}"'
+    if not matched:
+        return ToolResult(
+            f"No files match {raw!r} in {shown(ctx, root)}", display=f"{label} · 0 files"
+        )
+    shown_paths = [os.path.join(prefix, p) if prefix else p for p in matched[:GLOB_CAP]]
+    more = len(matched) - len(shown_paths)
+    header = f"Found {len(matched)} files (newest first)"
+    tail = f"\n[{more} more files not shown; {_NARROW}]" if more else ""
+    text = cap(header + note + "\n" + "\n".join(shown_paths) + tail, how_to_see_more=_NARROW)
+    return ToolResult(text, display=f"{label} · {len(matched)} files")
+
+
+GLOB = Tool(
+    name="glob",
+    description=(
+        "Find files by name pattern (e.g. `**/*.py`, `src/**/*.{ts,tsx}`). `*` stays within a "
+        "directory, `**` spans directories. Respects .gitignore, skips .git, lists newest "
+        f"first, at most {GLOB_CAP} paths. Paths are relative to `path` (default: workspace)."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "description": "Glob pattern, e.g. **/*.py"},
+            "path": {"type": "string", "description": "Directory to search (default: workspace)"},
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    },
+    run=_glob,
+    read_only=True,
+)
