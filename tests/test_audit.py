@@ -106,11 +106,11 @@ def test_one_shot_writes_the_audit_log(
     fake.script(
         tool_calls([("read_file", {"path": "notes.txt"})]),
         tool_calls([("write_file", {"path": "new.txt", "content": "x"})]),
-        tool_calls([("bash", {"command": "exit 3"})]),
+        tool_calls([("bash", {"command": "mkdir -p d; exit 3"})]),
         text("done"),
     )
     r = subprocess.run(
-        [*AGENT, "--allowed-tools", "bash(exit:*)", "go"],
+        [*AGENT, "--allowed-tools", "bash(mkdir:*)", "go"],
         env=fake_env,
         cwd=proj,
         capture_output=True,
@@ -123,6 +123,6 @@ def test_one_shot_writes_the_audit_log(
     assert (read["tool"], read["decision"], read["source"]) == ("read_file", "allow", "read-only")
     assert (write["tool"], write["decision"], write["status"]) == ("write_file", "deny", "denied")
     assert not (proj / "new.txt").exists()
-    assert (bash["decision"], bash["rule"], bash["exit_code"]) == ("allow", "bash(exit:*)", 3)
+    assert (bash["decision"], bash["rule"], bash["exit_code"]) == ("allow", "bash(mkdir:*)", 3)
     assert len({read["session"], write["session"], bash["session"]}) == 1
     assert (proj / ".agent" / ".gitignore").exists()
