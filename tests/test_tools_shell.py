@@ -115,13 +115,15 @@ async def test_huge_output_keeps_head_and_tail(ctx: ToolContext) -> None:
     result = await bash(ctx, "seq 1 2000000; echo tail-marker >&2; exit 1")
     assert len(result.output) <= RESULT_CAP
     assert result.output.startswith("1\n2\n3\n")
-    assert "2000000\n[stderr]\ntail-marker\n[exit code 1" in result.output
-    # the marker counts everything left out: what the cap cut and what was never kept
-    m = re.search(r"\[\.\.\. (\d+) characters and (\d+) more bytes cut", result.output)
-    assert m, result.output[:3000]
-    total = len("".join(f"{n}\n" for n in range(1, 2_000_001)))
-    shown = len(result.output)
-    assert int(m.group(1)) + int(m.group(2)) + shown >= total
+    assert "2000000\n[stderr]\ntail-marker\n[stdout: " in result.output
+    assert result.output.splitlines()[-1].startswith("[exit code 1 · ")
+    # the note counts everything left out, and stands where no cap cuts it
+    m = re.search(r"\[stdout: (\d+) bytes, (\d+) shown, (\d+) not shown", result.output)
+    assert m, result.output[-3000:]
+    total, shown, dropped = map(int, m.groups())
+    assert total == len("".join(f"{n}\n" for n in range(1, 2_000_001))) == shown + dropped
+    assert f"[... {dropped} bytes not shown ...]" in result.output
+    assert "redirect the output to a file and read it with read_file or grep]" in result.output
 
 
 def test_capture_memory_is_bounded() -> None:

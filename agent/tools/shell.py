@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
-import re
 import signal
 import time
 from collections.abc import Callable
@@ -15,6 +15,7 @@ from typing import Any
 
 from agent.tools import RESULT_CAP, Tool, ToolContext, ToolResult, cap
 from agent.tools.common import ToolError, bool_arg, guard, str_arg
+from agent.tools.shell_text import MARKER_ROOM, NOTE_ROOM, Excerpt, excerpt, share
 from agent.tools.textio import decode_output
 
 DEFAULT_TIMEOUT = 120.0
@@ -24,6 +25,7 @@ KEEP_BYTES = 256 << 10  # bytes of each stream's head and tail held in memory
 TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL for the process group
 PIPE_GRACE = 1.0  # seconds to keep reading after the shell exits (a grandchild may hold a pipe)
 _MORE = "redirect the output to a file and read it with read_file or grep"
+HELD = "[a background process still holds the output open; its later output is lost]"
 OnData = Callable[[int, bytes], None]  # (fd 1 or 2, chunk) as output arrives
 
 
@@ -69,6 +71,10 @@ class Capture:
         tail_text, tail_encoding = decode_output(tail)
         gap = f"\n[... {dropped} bytes of output not kept ...]\n" if dropped else ""
         return head + gap + tail_text, encoding or tail_encoding
+
+    def excerpt(self, room: int) -> Excerpt:
+        """The start and end of the stream within `room` characters (see shell_text)."""
+        return excerpt(bytes(self.head), bytes(self.tail), self.total, room)
 
 
 class Collector(asyncio.SubprocessProtocol):
@@ -150,57 +156,51 @@ async def execute_argv(
         transport.close()
 
 
-def _fit(out: str, err: str, budget: int) -> tuple[str, str]:
-    """Share `budget` characters between stdout and stderr, each keeping head and tail."""
-    if len(out) + len(err) <= budget:
-        return out, err
-    err_room = min(len(err), max(budget // 3, budget - len(out)))
-    return cap(out, budget - err_room, how_to_see_more=_MORE), cap(err, err_room)
-
-
-def _with_dropped(capped: str, dropped: int) -> str:
-    """When the cap cut away the marker of bytes never kept, its own marker counts them too."""
-    if not dropped or "bytes of output not kept" in capped:
-        return capped
-    more = f" and {dropped} more bytes"
-    return _CUT.sub(lambda m: f"[... {m.group(1)} characters{more} cut", capped, 1)
-
-
-_CUT = re.compile(r"\[\.\.\. (\d+) characters cut")
-
-
-def format_result(code: int | None, proto: Collector, elapsed: float, timeout: float) -> str:
-    out, out_enc = proto.streams[1].text()
-    err, err_enc = proto.streams[2].text()
-    out, err = _fit(out, err, min(OUTPUT_CAP, RESULT_CAP - 400))
-    out = _with_dropped(out, proto.streams[1].dropped)
-    err = _with_dropped(err, proto.streams[2].dropped)
-    parts = [out.rstrip("\n")] if out.strip() else []
-    if err.strip():
-        parts.append("[stderr]\n" + err.rstrip("\n"))
-    if not parts:
-        parts.append("(no output)")
-    for name, enc in (("stdout", out_enc), ("stderr", err_enc)):
-        if enc:
-            parts.append(f"[{name} was not valid UTF-8; decoded as {enc}]")
+def format_result(
+    code: int | None, proto: Collector, elapsed: float, timeout: float, held: bool = False
+) -> str:
+    """The tool result: each stream's start and end within the result cap, with notes saying
+    how much was produced and left out (sized so that no later cap can cut them), then the
+    status."""
     if code is None:
-        parts.append(
+        closing = [
             f"[timed out after {timeout:g} s — exit 124; the process group was killed. Do not "
             "retry blindly: use a longer timeout (max 600), run_in_background, or a faster command]"
-        )
+        ]
     else:
         status = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
-        parts.append(f"[{status} · {elapsed:.1f} s]")
-    return cap("\n".join(parts), how_to_see_more=_MORE)
+        closing = [f"[{status} · {elapsed:.1f} s]"]
+    if held:
+        closing.append(HELD)
+    budget = RESULT_CAP - len("\n".join(closing)) - 2 * (NOTE_ROOM + MARKER_ROOM) - 20
+    rooms = share(min(OUTPUT_CAP, budget), proto.streams[1].total, proto.streams[2].total)
+    out, err = (proto.streams[fd].excerpt(room) for fd, room in zip((1, 2), rooms, strict=True))
+    parts = [out.text.rstrip("\n")] if out.text.strip() else []
+    if err.text.strip():
+        parts.append("[stderr]\n" + err.text.rstrip("\n"))
+    if not parts:
+        parts.append("(no output)")
+    for name, shown in (("stdout", out), ("stderr", err)):
+        parts += shown.encoding_notes(name)
+        note = shown.size_note(name, "bytes", f"to see all of it, {_MORE}")
+        parts += [note] if note else []
+    return cap("\n".join(parts + closing), how_to_see_more=_MORE)
 
 
 def _timeout(args: dict[str, Any]) -> float:
     value = args.get("timeout")
     if value is None:
         return DEFAULT_TIMEOUT
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise ToolError(f"timeout must be a positive number of seconds, got {value!r}")
-    return min(float(value), MAX_TIMEOUT)
+    if isinstance(value, str):  # "30" from a model that quotes numbers
+        with contextlib.suppress(ValueError):
+            value = float(value.strip())
+    # NaN fails every comparison; a huge int compares with inf exactly (no float overflow)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise ToolError(
+            f"timeout must be a finite number of seconds above 0, got {value!r}",
+            hint=f"give seconds up to {MAX_TIMEOUT:g}, or omit it for {DEFAULT_TIMEOUT:g}",
+        )
+    return float(min(value, MAX_TIMEOUT))
 
 
 def headline(command: str) -> str:
@@ -221,9 +221,7 @@ async def _bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     started = time.monotonic()
     code, proto, held = await execute(command, str(ctx.cwd), timeout)
     elapsed = time.monotonic() - started
-    text = format_result(code, proto, elapsed, timeout)
-    if held:
-        text += "\n[a background process still holds the output open; its later output is lost]"
+    text = format_result(code, proto, elapsed, timeout, held)
     status = f"timed out after {timeout:g} s · exit 124" if code is None else f"exit {code}"
     display = f"bash {headline(command)} · {status}"  # renderers add the time
     return ToolResult(cap(text, how_to_see_more=_MORE), is_error=code is None, display=display)

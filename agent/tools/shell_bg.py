@@ -20,11 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.tools import Tool, ToolContext, ToolResult, cap
+from agent.tools import RESULT_CAP, Tool, ToolContext, ToolResult, cap
 from agent.tools.common import ToolError, guard, str_arg
-from agent.tools.textio import decode_output
+from agent.tools.shell_text import MARKER_ROOM, NOTE_ROOM, Excerpt, excerpt, partial_char, share
 
 READ_CAP = 256 << 10  # bytes of new output read per stream and call (head and tail beyond)
+STREAMS = ("stdout", "stderr")
+# Characters of output per bash_output result: the header and both streams' notes and markers
+# fit beside it within RESULT_CAP, so the cap never cuts what says output was left out.
+BODY_CAP = RESULT_CAP - 2 * (NOTE_ROOM + MARKER_ROOM) - 200
 
 
 @dataclass
@@ -70,32 +74,26 @@ def start(command: str, cwd: str) -> ToolResult:
     return ToolResult(text, display=f"bash {headline(command)} · background {job_id}")
 
 
-def _read_new(job: Job, name: str, running: bool) -> str:
-    """Output of one stream since the last call, decoded; a cut UTF-8 character waits."""
+def _read_new(job: Job, name: str, size: int, room: int, running: bool) -> Excerpt:
+    """Output of one stream since the last read, its start and end within `room` characters.
+
+    Everything up to `size` counts as read (the excerpt says what was not shown), except a
+    UTF-8 character cut at the end while the command runs: its rest is not written yet."""
     path, offset = job.files[name], job.offsets[name]
-    size = path.stat().st_size
+    new = max(size - offset, 0)
     with open(path, "rb") as f:
         f.seek(offset)
-        if size - offset <= 2 * READ_CAP:
-            data, gap = f.read(size - offset), 0
+        if new <= 2 * READ_CAP:
+            head, tail = f.read(new), b""
         else:
             head = f.read(READ_CAP)
             f.seek(size - READ_CAP)
-            data, gap = head + f.read(READ_CAP), size - offset - 2 * READ_CAP
-    consumed = len(data)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        if running and exc.reason == "unexpected end of data" and exc.start >= len(data) - 3:
-            consumed = exc.start  # the rest of that character has not been written yet
-        text, encoding = decode_output(data[:consumed])
-        if encoding:
-            text += f"\n[{name} was not valid UTF-8; decoded as {encoding}]"
-    job.offsets[name] = offset + consumed + gap
-    if gap:
-        mid = len(text) // 2  # the head and tail pieces were joined; mark roughly where
-        text = f"{text[:mid]}\n[... {gap} bytes skipped ...]\n{text[mid:]}"
-    return text
+            tail = f.read(READ_CAP)
+    wait = partial_char(tail or head) if running else 0
+    if wait:
+        head, tail = (head, tail[:-wait]) if tail else (head[:-wait], tail)
+    job.offsets[name] = offset + new - wait
+    return excerpt(head, tail, new - wait, room)
 
 
 def status(job: Job) -> tuple[str, int | None]:
@@ -115,16 +113,23 @@ async def _bash_output(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         known = ", ".join(JOBS) or "none"
         raise ToolError(f"no background command with id {job_id!r}", hint=f"known ids: {known}")
     state, code = status(job)  # before reading, so output after the exit is not missed
-    out = _read_new(job, "stdout", code is None)
-    err = _read_new(job, "stderr", code is None)
+    sizes = {name: path.stat().st_size for name, path in job.files.items()}
+    new = [sizes[name] - job.offsets[name] for name in STREAMS]
+    rooms = dict(zip(STREAMS, share(BODY_CAP, *new), strict=True))
+    shown = {name: _read_new(job, name, sizes[name], rooms[name], code is None) for name in STREAMS}
     parts = [f"[{job.id}: {state}]"]
-    if out:
-        parts.append(out.rstrip("\n"))
-    if err:
-        parts.append("[stderr]\n" + err.rstrip("\n"))
-    if not (out or err):
+    for name, part in shown.items():  # first, where no cap can cut them
+        where = f"it is all in {job.files[name]}: read it with read_file (offset, limit) or grep"
+        note = part.size_note(name, "bytes new", where)
+        parts += [note] if note else []
+    for name, part in shown.items():
+        if part.text:
+            label = "[stderr]\n" if name == "stderr" else ""
+            parts.append(label + part.text.rstrip("\n"))
+            parts += part.encoding_notes(name)
+    if not any(part.text for part in shown.values()):
         parts.append("(no new output)")
-    text = cap("\n".join(parts), how_to_see_more="call bash_output again for newer output")
+    text = cap("\n".join(parts), how_to_see_more=f"all output is in {_output_dir()}")
     short = "running" if code is None else f"exit {code}"
     return ToolResult(text, display=f"bash_output {job.id} · {short}")
 
@@ -156,7 +161,8 @@ BASH_OUTPUT = Tool(
     name="bash_output",
     description=(
         "Read the new output of a background bash command (started with "
-        "run_in_background=true) since the last read, and whether it is still running."
+        "run_in_background=true) since the last read, and whether it is still running. Long "
+        "output shows its start and end; the result names the file that holds all of it."
     ),
     parameters={
         "type": "object",

@@ -215,12 +215,16 @@ def printable(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
-def decode_output(data: bytes) -> tuple[str, str | None]:
-    """Process output as text: UTF-8 if valid, else a stated cp1251/GB18030 fallback."""
-    if utf8_ok(data):
-        return data.decode("utf-8", errors="replace"), None
+def decode_output(data: bytes, errors: str = "replace") -> tuple[str, str | None]:
+    """Process output as text and the fallback encoding used (None for UTF-8).
+
+    UTF-8, also with a few stray bytes (`utf8_like`: one bad byte must not turn valid UTF-8
+    into cp1251 mojibake), else a cp1251/GB18030 guess the caller should state. Undecodable
+    bytes become U+FFFD, or lone surrogates with errors="surrogateescape" (to count them)."""
+    if utf8_like(data):
+        return data.decode("utf-8", errors=errors), None
     encoding = guess_legacy(data[: 1 << 20])
-    return data.decode(encoding, errors="replace"), encoding
+    return data.decode(encoding, errors=errors), encoding
 
 
 def atomic_write(path: Path, data: bytes, mode: int | None) -> None:
