@@ -225,7 +225,7 @@ async def test_content_types_and_errors(ctx: ToolContext, server: str) -> None:
     assert data.output.endswith('{"key": "value"}')
     image = await fetch(ctx, f"http://{server}/image")
     assert image.is_error
-    assert "is not text (image/png" in image.output
+    assert "is binary, not text (image/png" in image.output
     missing = await fetch(ctx, f"http://{server}/missing")
     assert missing.is_error
     assert "HTTP 404" in missing.output

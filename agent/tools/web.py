@@ -1,22 +1,97 @@
 """web_fetch and web_search: public web pages as readable text, DuckDuckGo results.
 
-The address checks and the fetch itself live in fetching.py.
+The address checks and the fetch itself live in fetching.py. Bodies are decoded as the HTML
+standard says (BOM, header charset, <meta>, else UTF-8 if valid, else windows-1252 for HTML);
+binary bodies are refused with advice to download them instead.
 """
 
 from __future__ import annotations
 
 import asyncio
+import codecs
 import os
 import re
+import shlex
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from agent.tools import RESULT_CAP, Tool, ToolContext, ToolResult, cap
 from agent.tools.common import ToolError, guard, int_arg, str_arg
-from agent.tools.fetching import TIMEOUT, USER_AGENT, Page, decode_body, fetch, httpx_module
+from agent.tools.fetching import TIMEOUT, USER_AGENT, Page, fetch, httpx_module
 
 SEARCH_URL = "https://html.duckduckgo.com/html/"
 _TEXTUAL = re.compile(r"^text/|json|xml|javascript|yaml|csv|toml")
+_CONTROL = re.compile(rb"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f]")  # the HTML standard's binary bytes
+_SIGNATURES = (
+    b"%PDF-", b"PK\x03\x04", b"\x1f\x8b", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"\x7fELF",
+)  # fmt: skip
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+_META = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?\s*([\w.:-]+)", re.I)
+
+
+def is_html(page: Page) -> bool:
+    """Declared HTML, or a body without a Content-Type that starts like an HTML document."""
+    if page.content_type:
+        return "html" in page.content_type
+    start = page.body.removeprefix(codecs.BOM_UTF8).lstrip()[:100].lower()
+    return start.startswith((b"<!doctype html", b"<html"))
+
+
+def body_encoding(page: Page) -> str | None:
+    """The codec the body declares (a BOM, the header's charset, an HTML <meta>), or None."""
+    for bom, name in _BOMS:
+        if page.body.startswith(bom):
+            return name
+    declared = _codec(page.charset)
+    if declared or not is_html(page):
+        return declared
+    meta = _META.search(page.body[:4096])  # <meta charset> and <meta http-equiv content=...>
+    found = _codec(meta.group(1).decode("ascii")) if meta else None
+    # A <meta> readable as ASCII cannot really be UTF-16: the HTML standard reads it as UTF-8.
+    return "utf-8" if found and found.startswith("utf-16") else found
+
+
+def _codec(label: str | None) -> str | None:
+    """Python's codec for a charset label; like browsers, Latin-1 and ASCII mean windows-1252."""
+    if not label:
+        return None
+    try:
+        name = codecs.lookup(label.strip().strip("\"'")).name
+    except LookupError:
+        return None
+    return "cp1252" if name in ("iso8859-1", "latin-1", "ascii") else name
+
+
+def decode_body(page: Page) -> str:
+    """Body text in the declared charset; else UTF-8 if valid, else windows-1252 for HTML (the
+    HTML standard's default) and a stated cp1251/GB18030 guess for anything else."""
+    from agent.tools.textio import decode_output, utf8_ok
+
+    encoding = body_encoding(page)
+    if encoding is None and utf8_ok(page.body):
+        encoding = "utf-8"
+    if encoding is None and is_html(page):
+        encoding = "cp1252"
+    if encoding is None:
+        return decode_output(page.body)[0]
+    return page.body.decode(encoding, errors="replace").removeprefix("\ufeff")
+
+
+def is_binary(page: Page, text: str) -> bool:
+    """Binary data, not text: a known file signature; NUL bytes in a declared text type; in an
+    untyped or other body, control bytes text does not have or undecodable bytes."""
+    if (body_encoding(page) or "").startswith(("utf-16", "utf-32")):
+        return False  # their NUL bytes are text
+    head = page.body[:4096]
+    if head.startswith(_SIGNATURES):
+        return True
+    if is_html(page) or _TEXTUAL.search(page.content_type):
+        return b"\0" in head
+    return bool(_CONTROL.search(head)) or "\ufffd" in text[:1024]
 
 
 def relevant(text: str, prompt: str, budget: int) -> tuple[str, str]:
@@ -48,22 +123,17 @@ def render_page(page: Page, prompt: str) -> tuple[str, str]:
 
     text = decode_body(page)
     title = ""
-    is_html = "html" in page.content_type or (
-        not page.content_type
-        and text.lstrip()[:100].lower().startswith(("<!doctype html", "<html"))
-    )
-    if is_html:
-        title, text = html_to_markdown(text, page.url)
-    elif (
-        page.content_type
-        and not _TEXTUAL.search(page.content_type)
-        and (b"\0" in page.body[:1024] or "\ufffd" in text[:1024])
-    ):
+    if is_binary(page, text):
+        kind = page.content_type or "no Content-Type"
+        size = f"{len(page.body):,} bytes" + (" or more" if page.truncated else "")
         raise ToolError(
-            f"{page.url} is not text ({page.content_type}, {len(page.body)} bytes)",
+            f"{page.url} is binary, not text ({kind}, {size})",
             can_retry=False,
-            hint="web_fetch reads web pages and text; binary files cannot be shown",
+            hint="web_fetch shows web pages and text only; to save the file, download it with "
+            f"bash: curl -L -o FILE {shlex.quote(page.url)}",
         )
+    if is_html(page):
+        title, text = html_to_markdown(text, page.url)
     size = f"{len(page.body):,} bytes" + (", cut at the 2 MB cap" if page.truncated else "")
     header = [f"URL: {page.url}"] + ([f"Title: {title}"] if title else [])
     header.append(f"[{page.status} · {page.content_type or 'unknown type'} · {size}]")
@@ -82,11 +152,13 @@ async def _web_fetch(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     url = str_arg(args, "url").strip()
     prompt = str_arg(args, "prompt", required=False)
     if "://" not in url and not url.startswith(("mailto:", "file:", "data:")):
-        url = "https://" + url  # a bare domain
+        url = ("https:" if url.startswith("//") else "https://") + url  # a bare domain
     httpx = httpx_module()
     limit = float(ctx.extra.get("web_timeout", TIMEOUT))
     try:
         page = await asyncio.wait_for(fetch(url, ctx), limit + 5)
+    except httpx.InvalidURL as exc:  # a URL httpx cannot send, e.g. in a redirect
+        raise ToolError(f"invalid URL: {url!r} ({exc})", can_retry=False) from None
     except (asyncio.TimeoutError, httpx.TimeoutException):
         raise ToolError(f"fetching {url} timed out after {limit:g} s", can_retry=True) from None
     except httpx.HTTPError as exc:
@@ -95,6 +167,7 @@ async def _web_fetch(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         ) from None
     if page.status >= 400:
         excerpt = decode_body(page)[:300].strip()
+        excerpt = "" if is_binary(page, excerpt) else excerpt
         raise ToolError(
             f"HTTP {page.status} for {page.url}" + (f": {excerpt}" if excerpt else ""),
             can_retry=page.status in (408, 425, 429) or page.status >= 500,
