@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import os
 import re
 from pathlib import Path
@@ -22,6 +23,24 @@ class ToolError(Exception):
 
     def result(self) -> ToolResult:
         return error(self.what, can_retry=self.can_retry, hint=self.hint)
+
+
+def gc_paused(fn: Run) -> Run:
+    """Run a tool with the cyclic garbage collector paused: a search makes tens of thousands
+    of small objects (one per file found), which set off collection after collection over the
+    whole heap — a third of a large grep's own time — while none of them can form a cycle."""
+
+    @functools.wraps(fn)
+    async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            return await fn(args, ctx)
+        finally:
+            if was:
+                gc.enable()
+
+    return run
 
 
 def guard(fn: Run) -> Run:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.tools import Tool, ToolContext, ToolResult, cap, walk
-from agent.tools.common import ToolError, guard, resolve, shown, str_arg
+from agent.tools.common import ToolError, gc_paused, guard, resolve, shown, str_arg
 
 GLOB_CAP = 200
 _MAGIC = re.compile(r"[*?\[\]{}()!@+]")
@@ -34,18 +34,24 @@ def _split_pattern(root: Path, pattern: str) -> tuple[Path, str, str]:
     return base, "/".join(parts[k:]), ("/" + prefix if absolute else prefix)
 
 
-async def list_files(ctx: ToolContext, root: Path, name_glob: str = "") -> list[str]:
+async def list_files(
+    ctx: ToolContext,
+    root: Path,
+    name_glob: str = "",
+    on_chunk: Callable[[bytes], None] | None = None,
+) -> list[str]:
     """Every file a search under `root` sees (gitignore-aware), relative to `root`.
 
     `name_glob` is a prefilter on file names that ripgrep applies as a file type: unlike a
     `--glob`, a type never re-includes ignored files, so the result is a subset of the full list.
+    `on_chunk` sees ripgrep's raw `./name\0` output as it arrives (not called for the fallback).
     """
     rg = walk.rg_for(ctx)
     if not rg:
         return await asyncio.to_thread(lambda: list(walk.Walker(root, []).files()))
     types = ["--type-add", f"pick:{name_glob}", "--type", "pick"] if name_glob else []
     args = ["--files", "--null", *walk.rg_base_args(root, []), *types, "./"]
-    out, _ = await walk.run_rg(rg, args, root)
+    out, _ = await walk.run_rg(rg, args, root, on_chunk)
     return [p[2:] if p.startswith("./") else p for p in os.fsdecode(out).split("\0") if p]
 
 
@@ -72,6 +78,31 @@ def _mtimes(prefix: str, rels: list[str]) -> list[float]:
         except OSError:
             out.append(0.0)
     return out
+
+
+class _Stamper:
+    """Stats the matching names as ripgrep lists them, in the thread reading its output: the
+    stats then overlap ripgrep's walk instead of following it (on a large tree each half is
+    about as slow as the other)."""
+
+    def __init__(self, base: Path, keep: Callable[[str], bool] | None) -> None:
+        self.prefix = str(base).rstrip(os.sep) + os.sep
+        self.keep = keep
+        self.rest = b""
+        self.found: list[tuple[float, str]] = []  # (-mtime, path)
+
+    def __call__(self, chunk: bytes) -> None:
+        *names, self.rest = (self.rest + chunk).split(b"\0")
+        for name in map(os.fsdecode, names):
+            rel = name[2:] if name.startswith("./") else name
+            if self.keep is None or self.keep(rel):
+                try:
+                    self.found.append((-os.stat(self.prefix + rel).st_mtime, rel))
+                except OSError:
+                    self.found.append((-0.0, rel))
+
+    def newest_first(self) -> list[str]:
+        return [rel for _, rel in sorted(self.found)]
 
 
 async def _newest_first(base: Path, rels: list[str]) -> list[str]:
@@ -109,6 +140,7 @@ def _matcher(pattern: str, flags: int) -> Callable[[str], bool]:
     return match
 
 
+@gc_paused
 @guard
 async def _glob(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     from wcmatch import glob as wc
@@ -120,20 +152,23 @@ async def _glob(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     base, pattern, prefix = _split_pattern(root, raw)
     flags = wc.GLOBSTAR | wc.BRACE | wc.DOTGLOB | wc.EXTGLOB | wc.FORCEUNIX
     name_glob = _name_prefilter(pattern)
-    listed = await list_files(ctx, base, name_glob) if base.is_dir() else []
-    if walk.rg_for(ctx) and _prefilter_decides(pattern, name_glob):
-        matched = listed  # matching again costs as much as the listing on a large tree
-    else:
-        matcher = _matcher(pattern, flags)
-        matched = [p for p in listed if matcher(p)]
+    # Matching again costs as much as the listing on a large tree: skip it where ripgrep's
+    # name prefilter already decided.
+    decided = walk.rg_for(ctx) is not None and _prefilter_decides(pattern, name_glob)
+    matcher = None if decided else _matcher(pattern, flags)
+    stamper = _Stamper(base, matcher)
+    listed = await list_files(ctx, base, name_glob, stamper) if base.is_dir() else []
+    if stamper.found or not listed:
+        matched = stamper.newest_first()
+    else:  # the Python fallback (no ripgrep), or nothing matched
+        matched = await _newest_first(base, [p for p in listed if matcher is None or matcher(p)])
     note = ""
     if not matched and "/" not in pattern and not pattern.startswith("**"):
         # `*.py` only matches at the top; say so and show the recursive matches instead.
         deep = _matcher("**/" + pattern, flags)
-        matched = [p for p in listed if deep(p)]
+        matched = await _newest_first(base, [p for p in listed if deep(p)])
         if matched:
             note = f"\n[no match for {raw!r} at the top level; showing matches of '**/{pattern}']"
-    matched = await _newest_first(base, matched)
     label = f'glob "{raw[:60]}"'
     if not matched:
         return ToolResult(

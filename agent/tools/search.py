@@ -9,7 +9,16 @@ from typing import Any
 
 from agent.paths import names_protected
 from agent.tools import Tool, ToolContext, ToolResult, cap, pygrep, walk
-from agent.tools.common import ToolError, bool_arg, guard, int_arg, resolve, shown, str_arg
+from agent.tools.common import (
+    ToolError,
+    bool_arg,
+    gc_paused,
+    guard,
+    int_arg,
+    resolve,
+    shown,
+    str_arg,
+)
 from agent.tools.globbing import GLOB, list_files
 from agent.tools.pygrep import FileHits
 from agent.tools.secret_hits import hide_secrets
@@ -107,6 +116,7 @@ def render_grep(
     return cap("\n".join([header, *rows]), how_to_see_more=_NARROW)
 
 
+@gc_paused
 @guard
 async def _grep(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     pattern = str_arg(args, "pattern")

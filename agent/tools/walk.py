@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -185,21 +185,28 @@ class Walker:
                     yield entry.path[self.cut :]
 
 
-def _drain(proc: subprocess.Popen[bytes], limit: int) -> tuple[bytes, bool, bytes]:
+def _drain(
+    proc: subprocess.Popen[bytes], limit: int, on_chunk: Callable[[bytes], None] | None = None
+) -> tuple[bytes, bool, bytes]:
     """Read ripgrep's output in a thread: it writes many small chunks, and an event-loop
-    wakeup per chunk costs more than the search itself on large trees."""
+    wakeup per chunk costs more than the search itself on large trees. `on_chunk` sees each
+    chunk as it comes (in this thread), to work while ripgrep is still walking."""
     assert proc.stdout is not None
     assert proc.stderr is not None
     out = bytearray()
     fd = proc.stdout.fileno()
     while chunk := os.read(fd, 1 << 20):
+        if on_chunk is not None:
+            on_chunk(chunk)
         out += chunk
         if len(out) > limit:
             return bytes(out), True, b""
     return bytes(out), False, proc.stderr.read(1 << 16)
 
 
-async def run_rg(rg: str, args: list[str], cwd: Path) -> tuple[bytes, bool]:
+async def run_rg(
+    rg: str, args: list[str], cwd: Path, on_chunk: Callable[[bytes], None] | None = None
+) -> tuple[bytes, bool]:
     """Run ripgrep without blocking the loop; returns (stdout, cut short). Kills it on cancel."""
     proc = subprocess.Popen(  # noqa: ASYNC220 - spawning is quick; reading happens in a thread
         [rg, *args], cwd=cwd, stdin=subprocess.DEVNULL,
@@ -208,7 +215,7 @@ async def run_rg(rg: str, args: list[str], cwd: Path) -> tuple[bytes, bool]:
     finished = False
     try:
         out, cut, err = await asyncio.wait_for(
-            asyncio.to_thread(_drain, proc, RG_OUTPUT_CAP), RG_TIMEOUT
+            asyncio.to_thread(_drain, proc, RG_OUTPUT_CAP, on_chunk), RG_TIMEOUT
         )
         finished = not cut
     except asyncio.TimeoutError:
