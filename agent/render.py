@@ -75,6 +75,23 @@ def summarize_args(args: dict[str, Any], limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def result_line(name: str, args: dict[str, Any], output: str, is_error: bool, display: str) -> str:
+    """The one-line summary of a finished call: the tool's own summary line when it gave one,
+    else (for an error) the error message squeezed onto one line, else the call itself."""
+    first = display.partition("\n")[0]
+    if first:
+        return first
+    if not is_error:
+        return f"{name} {summarize_args(args)}"
+    message = []
+    for line in output.splitlines():
+        if line.startswith(("Hint: ", "can_retry: ")):
+            break
+        message.append(line.strip())
+    text = " ".join(part for part in message if part).removeprefix("Error: ") or "error"
+    return f"{name}: {text if len(text) <= 160 else text[:159] + '…'}"
+
+
 def todo_text(items: list[dict[str, Any]]) -> str:
     """The todo list in a few stderr lines."""
     marks = {"pending": "[ ]", "in_progress": "[~]", "done": "[x]"}
@@ -163,11 +180,11 @@ class TextRenderer:
             self._new_line()
             self._err(f"{s.cyan}→ {event.name}{s.reset} {summarize_args(event.args)}")
         elif isinstance(event, ToolEnd):
-            first, _, rest = (event.display or "").partition("\n")
+            rest = (event.display or "").partition("\n")[2]
             mark = f"{s.red}✗" if event.is_error else f"{s.green}✓"
-            line = first or event.name
-            if event.is_error:
-                line = f"{event.name}: {event.output.splitlines()[0] if event.output else 'error'}"
+            line = result_line(
+                event.name, event.args, event.output, event.is_error, event.display or ""
+            )
             self._err(f"  {mark}{s.reset} {line} {s.dim}· {event.duration_ms} ms{s.reset}")
             if rest and not event.is_error:
                 self._err(color_diff(rest, s))

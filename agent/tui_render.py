@@ -27,7 +27,7 @@ from agent.events import (
     ToolStart,
     TurnEnd,
 )
-from agent.render import summarize_args
+from agent.render import result_line, summarize_args
 from agent.tui_blocks import diff_text, finished, tail
 
 FPS = 12
@@ -260,10 +260,8 @@ class LiveRenderer:
         self.running.pop(e.id, None)
         if not self.running:
             self.since, self.label = time.monotonic(), "thinking"
-        first, _, rest = (e.display or "").partition("\n")
-        line = first or f"{e.name} {summarize_args(e.args)}"
-        if e.is_error:
-            line = f"{e.name}: {e.output.splitlines()[0] if e.output else 'error'}"
+        rest = (e.display or "").partition("\n")[2]
+        line = result_line(e.name, e.args, e.output, e.is_error, e.display or "")
         mark = ("✗", "red") if e.is_error else ("✓", "green")
         from rich.text import Text
 

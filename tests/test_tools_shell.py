@@ -62,7 +62,7 @@ async def bash(ctx: ToolContext, command: str, **kw: object) -> ToolResult:
 async def test_stdout_stderr_exit_code(ctx: ToolContext) -> None:
     result = await bash(ctx, "echo out; echo err >&2; exit 3")
     assert result.output.startswith("out\n[stderr]\nerr\n[exit code 3 · ")
-    assert not result.is_error  # the command ran; its exit code is information
+    assert result.is_error  # a failed command; its output and exit code are all there
     assert result.display is not None
     assert result.display == "bash echo out; echo err >&2; exit 3 · exit 3"
 

@@ -224,7 +224,8 @@ async def _bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     text = format_result(code, proto, elapsed, timeout, held)
     status = f"timed out after {timeout:g} s · exit 124" if code is None else f"exit {code}"
     display = f"bash {headline(command)} · {status}"  # renderers add the time
-    return ToolResult(cap(text, how_to_see_more=_MORE), is_error=code is None, display=display)
+    failed = code != 0  # a failed command shows as one (its output and exit code are all kept)
+    return ToolResult(cap(text, how_to_see_more=_MORE), is_error=failed, display=display)
 
 
 BASH = Tool(

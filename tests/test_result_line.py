@@ -1,0 +1,40 @@
+"""The one-line summary of a finished call, in the plain and the full-screen terminal: the
+tool's own summary when it gave one (a timeout says so), else the whole error message on one
+line — never just its first line, which can stop mid-sentence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.render import result_line
+from agent.tools import ToolContext, search, shell
+
+
+async def test_a_multi_line_error_is_squeezed_onto_one_line(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("x\n")
+    result = await search.GREP.run({"pattern": "(unclosed"}, ToolContext(cwd=tmp_path))
+    assert result.is_error and "\n" in result.output.split("Hint:")[0].strip()
+    line = result_line("grep", {}, result.output, True, result.display or "")
+    assert line.startswith("grep: ripgrep failed: regex parse error: ")
+    assert line.endswith("^ error: unclosed group")
+    assert "\n" not in line and "Hint" not in line
+
+
+async def test_failed_and_timed_out_commands_say_so(tmp_path: Path) -> None:
+    ctx = ToolContext(cwd=tmp_path)
+    failed = await shell.BASH.run({"command": "echo hi; false"}, ctx)
+    assert failed.is_error
+    assert result_line("bash", {}, failed.output, True, failed.display or "") == (
+        "bash echo hi; false · exit 1"
+    )
+    slow = await shell.BASH.run({"command": "echo hi; sleep 5", "timeout": 1}, ctx)
+    line = result_line("bash", {}, slow.output, True, slow.display or "")
+    assert line == "bash echo hi; sleep 5 · timed out after 1 s · exit 124"
+
+
+def test_plain_results_and_long_errors() -> None:
+    assert result_line("glob", {"pattern": "*.py"}, "x", False, "") == "glob *.py"
+    long = "Error: " + "word " * 100 + "\nHint: h\ncan_retry: true"
+    line = result_line("web_fetch", {}, long, True, "")
+    assert len(line) <= 172 and line.endswith("…")
+    assert result_line("x", {}, "", True, "") == "x: error"
