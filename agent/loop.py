@@ -36,6 +36,7 @@ from agent.turn_state import (
     needs_reply,
     no_reply,
     wire,
+    wire_name,
 )
 
 INTERRUPTED = "Error: interrupted by the user before this tool call finished.\ncan_retry: false"
@@ -192,7 +193,7 @@ class Agent:
                 {
                     "id": c.id,
                     "type": "function",
-                    "function": {"name": c.name, "arguments": wire(c)},
+                    "function": {"name": wire_name(c.name), "arguments": wire(c)},
                 }
                 for c in calls
             ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -77,6 +78,8 @@ async def test_interleaved_parallel_calls(fake: FakeOpenAI, tmp_path: Path) -> N
     [
         ("echo", '{"text": "a",', "not valid JSON"),
         ("nope", '{"text": "a"}', "unknown tool 'nope'"),
+        ("", "{}", "unknown tool ''"),  # kept in the history as a name providers accept
+        ("read file.py", "{}", "unknown tool 'read file.py'"),
         ("echo", '{"n": 1}', "missing required parameter 'text'"),
         ("echo", '{"text": "a", "n": "many"}', "parameter 'n' must be integer"),
         ("echo", "[1, 2]", "must be a JSON object"),
@@ -95,6 +98,7 @@ async def test_bad_calls_become_error_results(
     assert of_type(rec, ToolEnd)[0].is_error
     assistant = fake.requests[1]["messages"][-2]
     json.loads(assistant["tool_calls"][0]["function"]["arguments"])  # history stays valid JSON
+    assert re.fullmatch(r"[A-Za-z0-9_-]{1,64}", assistant["tool_calls"][0]["function"]["name"])
 
 
 async def test_model_mistakes_are_repaired(fake: FakeOpenAI, tmp_path: Path) -> None:
