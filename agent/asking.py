@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,7 +95,7 @@ def rule_origins(rules: dict[str, Any], session: list[str], root: Path) -> list[
 def no_terminal(call: Call, d: Decision, f: Facts) -> Decision:
     from agent.permissions import Decision
 
-    how = f"--allowed-tools '{f.suggest[0]}'" if f.suggest else "a rule in settings"
+    how = f"--allowed-tools {shlex.quote(f.suggest[0])}" if f.suggest else "a rule in settings"
     if call.name in ("write_file", "edit_file") and not f.protected:
         how += " or --permission-mode acceptEdits"
     fix = f"allow it with {how}"

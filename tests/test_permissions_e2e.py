@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -306,6 +307,10 @@ async def test_no_terminal_denial_says_how_to_allow(tmp_path: Path) -> None:
     res = await ask_through(gate, "bash", {"command": "npm test"})
     assert "--allowed-tools 'bash(npm test:*)'" in res.output
     assert [type(e) for e in rec.events] == [PermissionDenied]
+    quoted = await ask_through(gate, "bash", {"command": "python3 -c 'print(1)'"})
+    sentence = quoted.output.split("allow it with ", 1)[1].split("\n")[0]  # "--allowed-tools X)"
+    words = shlex.split(sentence)  # as a shell reads the pasted flag
+    assert words[:2] == ["--allowed-tools", "bash(python3 -c 'print(1)':*))"]
 
 
 @pytest.mark.parametrize(
