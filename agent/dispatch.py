@@ -16,6 +16,7 @@ from typing import Any
 from agent.events import Sink, ToolEnd, ToolStart
 from agent.schema import parse_arguments, validate
 from agent.tools import Tool, ToolContext, ToolResult, cap, error
+from agent.tools.common import Interrupted
 from agent.tools.textio import has_surrogates, printable
 
 
@@ -99,6 +100,7 @@ class Dispatcher:
         return result
 
     async def run_one(self, call: Call, ctx: ToolContext, sink: Sink) -> ToolResult:
+        call.meta["started"] = True
         sink.emit(ToolStart(call.id, call.name, call.args))
         if call.problem:
             result = error(call.problem, can_retry=True)
@@ -129,7 +131,14 @@ class Dispatcher:
         batch: list[Call] = []
 
         async def one(call: Call) -> None:
-            done[call.id] = await self.run_one(call, ctx, sink)
+            try:
+                done[call.id] = await self.run_one(call, ctx, sink)
+            except Interrupted as stop:
+                if stop.output:  # what the call produced before the user stopped it
+                    result = ToolResult(printable(stop.output), True, f"{call.name} interrupted")
+                    done[call.id] = result
+                    sink.emit(ToolEnd(call.id, call.name, call.args, result.output, True, 0, None))
+                raise
 
         for call in calls:
             tool = self.tools.get(call.name)

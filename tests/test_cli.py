@@ -266,7 +266,7 @@ def test_retry_is_reported_as_error_event(fake: FakeOpenAI, fake_env: dict, proj
 def test_signal_interrupts_with_130(
     fake: FakeOpenAI, fake_env: dict, project: Path, sig: signal.Signals
 ) -> None:
-    fake.script(tool_calls([("bash", {"command": "sleep 30"})]))
+    fake.script(tool_calls([("bash", {"command": "echo started; sleep 30"})]))
     proc = subprocess.Popen(
         [*AGENT, "--permission-mode", "bypassPermissions", "--output-format", "json", "go"],
         env=fake_env,
@@ -285,6 +285,9 @@ def test_signal_interrupts_with_130(
     assert proc.returncode == 130, err
     result = lines(out)[-1]
     assert result["subtype"] == "error_interrupted"
+    [ended] = [e for e in lines(out) if e["type"] == "tool_result"]  # every call gets its result
+    assert ended["is_error"]
+    assert ended["result"].startswith("started\n[interrupted by the user after ")  # output kept
 
 
 def test_untrusted_project_cannot_redirect_traffic(

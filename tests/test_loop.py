@@ -151,6 +151,9 @@ async def test_interrupt_leaves_a_valid_history(fake: FakeOpenAI, tmp_path: Path
     results = [m for m in agent.messages if m["role"] == "tool"]
     assert len(results) == 2
     assert "interrupted" in results[1]["content"]
+    ended = of_type(rec, ToolEnd)
+    assert [e.name for e in ended] == ["echo", "slow"]  # the stopped call is shown as ended
+    assert ended[1].is_error
     end = await agent.run_turn("continue")
     assert end.text == "after"
     sent = fake.requests[1]["messages"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import gc
 import os
@@ -23,6 +24,17 @@ class ToolError(Exception):
 
     def result(self) -> ToolResult:
         return error(self.what, can_retry=self.can_retry, hint=self.hint)
+
+
+class Interrupted(asyncio.CancelledError):
+    """A tool's run cancelled by the user, carrying what it had produced by then (set by the
+    tool as `output`), so the model and the terminal still see it. It is a cancellation:
+    every `except asyncio.CancelledError` treats it as one."""
+
+    def __init__(self, state: Any = None) -> None:
+        super().__init__("interrupted")
+        self.state = state  # what the raiser knows (e.g. the output collected so far)
+        self.output = ""
 
 
 def gc_paused(fn: Run) -> Run:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.tools import RESULT_CAP, Tool, ToolContext, ToolResult, cap
-from agent.tools.common import ToolError, bool_arg, guard, str_arg
+from agent.tools.common import Interrupted, ToolError, bool_arg, guard, str_arg
 from agent.tools.shell_text import MARKER_ROOM, NOTE_ROOM, Excerpt, excerpt, share
 from agent.tools.textio import decode_output
 
@@ -151,18 +151,28 @@ async def execute_argv(
     except asyncio.CancelledError:
         signal_group(pgid, signal.SIGKILL)  # the user interrupted: stop everything now
         await asyncio.wait([proto.exited], timeout=2.0)
-        raise
+        raise Interrupted(proto) from None
     finally:
         transport.close()
 
 
 def format_result(
-    code: int | None, proto: Collector, elapsed: float, timeout: float, held: bool = False
+    code: int | None,
+    proto: Collector,
+    elapsed: float,
+    timeout: float,
+    held: bool = False,
+    interrupted: bool = False,
 ) -> str:
     """The tool result: each stream's start and end within the result cap, with notes saying
     how much was produced and left out (sized so that no later cap can cut them), then the
     status."""
-    if code is None:
+    if interrupted:
+        closing = [
+            f"[interrupted by the user after {elapsed:.1f} s; the command and everything it "
+            "started were killed]"
+        ]
+    elif code is None:
         closing = [
             f"[timed out after {timeout:g} s — exit 124; the process group was killed. Do not "
             "retry blindly: use a longer timeout (max 600), run_in_background, or a faster command]"
@@ -219,7 +229,12 @@ async def _bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
         return shell_bg.start(command, str(ctx.cwd))
     started = time.monotonic()
-    code, proto, held = await execute(command, str(ctx.cwd), timeout)
+    try:
+        code, proto, held = await execute(command, str(ctx.cwd), timeout)
+    except Interrupted as stop:  # keep what it printed before the user stopped it
+        elapsed = time.monotonic() - started
+        stop.output = format_result(None, stop.state, elapsed, timeout, interrupted=True)
+        raise
     elapsed = time.monotonic() - started
     text = format_result(code, proto, elapsed, timeout, held)
     status = f"timed out after {timeout:g} s · exit 124" if code is None else f"exit {code}"
