@@ -202,7 +202,8 @@ def preview(name: str, args: dict[str, Any], root: Path) -> str:
         cur, new = plan(name, args, path)
         encoded(cur, new)
     except ToolError as exc:
-        return f"({exc.what.splitlines()[0]}; the {name.removesuffix('_file')} will fail)"
+        why = textio.printable(exc.what.splitlines()[0])  # a near-miss may quote stray bytes
+        return f"({why}; the {name.removesuffix('_file')} will fail)"
     except OSError:
         return ""
     name = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)

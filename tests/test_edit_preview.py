@@ -81,3 +81,11 @@ async def test_a_call_the_tool_refuses_shows_why(
     result = await TOOLS[name].run(args, ToolContext(cwd=tmp_path))
     assert result.is_error
     assert (tmp_path / "ru.txt").read_bytes() == _files(tmp_path)["ru.txt"]
+
+
+def test_a_near_miss_quoting_stray_bytes_is_printable(tmp_path: Path) -> None:
+    (tmp_path / "s.txt").write_bytes(b"caf\xe9 ok\nline2\n")
+    args = {"path": "s.txt", "old_string": "café ok\nline2", "new_string": "x"}
+    shown = preview("edit_file", args, tmp_path)
+    assert shown.endswith("will fail)")
+    shown.encode("utf-8")  # no lone surrogate: the prompt prints it

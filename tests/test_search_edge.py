@@ -82,7 +82,8 @@ async def test_a_named_binary_file_is_refused_the_same_way(tmp_path: Path) -> No
 
 @needs_rg
 @pytest.mark.parametrize(
-    "pattern", ["[[:upper:]]", "[[:digit:]]+", r"\<foo\>", "[^[:space:]]+x", "[[:punct:]]$"]
+    "pattern",
+    ["[[:upper:]]", "[[:digit:]]+", r"\<foo\>", "[^[:space:]]+x", "[[:punct:]]$", "[:alpha:]"],
 )
 async def test_rust_only_syntax_in_the_fallback(tmp_path: Path, pattern: str) -> None:
     (tmp_path / "a.txt").write_text("Hello world\n[:u] x\nabc 12\nfoo bar\nxfoo\nend.\nqqx\n")
@@ -113,3 +114,18 @@ async def test_undecodable_names_reach_the_session_as_text(tmp_path: Path) -> No
     assert loaded.repaired == []
     assert [r["content"] for r in loaded.records][-1] == "a model-sent \udc80 stays escaped"
     assert "bad\ufffd.txt" in loaded.records[0]["content"]
+
+
+@needs_rg
+async def test_ripgrep_warnings_are_not_rows(tmp_path: Path) -> None:
+    data = bytearray(b"x" * 9 + b"\n") * 30_000
+    data[0:4] = b"foo\n"
+    data[200_000] = 0  # ripgrep prints the match, then "<path>: WARNING: stopped searching"
+    (tmp_path / "nl\nlate.txt").write_bytes(bytes(data))
+    (tmp_path / "f11.txt").write_text("foo\n")
+    (tmp_path / "x: WARNING: y.txt").write_text("foo\n")
+    (tmp_path / "a: binary file matches b.txt").write_text("foo\n")
+    content = await both(tmp_path, {"pattern": "foo", "output_mode": "content"})
+    assert content.splitlines()[0] == "Found 4 matching lines in 4 files"
+    for name in ("f11.txt", "x: WARNING: y.txt", "a: binary file matches b.txt", "nl\nlate.txt"):
+        assert f"{name}:1:foo" in content

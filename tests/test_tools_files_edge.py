@@ -26,6 +26,11 @@ async def test_a_bom_alone_is_an_empty_file(ctx: ToolContext, tmp_path: Path, da
     assert result.output == "[the file is empty]"
 
 
+async def test_a_bom_and_a_newline_is_one_empty_line(ctx: ToolContext, tmp_path: Path) -> None:
+    (tmp_path / "n.txt").write_bytes(b"\xef\xbb\xbf\n")
+    assert (await read(ctx, "n.txt")).output.startswith("     1\t")
+
+
 async def test_a_character_cut_by_the_read_is_not_undecodable(
     ctx: ToolContext, tmp_path: Path
 ) -> None:

@@ -52,6 +52,19 @@ def test_decode_output_keeps_utf8_with_a_stray_byte() -> None:
     assert decode_output(b"h\xc3\xa9llo \xe2\x9c\x93\n\xff") == ("héllo ✓\n\ufffd", None)
     for encoding, text in (("cp1251", "Привет, мир"), ("gb18030", "你好世界")):
         assert decode_output(text.encode(encoding)) == (text, encoding)
+    # No UTF-8 character at all, only lone high bytes: Western text, not U+FFFD
+    assert decode_output(b"25\xb0C, caf\xe9") == ("25°C, café", "cp1252")
+
+
+async def test_a_running_jobs_last_cp1251_letter_is_not_held_back(ctx: ToolContext) -> None:
+    line = "Ввод данных"
+    octal = "".join(f"\\{b:03o}" for b in line.encode("cp1251"))
+    result = await bash(ctx, f"printf '{octal}'; sleep 2", run_in_background=True)
+    job_id = result.output.split("background as ")[1].split()[0]
+    await asyncio.sleep(0.8)
+    running = await bash_output(ctx, job_id)
+    assert line in running.output, running.output
+    assert "decoded as cp1251" in running.output
 
 
 async def test_stray_byte_in_utf8_output(ctx: ToolContext) -> None:

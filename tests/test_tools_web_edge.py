@@ -53,6 +53,7 @@ class Handler(BaseHTTPRequestHandler):
             "/octet": (200, b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 56, "application/octet-stream"),
             "/octet-text": (200, b"plain words", "application/octet-stream"),
             "/untyped-text": (200, b"just text", None),
+            "/untyped-latin1": (200, "café résumé naïve".encode("cp1252"), None),
             "/nul-text": (200, b"text\x00with a NUL", "text/plain"),
             "/pdf": (200, b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\nendobj\n", "application/pdf"),
             "/missing-blob": (404, b"\x00\x01\x02gone", "application/octet-stream"),
@@ -223,7 +224,11 @@ async def test_binary_refused(ctx: ToolContext, server: str, path: str, kind: st
 
 
 async def test_text_without_a_useful_type_is_shown(ctx: ToolContext, server: str) -> None:
-    for path, text in (("/octet-text", "plain words"), ("/untyped-text", "just text")):
+    for path, text in (
+        ("/octet-text", "plain words"),
+        ("/untyped-text", "just text"),
+        ("/untyped-latin1", "café résumé naïve"),  # not UTF-8, still text
+    ):
         result = await fetch(ctx, f"http://{server}{path}")
         assert not result.is_error, result.output
         assert result.output.endswith(text)

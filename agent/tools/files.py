@@ -133,7 +133,7 @@ def _decode_page(page: Page, fmt_bom: tuple[str, bytes] | None) -> tuple[list[st
         encoding, bom = fmt_bom
         if page.first == 1 and raw.startswith(bom):
             raw = raw[len(bom) :]
-            if not raw and page.total == 1:  # nothing but the BOM: an empty file
+            if page.size == len(bom):  # nothing but the BOM: an empty file
                 page.lines, page.total = [], 0
         note = f"{encoding} with BOM"
         fallback = False

@@ -51,7 +51,7 @@ def compile_query(
     translated = re.sub(r"(?<!\\)((?:\\\\)*)\\z", r"\1\\Z", translated)  # end of text
     translated = re.sub(r"(?<!\\)((?:\\\\)*)\\<", r"\1\\b(?=\\w)", translated)  # word start
     translated = re.sub(r"(?<!\\)((?:\\\\)*)\\>", r"\1\\b(?<=\\w)", translated)  # word end
-    translated = re.sub(r"\[:(\w+):\]", lambda m: _POSIX.get(m.group(1), m.group()), translated)
+    translated = _posix_classes(translated)
     flags = re.IGNORECASE if ignore_case else 0
     try:
         with warnings.catch_warnings():  # `[[:upper:]]` warns about a possible set operation
@@ -69,6 +69,51 @@ def compile_query(
 
 
 _NEVER = re.compile(r"(?!)")
+
+
+def _posix_classes(pattern: str) -> str:
+    """`[:digit:]` and friends where Rust reads them: inside a bracket class (`[[:digit:]]`,
+    `[a-f[:digit:]]`). Outside one, `[:alpha:]` is a plain class of `:alph` in both."""
+    out: list[str] = []
+    i, depth = 0, 0  # depth > 0: inside a bracket class
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            out.append(pattern[i : i + 2])
+            i += 2
+            continue
+        if depth:
+            m = _POSIX_NAME.match(pattern, i)
+            if m and m.group(1) in _POSIX:
+                out.append(_POSIX[m.group(1)])
+                i = m.end()
+                continue
+            if ch == "[":
+                depth += 1  # a nested class (Rust allows them)
+            elif ch == "]" and not _class_start(pattern, i):
+                depth -= 1
+        elif ch == "[":
+            depth = 1
+            out.append(ch)
+            i += 1
+            if pattern.startswith("^", i):
+                out.append("^")
+                i += 1
+            if pattern.startswith("]", i):  # a leading `]` is a literal member
+                out.append("]")
+                i += 1
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _class_start(pattern: str, i: int) -> bool:
+    """A `]` right after `[` or `[^` is a member, not the end."""
+    return pattern[i - 1] == "[" or pattern[max(i - 2, 0) : i] == "[^"
+
+
+_POSIX_NAME = re.compile(r"\[:(\w+):\]")
 # ASCII classes as Rust regex reads them inside brackets: `[[:digit:]]`, `[^[:space:]]`.
 _POSIX = {
     "alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f", "blank": "\\t ",

@@ -124,11 +124,13 @@ def utf8_like(data: bytes) -> bool:
     return good >= 4 * bad
 
 
+_HIGH_RUN = re.compile(rb"[\x80-\xff]{2}")
+_MULTIBYTE = re.compile(rb"[\xc2-\xf4][\x80-\xbf]")  # the start of a UTF-8 character
 _LONE_HIGH = re.compile(rb"(?<![\x80-\xff])[\x80-\xff](?![\x80-\xff])")
 
 
 def guess_legacy(sample: bytes) -> str:
-    """Pick cp1251 or GB18030 for bytes that are not UTF-8.
+    """Pick cp1252, cp1251 or GB18030 for bytes that are not UTF-8.
 
     Russian cp1251 text puts nearly all high bytes in 0xC0-0xFF (letters) plus Ё/ё; GB18030
     Chinese spreads its lead/trail bytes over 0x81-0xFE. And Cyrillic text with spaces is
@@ -137,6 +139,8 @@ def guess_legacy(sample: bytes) -> str:
     high = [b for b in sample if b >= 0x80]
     if not high:
         return "cp1251"
+    if not _HIGH_RUN.search(sample):
+        return "cp1252"  # only lone high bytes (café, 25°C): Western text, not Cyrillic words
     cyrillic = sum(1 for b in high if b >= 0xC0 or b in (0xA8, 0xB8)) / len(high)
     try:
         sample.decode("gb18030")
@@ -218,10 +222,11 @@ def printable(text: str) -> str:
 def decode_output(data: bytes, errors: str = "replace") -> tuple[str, str | None]:
     """Process output as text and the fallback encoding used (None for UTF-8).
 
-    UTF-8, also with a few stray bytes (`utf8_like`: one bad byte must not turn valid UTF-8
-    into cp1251 mojibake), else a cp1251/GB18030 guess the caller should state. Undecodable
-    bytes become U+FFFD, or lone surrogates with errors="surrogateescape" (to count them)."""
-    if utf8_like(data):
+    UTF-8, also with a few stray bytes when valid UTF-8 characters show it is UTF-8 (one bad
+    byte must not turn valid UTF-8 into cp1251 mojibake), else a cp1252/cp1251/GB18030 guess
+    the caller should state (`25\xb0C` is 25°C). Undecodable bytes become U+FFFD, or lone
+    surrogates with errors="surrogateescape" (to count them)."""
+    if utf8_ok(data) or (_MULTIBYTE.search(data) and utf8_like(data)):
         return data.decode("utf-8", errors=errors), None
     encoding = guess_legacy(data[: 1 << 20])
     return data.decode(encoding, errors=errors), encoding

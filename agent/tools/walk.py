@@ -238,7 +238,6 @@ async def run_rg(
 
 _COUNT_ROW = re.compile(rb"([^\0]*)\0(\d+)\n")
 _CONTENT_ROW = re.compile(rb"([^\0]*)\0(\d+)([:-])([^\n]*)\n?")
-_WARNING = re.compile(rb"[^\0\n]*: (WARNING: |binary file matches )")
 
 
 def rel_path(raw: bytes) -> str:
@@ -260,9 +259,11 @@ def parse_rg(out: bytes, mode: str) -> list[FileHits]:
         if out.startswith(b"--\n", pos):  # a group separator between context blocks
             pos += 3
             continue
-        m = None if _WARNING.match(out, pos) else _CONTENT_ROW.match(out, pos)
-        if m is None:  # a warning ("stopped searching binary file"), not a row: skip it
-            nl = out.find(b"\n", pos)
+        # ripgrep's "<path>: WARNING: stopped searching binary file" follows that file's rows
+        warned = last is not None and out.startswith(last + b": WARNING: ", pos)
+        m = None if warned else _CONTENT_ROW.match(out, pos)
+        if m is None:  # a warning (or anything else that is not a row): skip its line
+            nl = out.find(b"\n", pos + (len(last) if warned and last else 0))
             pos = end if nl < 0 else nl + 1
             continue
         pos = m.end()

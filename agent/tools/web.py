@@ -83,7 +83,7 @@ def decode_body(page: Page) -> str:
 
 def is_binary(page: Page, text: str) -> bool:
     """Binary data, not text: a known file signature; NUL bytes in a declared text type; in an
-    untyped or other body, control bytes text does not have or undecodable bytes."""
+    untyped or other body, control bytes text does not have."""
     if (body_encoding(page) or "").startswith(("utf-16", "utf-32")):
         return False  # their NUL bytes are text
     head = page.body[:4096]
@@ -91,7 +91,7 @@ def is_binary(page: Page, text: str) -> bool:
         return True
     if is_html(page) or _TEXTUAL.search(page.content_type):
         return b"\0" in head
-    return bool(_CONTROL.search(head)) or "\ufffd" in text[:1024]
+    return bool(_CONTROL.search(head))  # (undecodable bytes alone: Latin-1 text, say)
 
 
 def relevant(text: str, prompt: str, budget: int) -> tuple[str, str]:
