@@ -128,6 +128,8 @@ def candidates(raw: str, base: Path | str) -> tuple[str, ...]:
     it (symlinks first, then `..` — the way a shell reaches it) — duplicates dropped."""
     joined = os.path.join(base, os.path.expanduser(raw or "."))
     lex = os.path.normpath(joined)
+    if "\0" in joined:  # no file has such a name: the tool refuses it with a clear message
+        return (lex,)
     out = [lex, os.path.realpath(lex), os.path.realpath(joined)]
     return tuple(dict.fromkeys(out))
 

@@ -168,3 +168,9 @@ async def test_huge_numbers_and_nulls(ctx: ToolContext, tmp_path: Path) -> None:
         assert "the path contains a NUL character" in result.output
     replaced = await edit(ctx, "a.txt", "x", "z", replace_all=None)  # a null optional flag
     assert not replaced.is_error
+
+
+def test_a_nul_in_a_path_reaches_the_tool_not_a_crash(tmp_path: Path) -> None:
+    from agent.paths import candidates
+
+    assert candidates("a\0b", tmp_path) == (str(tmp_path / "a\0b"),)
