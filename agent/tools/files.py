@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from agent.tools import RESULT_CAP, Tool, ToolContext, ToolResult, cap, error, textio
+from agent.tools.binkinds import ADVICE, BINARY_EXTENSIONS
 from agent.tools.common import ToolError, did_you_mean, guard, int_arg, resolve, shown, str_arg
 
 DEFAULT_LIMIT = 2000
@@ -17,30 +18,6 @@ MAX_LINE = 2000  # characters kept of one line
 CHUNK = 1 << 20
 COLLECT_CAP = 1 << 20  # raw bytes gathered for one page; the result cap is far smaller anyway
 SIZE_CAP = 10 << 20  # above this a file is read only in part (no total line count)
-
-_KINDS = {
-    "image": "png jpg jpeg gif bmp ico webp tif tiff psd heic heif avif icns raw cr2 nef",
-    "pdf": "pdf",
-    "archive": "zip tar gz tgz bz2 xz 7z rar zst lz4 lzma jar war ear whl egg apk deb rpm dmg iso",
-    "executable": "exe dll so dylib o a lib obj bin class pyc pyo pyd wasm elf out node",
-    "media": "mp3 mp4 wav ogg flac aac m4a avi mov mkv webm wmv flv",
-    "font": "ttf otf woff woff2 eot",
-    "office": "doc docx xls xlsx ppt pptx odt ods odp",
-    "database": "sqlite sqlite3 db mdb parquet feather pkl pickle npy npz h5 hdf5",
-}
-_ADVICE = {
-    "image": "images cannot be read as text; ask the user what it shows, or inspect its metadata "
-    "with bash (`file`, `identify`)",
-    "pdf": "PDF cannot be read as text; extract the text with bash, e.g. `pdftotext FILE -`",
-    "archive": "list an archive with bash (`unzip -l FILE`, `tar -tf FILE`)",
-    "executable": "compiled files are not text; use bash with `file`, `strings` or `xxd | head`",
-    "media": "audio/video is not text; use bash with `ffprobe` for its metadata",
-    "font": "fonts are not text; use bash with `fc-scan` or `file` for details",
-    "office": "office documents are zip archives; convert with bash (e.g. `pandoc FILE -t plain`)",
-    "database": "data files are binary; inspect them with bash (e.g. `sqlite3 FILE .schema`) or "
-    "a short Python script",
-}
-BINARY_EXTENSIONS = {ext: kind for kind, exts in _KINDS.items() for ext in exts.split()}
 
 
 @dataclass
@@ -117,7 +94,7 @@ def _sniff(path: Path, ctx: ToolContext) -> None:
     kind = BINARY_EXTENSIONS.get(path.suffix.lower().lstrip("."))
     if kind:
         what = f"{path.name} is a binary file ({kind})"
-        raise ToolError(what, can_retry=False, hint=_ADVICE[kind])
+        raise ToolError(what, can_retry=False, hint=ADVICE[kind])
 
 
 def _cut(line: str) -> str:
