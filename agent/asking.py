@@ -25,6 +25,7 @@ from agent.settings import ConfigError, is_own, mark_own, read_settings
 
 if TYPE_CHECKING:
     from agent.permissions import Decision, Facts, Gate
+    from agent.tools import ToolResult
 
 PREVIEW_BYTES = 2 << 20  # files larger than this get no diff in the prompt
 
@@ -193,18 +194,45 @@ def preview(name: str, args: dict[str, Any], root: Path) -> str:
     way the tool computes it: same decoding, line endings and matching)."""
     from agent.tools import difftext, textio
     from agent.tools.common import ToolError
-    from agent.tools.edits import encoded, plan
 
     path = lexical(str(args.get("path", "")), root)
     try:
-        if path.is_file() and path.stat().st_size > PREVIEW_BYTES:
-            return f"({path.name} is too large to preview)"
-        cur, new = plan(name, args, path)
-        encoded(cur, new)
+        planned = _planned(name, args, path)
     except ToolError as exc:
         why = textio.printable(exc.what.splitlines()[0])  # a near-miss may quote stray bytes
         return f"({why}; the {name.removesuffix('_file')} will fail)"
-    except OSError:
-        return ""
+    if planned is None:
+        big = path.is_file() and path.stat().st_size > PREVIEW_BYTES
+        return f"({path.name} is too large to preview)" if big else ""
     name = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
-    return textio.printable(difftext.unified_diff(cur.text, new, name)[0])
+    return textio.printable(difftext.unified_diff(*planned, name)[0])
+
+
+def doomed(name: str, args: dict[str, Any], root: Path) -> ToolResult | None:
+    """The error a write_file/edit_file call will end with (old_string not found, a binary or
+    read-only file…), found before anyone is asked to approve it: no prompt for a call that
+    cannot work. The call is not run."""
+    from agent.tools.common import ToolError
+
+    if name not in ("write_file", "edit_file"):
+        return None
+    try:
+        _planned(name, args, lexical(str(args.get("path", "")), root))
+    except ToolError as exc:
+        return exc.result()
+    return None
+
+
+def _planned(name: str, args: dict[str, Any], path: Path) -> tuple[str, str] | None:
+    """(old text, new text) of the file, None when it cannot be checked cheaply; raises the
+    ToolError the tool would return."""
+    from agent.tools.edits import encoded, plan
+
+    try:
+        if path.is_file() and path.stat().st_size > PREVIEW_BYTES:
+            return None
+        cur, new = plan(name, args, path)
+        encoded(cur, new)
+    except (OSError, ValueError):
+        return None
+    return cur.text, new

@@ -90,8 +90,13 @@ class Audit:
         if result is None:
             line.update(status="interrupted", is_error=True)
         else:
+            verdict = line["decision"]
             line["status"] = (
-                "denied" if line["decision"] != "allow" else ("error" if result.is_error else "ok")
+                "invalid"  # not run: it could not have worked (checked before asking)
+                if verdict == "skip"
+                else "denied"
+                if verdict != "allow"
+                else ("error" if result.is_error else "ok")
             )
             line["is_error"] = result.is_error
             code = exit_status(result)

@@ -266,6 +266,12 @@ class Gate:
         d, f = self.decide(call)
         d = apply_hook(d, call.meta.get("hook_decision"))
         if d.kind == "ask":
+            from agent.asking import doomed
+
+            failure = doomed(call.name, call.args, self.ws.root)
+            if failure is not None:  # asking about a call that cannot work helps no one
+                call.meta.update(decision="skip", source="invalid", reason="the call would fail")
+                return failure
             d = await self._ask(call, d, f)
         call.meta.update(
             decision=d.kind, source=d.source, rule=d.rule, reason=d.reason, mode=self.mode

@@ -107,6 +107,7 @@ def test_one_shot_writes_the_audit_log(
         tool_calls([("read_file", {"path": "notes.txt"})]),
         tool_calls([("write_file", {"path": "new.txt", "content": "x"})]),
         tool_calls([("bash", {"command": "mkdir -p d; exit 3"})]),
+        tool_calls([("edit_file", {"path": "notes.txt", "old_string": "nope", "new_string": "x"})]),
         text("done"),
     )
     r = subprocess.run(
@@ -119,10 +120,11 @@ def test_one_shot_writes_the_audit_log(
         stdin=subprocess.DEVNULL,
     )
     assert r.returncode == 0, r.stderr
-    read, write, bash = lines(proj)
+    read, write, bash, edit = lines(proj)
+    assert (edit["decision"], edit["status"]) == ("skip", "invalid")  # not run, nobody asked
     assert (read["tool"], read["decision"], read["source"]) == ("read_file", "allow", "read-only")
     assert (write["tool"], write["decision"], write["status"]) == ("write_file", "deny", "denied")
     assert not (proj / "new.txt").exists()
     assert (bash["decision"], bash["rule"], bash["exit_code"]) == ("allow", "bash(mkdir:*)", 3)
-    assert len({read["session"], write["session"], bash["session"]}) == 1
+    assert len({read["session"], write["session"], bash["session"], edit["session"]}) == 1
     assert (proj / ".agent" / ".gitignore").exists()

@@ -89,3 +89,23 @@ def test_a_near_miss_quoting_stray_bytes_is_printable(tmp_path: Path) -> None:
     shown = preview("edit_file", args, tmp_path)
     assert shown.endswith("will fail)")
     shown.encode("utf-8")  # no lone surrogate: the prompt prints it
+
+
+async def test_a_call_that_cannot_work_is_answered_without_a_prompt(tmp_path: Path) -> None:
+    from agent.events import Recorder
+    from agent.permissions import Gate
+    from tests.test_permissions_e2e import TOOLS as FAKE_TOOLS
+    from tests.test_permissions_e2e import Answer, Script, ask_through
+
+    _write_files(tmp_path)
+    asker = Script(Answer("y"))
+    gate = Gate(FAKE_TOOLS, {}, "default", Recorder(), asker, workspace=tmp_path)
+    missing = {"path": "ru.txt", "old_string": "нету", "new_string": "x"}
+    result = await ask_through(gate, "edit_file", missing)
+    assert result.is_error and "old_string not found in ru.txt" in result.output
+    assert result.output != "ran" and asker.seen == []  # not run, nobody asked
+    binary = await ask_through(gate, "write_file", {"path": "blob.bin", "content": "x"})
+    assert "blob.bin is a binary file" in binary.output and asker.seen == []
+    fine = {"path": "ru.txt", "old_string": "мир", "new_string": "мир!"}
+    assert (await ask_through(gate, "edit_file", fine)).output == "ran"
+    assert len(asker.seen) == 1 and "+привет мир!" in asker.seen[0].diff
