@@ -91,7 +91,10 @@ class Dispatcher:
         finally:
             call.meta["run_seconds"] = time.perf_counter() - t0  # without the time asking
         if len(result.output) > 12_000:
-            result = ToolResult(cap(result.output), result.is_error, result.display)
+            more = f"{call.name} gave more than fits in a result; call it asking for less"
+            result = ToolResult(
+                cap(result.output, how_to_see_more=more), result.is_error, result.display
+            )
         if has_surrogates(result.output) or has_surrogates(result.display or ""):
             # An odd file name or stray bytes kept by a tool: a lone surrogate can go neither
             # to the terminal, nor into the session file, nor into the next request's JSON.

@@ -13,6 +13,11 @@ from typing import Any
 
 from agent.tools import ToolResult, cap, error
 
+_MORE = (
+    "the MCP tool returned more than fits in a result; call it asking for less (a narrower "
+    "query, a page or a limit, if it has one)"
+)
+
 TEXTUAL = ("text/", "application/json", "application/xml", "application/yaml", "+json", "+xml")
 
 
@@ -25,8 +30,8 @@ def to_result(server: str, result: Any) -> ToolResult:
         text = json.dumps(structured, ensure_ascii=False, default=str)
     if getattr(result, "is_error", False):
         text = f"Error from the MCP server {server!r}: {text or 'no details given'}"
-        return ToolResult(cap(text), is_error=True)
-    return ToolResult(cap(text or "(the tool returned no content)"))
+        return ToolResult(cap(text, how_to_see_more=_MORE), is_error=True)
+    return ToolResult(cap(text or "(the tool returned no content)", how_to_see_more=_MORE))
 
 
 def unavailable(server: str, status: str, why: str) -> ToolResult:

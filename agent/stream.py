@@ -173,7 +173,11 @@ class Assembler:
             if leaked and not reply.calls:
                 reply.calls = leaked
                 reply.finish_reason = "tool_calls"
+        seen: set[str] = set()
         for n, call in enumerate(reply.calls):
-            if not call.id:
+            if not call.id or call.id in seen:  # results are matched to calls by id
                 call.id = f"call_{self.step}_{n}"
+                while call.id in seen:
+                    call.id += "_"
+            seen.add(call.id)
         return reply

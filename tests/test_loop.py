@@ -61,6 +61,22 @@ async def test_tool_call_dialects_run_and_reply(
     assert [m["tool_call_id"] for m in tool_results(fake.requests[1])] == ids
 
 
+async def test_repeated_call_ids_still_pair_each_result(fake: FakeOpenAI, tmp_path: Path) -> None:
+    calls = [("echo", {"text": "one"}), ("echo", {"text": "two"}), ("echo", {"text": "three"})]
+    fake.script(tool_calls(calls, ids=["dup", "dup", ""]), text("ok"))
+    agent, _ = make_agent(fake, tmp_path)
+    await agent.run_turn("go")
+    sent = fake.requests[1]["messages"]
+    ids = [c["id"] for m in sent if m["role"] == "assistant" for c in m.get("tool_calls", [])]
+    assert ids[0] == "dup" and len(set(ids)) == 3
+    results = {m["tool_call_id"]: m["content"] for m in sent if m["role"] == "tool"}
+    assert [results[i] for i in ids] == [
+        'echo:{"text": "one"}',
+        'echo:{"text": "two"}',
+        'echo:{"text": "three"}',
+    ]
+
+
 async def test_interleaved_parallel_calls(fake: FakeOpenAI, tmp_path: Path) -> None:
     calls = [("slow", {"seconds": 0.5}), ("slow", {"seconds": 0.5})]
     fake.script(tool_calls(calls, pieces=4, interleave=True), text("ok"))

@@ -212,6 +212,7 @@ def test_results_errors_structured_empty_and_capped() -> None:
     assert to_result("srv", NS(content=[])).output == "(the tool returned no content)"
     big = to_result("srv", CallToolResult(content=[TextContent(type="text", text="y" * 50_000)]))
     assert len(big.output) <= 12_000 and "characters cut" in big.output
+    assert "call it asking for less" in big.output  # how to see more, like every capped result
 
 
 def test_unavailable_says_why_and_what_to_do() -> None:

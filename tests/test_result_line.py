@@ -38,3 +38,18 @@ def test_plain_results_and_long_errors() -> None:
     line = result_line("web_fetch", {}, long, True, "")
     assert len(line) <= 172 and line.endswith("…")
     assert result_line("x", {}, "", True, "") == "x: error"
+
+
+async def test_a_tool_that_does_not_cap_itself_gets_the_cap_and_a_note(tmp_path: Path) -> None:
+    from agent.dispatch import Call, Dispatcher
+    from agent.tools import RESULT_CAP, Tool, ToolResult
+
+    async def chatty(args: dict[str, object], ctx: ToolContext) -> ToolResult:
+        return ToolResult("word " * 10_000)
+
+    tool = Tool("chatty", "", {"type": "object"}, chatty)
+    result = await Dispatcher({"chatty": tool}).execute(
+        Call("1", "chatty", {}), ToolContext(tmp_path)
+    )
+    assert len(result.output) <= RESULT_CAP
+    assert "characters cut ... chatty gave more than fits in a result" in result.output

@@ -223,19 +223,22 @@ async def _get(client: Any, hop: Hop) -> tuple[Page, str | None]:
                     can_retry=False,
                 ) from None
             return Page(hop.url, response.status_code, "", b"", False, None), target
-        body, truncated = bytearray(), False
-        async for chunk in response.aiter_bytes():
-            body += chunk
-            if len(body) > MAX_BYTES:
-                del body[MAX_BYTES:]
-                truncated = True
-                break
-        ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        page = Page(hop.url, response.status_code, ctype, bytes(body), truncated, None)
-        page.charset = response.charset_encoding
-        return page, None
+        return await read_page(hop.url, response), None
     finally:
         await response.aclose()
+
+
+async def read_page(url: str, response: Any) -> Page:
+    """A streamed response's body, at most MAX_BYTES of it, with its type and charset."""
+    body, truncated = bytearray(), False
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > MAX_BYTES:
+            del body[MAX_BYTES:]
+            truncated = True
+            break
+    ctype = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    return Page(url, response.status_code, ctype, bytes(body), truncated, response.charset_encoding)
 
 
 async def fetch(url: str, ctx: ToolContext) -> Page:

@@ -196,7 +196,7 @@ class DuckDuckGoResults(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.results: list[dict[str, str]] = []
         self.field = ""  # "title" or "snippet" while inside one
-        self.depth = 0  # nesting inside the current field's element
+        self.open: list[str] = []  # elements open inside the current field, its own first
         self.ad = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -205,18 +205,26 @@ class DuckDuckGoResults(HTMLParser):
         if "result" in classes:
             self.ad = "result--ad" in classes
         if self.field:
-            self.depth += tag not in VOID
+            if tag in VOID:
+                if tag == "br":
+                    self.results[-1][self.field] += " "  # a line break still parts words
+            else:
+                self.open.append(tag)
         elif "result__a" in classes and not self.ad:
             self.results.append({"title": "", "url": unwrap(attr.get("href", "")), "snippet": ""})
-            self.field, self.depth = "title", 1
+            self.field, self.open = "title", [tag]
         elif "result__snippet" in classes and self.results and not self.ad:
-            self.field, self.depth = "snippet", 1
+            self.field, self.open = "snippet", [tag]
 
     def handle_endtag(self, tag: str) -> None:
-        if self.field:
-            self.depth -= 1
-            if self.depth <= 0:
-                self.field = ""
+        """Close `tag` and what is open inside it; a stray end tag (no such element open) and
+        the end of a void element (`<br/>`) change nothing."""
+        if not self.field or tag not in self.open:
+            return
+        while self.open and self.open.pop() != tag:
+            pass
+        if not self.open:
+            self.field = ""
 
     def handle_data(self, data: str) -> None:
         if self.field:

@@ -17,7 +17,7 @@ from urllib.parse import urlencode, urlsplit
 
 from agent.tools import RESULT_CAP, Tool, ToolContext, ToolResult, cap
 from agent.tools.common import ToolError, guard, int_arg, str_arg
-from agent.tools.fetching import TIMEOUT, USER_AGENT, Page, fetch, httpx_module
+from agent.tools.fetching import TIMEOUT, USER_AGENT, Page, fetch, httpx_module, read_page
 
 SEARCH_URL = "https://html.duckduckgo.com/html/"
 _TEXTUAL = re.compile(r"^text/|json|xml|javascript|yaml|csv|toml")
@@ -162,9 +162,8 @@ async def _web_fetch(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     except (asyncio.TimeoutError, httpx.TimeoutException):
         raise ToolError(f"fetching {url} timed out after {limit:g} s", can_retry=True) from None
     except httpx.HTTPError as exc:
-        raise ToolError(
-            f"fetching {url} failed: {exc or type(exc).__name__}", can_retry=True
-        ) from None
+        why = str(exc) or type(exc).__name__  # an exception is always truthy; its text may be ""
+        raise ToolError(f"fetching {url} failed: {why}", can_retry=True) from None
     if page.status >= 400:
         excerpt = decode_body(page)[:300].strip()
         excerpt = "" if is_binary(page, excerpt) else excerpt
@@ -191,6 +190,17 @@ def _search_url(ctx: ToolContext, query: str) -> str:
     return f"{endpoint}{'&' if '?' in endpoint else '?'}{urlencode({'q': query})}"
 
 
+async def _search_page(ctx: ToolContext, query: str, timeout: float) -> Page:
+    """The results page, at most MAX_BYTES of it (fetching.read_page)."""
+    httpx = httpx_module()
+    headers = {"User-Agent": USER_AGENT}
+    async with (
+        httpx.AsyncClient(timeout=timeout, headers=headers, trust_env=False) as client,
+        client.stream("GET", _search_url(ctx, query)) as response,
+    ):
+        return await read_page(str(response.url), response)
+
+
 @guard
 async def _web_search(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     from agent.tools.htmltext import parse_duckduckgo
@@ -201,19 +211,20 @@ async def _web_search(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     limit = min(int_arg(args, "limit", 8, minimum=1) or 8, 20)
     httpx = httpx_module()
     timeout = float(ctx.extra.get("web_timeout", 15.0))
-    headers = {"User-Agent": USER_AGENT}
-    try:
-        async with httpx.AsyncClient(timeout=timeout, headers=headers, trust_env=False) as client:
-            response = await client.get(_search_url(ctx, query))
+    try:  # one deadline for the whole search: a server dripping bytes cannot stretch it
+        page = await asyncio.wait_for(_search_page(ctx, query, timeout), timeout)
+    except (asyncio.TimeoutError, httpx.TimeoutException):
+        raise ToolError(f"web search timed out after {timeout:g} s", can_retry=True) from None
     except httpx.HTTPError as exc:
-        raise ToolError(f"web search failed: {exc or type(exc).__name__}", can_retry=True) from None
-    html = response.text
+        why = str(exc) or type(exc).__name__
+        raise ToolError(f"web search failed: {why}", can_retry=True) from None
+    html = decode_body(page)  # header charset, <meta charset>, UTF-8, windows-1252
     results = parse_duckduckgo(html)[:limit]
     label = f'web_search "{query[:50]}"'
     if not results:
-        if response.status_code != 200 or "anomaly" in html:
+        if page.status != 200 or "anomaly" in html:
             raise ToolError(
-                f"the search engine refused the request (HTTP {response.status_code})",
+                f"the search engine refused the request (HTTP {page.status})",
                 can_retry=True,
                 hint="wait a little before searching again, or fetch a known URL directly",
             )
