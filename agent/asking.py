@@ -208,16 +208,24 @@ def preview(name: str, args: dict[str, Any], root: Path) -> str:
     return textio.printable(difftext.unified_diff(*planned, name)[0])
 
 
-def doomed(name: str, args: dict[str, Any], root: Path) -> ToolResult | None:
+def doomed(gate: Gate, call: Call) -> ToolResult | None:
     """The error a write_file/edit_file call will end with (old_string not found, a binary or
     read-only file…), found before anyone is asked to approve it: no prompt for a call that
-    cannot work. The call is not run."""
+    cannot work, and the call is not run. Only where the file could be read without asking:
+    the error quotes the file (a near-miss) and tells whether a text is in it."""
+    from agent.dispatch import Call as Peek
     from agent.tools.common import ToolError
 
-    if name not in ("write_file", "edit_file"):
+    path = call.args.get("path")
+    if call.name not in ("write_file", "edit_file") or "read_file" not in gate.tools:
+        return None
+    if not isinstance(path, str) or not path.strip():
+        return None  # the tool names that problem itself
+    peek, _ = gate.decide(Peek(call.id, "read_file", {"path": path}))
+    if peek.kind != "allow":  # a protected or outside file: a person decides first
         return None
     try:
-        _planned(name, args, lexical(str(args.get("path", "")), root))
+        _planned(call.name, call.args, lexical(path, gate.ws.root))
     except ToolError as exc:
         return exc.result()
     return None

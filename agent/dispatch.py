@@ -16,7 +16,7 @@ from typing import Any
 from agent.events import Sink, ToolEnd, ToolStart
 from agent.schema import parse_arguments, validate
 from agent.tools import Tool, ToolContext, ToolResult, cap, error
-from agent.tools.common import Interrupted
+from agent.tools.common import take_partial
 from agent.tools.textio import has_surrogates, printable
 
 
@@ -136,9 +136,10 @@ class Dispatcher:
         async def one(call: Call) -> None:
             try:
                 done[call.id] = await self.run_one(call, ctx, sink)
-            except Interrupted as stop:
-                if stop.output:  # what the call produced before the user stopped it
-                    result = ToolResult(printable(stop.output), True, f"{call.name} interrupted")
+            except asyncio.CancelledError as stop:
+                output = take_partial(stop)  # what the call produced before it was stopped
+                if output:
+                    result = ToolResult(printable(output), True, f"{call.name} interrupted")
                     done[call.id] = result
                     sink.emit(ToolEnd(call.id, call.name, call.args, result.output, True, 0, None))
                 raise

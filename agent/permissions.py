@@ -268,7 +268,7 @@ class Gate:
         if d.kind == "ask":
             from agent.asking import doomed
 
-            failure = doomed(call.name, call.args, self.ws.root)
+            failure = doomed(self, call)
             if failure is not None:  # asking about a call that cannot work helps no one
                 call.meta.update(decision="skip", source="invalid", reason="the call would fail")
                 return failure

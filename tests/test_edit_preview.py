@@ -94,12 +94,11 @@ def test_a_near_miss_quoting_stray_bytes_is_printable(tmp_path: Path) -> None:
 async def test_a_call_that_cannot_work_is_answered_without_a_prompt(tmp_path: Path) -> None:
     from agent.events import Recorder
     from agent.permissions import Gate
-    from tests.test_permissions_e2e import TOOLS as FAKE_TOOLS
     from tests.test_permissions_e2e import Answer, Script, ask_through
 
     _write_files(tmp_path)
     asker = Script(Answer("y"))
-    gate = Gate(FAKE_TOOLS, {}, "default", Recorder(), asker, workspace=tmp_path)
+    gate = Gate(TOOLS, {}, "default", Recorder(), asker, workspace=tmp_path)
     missing = {"path": "ru.txt", "old_string": "нету", "new_string": "x"}
     result = await ask_through(gate, "edit_file", missing)
     assert result.is_error and "old_string not found in ru.txt" in result.output
@@ -109,3 +108,24 @@ async def test_a_call_that_cannot_work_is_answered_without_a_prompt(tmp_path: Pa
     fine = {"path": "ru.txt", "old_string": "мир", "new_string": "мир!"}
     assert (await ask_through(gate, "edit_file", fine)).output == "ran"
     assert len(asker.seen) == 1 and "+привет мир!" in asker.seen[0].diff
+
+
+async def test_a_protected_or_outside_file_is_asked_about_first(tmp_path: Path) -> None:
+    from agent.events import Recorder
+    from agent.permissions import Gate
+    from tests.test_permissions_e2e import Answer, Script, ask_through
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / ".env").write_text("API_KEY=sk-live-SECRET\n")
+    outside = tmp_path / "creds.txt"
+    outside.write_text("password: hunter2\n")
+    asker = Script(Answer("n"), Answer("n"), Answer("n"))
+    gate = Gate(TOOLS, {}, "default", Recorder(), asker, workspace=ws)
+    for path in (".env", str(outside)):
+        near = {"path": path, "old_string": "API_KEY =\n\n", "new_string": "x"}
+        result = await ask_through(gate, "edit_file", near)
+        assert "SECRET" not in result.output and "hunter2" not in result.output
+    assert len(asker.seen) == 2  # both were asked about, their contents never quoted
+    empty = await ask_through(gate, "write_file", {"path": "", "content": "x"})
+    assert "is a directory" not in empty.output  # left to the tool, which names the problem

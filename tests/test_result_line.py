@@ -53,3 +53,35 @@ async def test_a_tool_that_does_not_cap_itself_gets_the_cap_and_a_note(tmp_path:
     )
     assert len(result.output) <= RESULT_CAP
     assert "characters cut ... chatty gave more than fits in a result" in result.output
+
+
+async def test_a_nested_calls_partial_output_stays_with_that_call(tmp_path: Path) -> None:
+    """A subagent's bash stopped by Ctrl-C keeps its output in the subagent; the parent's
+    `task` call gets the plain interrupted result, not the child's bash output."""
+    import asyncio
+    import contextlib
+
+    from agent.dispatch import Call, Dispatcher
+    from agent.events import Recorder, ToolEnd
+    from agent.tools import Tool, ToolResult
+
+    inner_done: dict[str, ToolResult] = {}
+    ctx = ToolContext(tmp_path)
+
+    async def task(args: dict[str, object], c: ToolContext) -> ToolResult:
+        inner = Dispatcher({"bash": shell.BASH})
+        call = Call("in1", "bash", {"command": "echo CHILD-PRINTED; sleep 30"})
+        await inner.run_all([call], c, Recorder(), inner_done)
+        return ToolResult("never")
+
+    outer_done: dict[str, ToolResult] = {}
+    rec = Recorder()
+    outer = Dispatcher({"task": Tool("task", "", {"type": "object"}, task)})
+    job = asyncio.ensure_future(outer.run_all([Call("out1", "task", {})], ctx, rec, outer_done))
+    await asyncio.sleep(1.0)
+    job.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await job
+    assert "CHILD-PRINTED" in inner_done["in1"].output  # the child's call kept its output
+    assert "out1" not in outer_done  # the parent's call is answered as plainly interrupted
+    assert not [e for e in rec.events if isinstance(e, ToolEnd)]

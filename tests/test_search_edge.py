@@ -83,7 +83,15 @@ async def test_a_named_binary_file_is_refused_the_same_way(tmp_path: Path) -> No
 @needs_rg
 @pytest.mark.parametrize(
     "pattern",
-    ["[[:upper:]]", "[[:digit:]]+", r"\<foo\>", "[^[:space:]]+x", "[[:punct:]]$", "[:alpha:]"],
+    [
+        "[[:upper:]]",
+        "[[:digit:]]+",
+        r"\<foo\>",
+        "[^[:space:]]+x",
+        "[[:punct:]]$",
+        "[:alpha:]",
+        r"[\[][:digit:]",  # an escaped `[` ends the first class; `[:digit:]` is a plain class
+    ],
 )
 async def test_rust_only_syntax_in_the_fallback(tmp_path: Path, pattern: str) -> None:
     (tmp_path / "a.txt").write_text("Hello world\n[:u] x\nabc 12\nfoo bar\nxfoo\nend.\nqqx\n")

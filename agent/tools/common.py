@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import gc
 import os
@@ -26,15 +25,20 @@ class ToolError(Exception):
         return error(self.what, can_retry=self.can_retry, hint=self.hint)
 
 
-class Interrupted(asyncio.CancelledError):
-    """A tool's run cancelled by the user, carrying what it had produced by then (set by the
-    tool as `output`), so the model and the terminal still see it. It is a cancellation:
-    every `except asyncio.CancelledError` treats it as one."""
+def keep_partial(exc: BaseException, output: str) -> None:
+    """Attach what a cancelled tool had produced to its CancelledError, so the model and the
+    terminal still see it. The same exception object keeps propagating (asyncio.timeout and
+    TaskGroup look at its exact type, so no subclass)."""
+    exc.partial_output = output  # type: ignore[attr-defined]
 
-    def __init__(self, state: Any = None) -> None:
-        super().__init__("interrupted")
-        self.state = state  # what the raiser knows (e.g. the output collected so far)
-        self.output = ""
+
+def take_partial(exc: BaseException) -> str:
+    """What a cancelled tool had produced, once: the layers above see the same exception (a
+    subagent's cancelled bash must not become its parent's task result)."""
+    output: str = getattr(exc, "partial_output", "")
+    if output:
+        exc.partial_output = ""  # type: ignore[attr-defined]
+    return output
 
 
 def gc_paused(fn: Run) -> Run:

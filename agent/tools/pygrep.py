@@ -90,7 +90,7 @@ def _posix_classes(pattern: str) -> str:
                 continue
             if ch == "[":
                 depth += 1  # a nested class (Rust allows them)
-            elif ch == "]" and not _class_start(pattern, i):
+            elif ch == "]":  # (a leading `]` member was taken when the class opened)
                 depth -= 1
         elif ch == "[":
             depth = 1
@@ -106,11 +106,6 @@ def _posix_classes(pattern: str) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
-
-
-def _class_start(pattern: str, i: int) -> bool:
-    """A `]` right after `[` or `[^` is a member, not the end."""
-    return pattern[i - 1] == "[" or pattern[max(i - 2, 0) : i] == "[^"
 
 
 _POSIX_NAME = re.compile(r"\[:(\w+):\]")

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.tools import RESULT_CAP, Tool, ToolContext, ToolResult, cap
-from agent.tools.common import Interrupted, ToolError, bool_arg, guard, str_arg
+from agent.tools.common import ToolError, bool_arg, guard, keep_partial, str_arg
 from agent.tools.shell_text import MARKER_ROOM, NOTE_ROOM, Excerpt, excerpt, share
 from agent.tools.textio import decode_output
 
@@ -148,10 +148,11 @@ async def execute_argv(
         _, pending = await asyncio.wait(list(proto.closed.values()), timeout=PIPE_GRACE)
         code = None if timed_out else transport.get_returncode()
         return code, proto, bool(pending) and not timed_out
-    except asyncio.CancelledError:
+    except asyncio.CancelledError as stop:
         signal_group(pgid, signal.SIGKILL)  # the user interrupted: stop everything now
         await asyncio.wait([proto.exited], timeout=2.0)
-        raise Interrupted(proto) from None
+        stop.collector = proto  # type: ignore[attr-defined]  # the output so far, for the caller
+        raise
     finally:
         transport.close()
 
@@ -231,9 +232,11 @@ async def _bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     started = time.monotonic()
     try:
         code, proto, held = await execute(command, str(ctx.cwd), timeout)
-    except Interrupted as stop:  # keep what it printed before the user stopped it
-        elapsed = time.monotonic() - started
-        stop.output = format_result(None, stop.state, elapsed, timeout, interrupted=True)
+    except asyncio.CancelledError as stop:  # keep what it printed before the user stopped it
+        collected = getattr(stop, "collector", None)
+        if collected is not None:
+            elapsed = time.monotonic() - started
+            keep_partial(stop, format_result(None, collected, elapsed, timeout, interrupted=True))
         raise
     elapsed = time.monotonic() - started
     text = format_result(code, proto, elapsed, timeout, held)
