@@ -129,6 +129,8 @@ def repair_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         close_pending()
         if m.get("role") == "user" and unanswered():
             out.append({"role": "assistant", "content": NO_REPLY})
+        if m.get("role") == "assistant" and m.get("tool_calls"):
+            m = {**m, "tool_calls": [_named(c) for c in m["tool_calls"]]}
         out.append(m)
         if m.get("role") == "assistant":
             pending = [c["id"] for c in m.get("tool_calls") or []]
@@ -136,3 +138,14 @@ def repair_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if unanswered():
         out.append({"role": "assistant", "content": NO_REPLY})
     return out
+
+
+def _named(call: dict[str, Any]) -> dict[str, Any]:
+    """A stored call whose name a provider would refuse (saved before names were checked)."""
+    from agent.turn_state import wire_name
+
+    fn = call.get("function") or {}
+    name = str(fn.get("name", ""))
+    if wire_name(name) == name:
+        return call
+    return {**call, "function": {**fn, "name": wire_name(name)}}

@@ -153,6 +153,9 @@ def test_repair_inserts_a_reply_between_consecutive_user_messages() -> None:
     assert repair_history([u1, a]) == [u1, a, closed, no]
     done = [u1, {"role": "assistant", "content": "x"}]
     assert repair_history(done) == done
+    blank = {**call, "function": {"name": "", "arguments": "{}"}}  # saved by an older version
+    fixed = repair_history([u1, {**a, "tool_calls": [blank]}, t])[1]["tool_calls"][0]
+    assert fixed["function"]["name"] == "unnamed_tool" and fixed["id"] == "c1"
 
 
 # -- end to end: `python -m agent` ------------------------------------------------------------
