@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import ipaddress
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from web_server import QuietHandler, serve
 
 from agent.tools import RESULT_CAP, ToolContext, ToolResult, fetching, htmltext, web
 
@@ -45,20 +44,8 @@ DDG = """<html><body>
 </body></html>"""
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(QuietHandler):
     seen: list[str] = []  # noqa: RUF012 - shared on purpose: requests the server received
-
-    def log_message(self, *args: object) -> None:  # keep test output clean
-        pass
-
-    def reply(self, status: int, body: bytes, ctype: str, **headers: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        for key, value in headers.items():
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(body)
 
     def do_GET(self) -> None:
         Handler.seen.append(self.path)
@@ -98,12 +85,8 @@ class Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with serve(Handler) as where:
+        yield where
 
 
 @pytest.fixture

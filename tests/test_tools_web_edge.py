@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from web_server import QuietHandler, serve
 
 from agent.tools import ToolContext, ToolResult, fetching, web
 
@@ -19,20 +18,7 @@ LATIN1 = "<html><body><p>café naïve “quoted”</p></body></html>"
 UTF16 = "\ufeff<html><body><p>Grüße</p></body></html>"
 
 
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def reply(self, status: int, body: bytes, ctype: str | None, **headers: str) -> None:
-        self.send_response(status)
-        if ctype is not None:
-            self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        for key, value in headers.items():
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(body)
-
+class Handler(QuietHandler):
     def do_GET(self) -> None:
         port = self.server.server_address[1]
         routes: dict[str, tuple[int, bytes, str | None]] = {
@@ -74,12 +60,8 @@ class Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with serve(Handler) as where:
+        yield where
 
 
 @pytest.fixture

@@ -5,13 +5,12 @@ a charset given only in <meta>, and void or stray tags inside titles and snippet
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from web_server import QuietHandler, serve
 
 from agent.tools import ToolContext, fetching, htmltext, web
 
@@ -21,10 +20,7 @@ RESULT = (
 )
 
 
-class Handler(BaseHTTPRequestHandler):
-    def log_message(self, *args: object) -> None:
-        pass
-
+class Handler(QuietHandler):
     def head(self, ctype: str = "text/html", length: int | None = None) -> None:
         self.send_response(200)
         self.send_header("Content-Type", ctype)
@@ -79,11 +75,8 @@ class Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    with serve(Handler) as where:
+        yield where
 
 
 def ctx_for(tmp_path: Path, server: str, path: str) -> ToolContext:
