@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -70,16 +70,6 @@ def _prefilter_decides(pattern: str, name_glob: str) -> bool:
     return bool(simple) and pattern == "**/" + name_glob
 
 
-def _mtimes(prefix: str, rels: list[str]) -> list[float]:
-    out = []
-    for rel in rels:
-        try:
-            out.append(os.stat(prefix + rel).st_mtime)
-        except OSError:
-            out.append(0.0)
-    return out
-
-
 class _Stamper:
     """Stats the matching names as ripgrep lists them, in the thread reading its output: the
     stats then overlap ripgrep's walk instead of following it (on a large tree each half is
@@ -92,9 +82,12 @@ class _Stamper:
         self.found: list[tuple[float, str]] = []  # (-mtime, path)
 
     def __call__(self, chunk: bytes) -> None:
+        """ripgrep's `./name\\0` output, a chunk at a time."""
         *names, self.rest = (self.rest + chunk).split(b"\0")
-        for name in map(os.fsdecode, names):
-            rel = name[2:] if name.startswith("./") else name
+        self.add(name[2:] if name.startswith("./") else name for name in map(os.fsdecode, names))
+
+    def add(self, rels: Iterable[str]) -> None:
+        for rel in rels:
             if self.keep is None or self.keep(rel):
                 try:
                     self.found.append((-os.stat(self.prefix + rel).st_mtime, rel))
@@ -102,26 +95,15 @@ class _Stamper:
                     self.found.append((-0.0, rel))
 
     def newest_first(self) -> list[str]:
+        """Newest first, path order among equals."""
         return [rel for _, rel in sorted(self.found)]
 
 
-async def _newest_first(base: Path, rels: list[str]) -> list[str]:
-    """Sort by modification time, newest first (path order among equals).
-
-    The stats run in two threads: os.stat releases the GIL, and on a large tree they are most
-    of a glob's cost.
-    """
-    prefix = str(base).rstrip(os.sep) + os.sep  # plain strings: Path objects double the cost
-    half = len(rels) // 2
-    if half < 500:
-        times = _mtimes(prefix, rels)
-    else:
-        a, b = await asyncio.gather(
-            asyncio.to_thread(_mtimes, prefix, rels[:half]),
-            asyncio.to_thread(_mtimes, prefix, rels[half:]),
-        )
-        times = a + b
-    return [rel for _, rel in sorted(zip((-t for t in times), rels, strict=True))]
+async def _newest_first(base: Path, rels: list[str], keep: Callable[[str], bool]) -> list[str]:
+    """The names `keep` accepts, newest first (for a listing already in hand)."""
+    stamper = _Stamper(base, keep)
+    await asyncio.to_thread(stamper.add, rels)
+    return stamper.newest_first()
 
 
 def _matcher(pattern: str, flags: int) -> Callable[[str], bool]:
@@ -158,15 +140,13 @@ async def _glob(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     matcher = None if decided else _matcher(pattern, flags)
     stamper = _Stamper(base, matcher)
     listed = await list_files(ctx, base, name_glob, stamper) if base.is_dir() else []
-    if stamper.found or not listed:
-        matched = stamper.newest_first()
-    else:  # the Python fallback (no ripgrep), or nothing matched
-        matched = await _newest_first(base, [p for p in listed if matcher is None or matcher(p)])
+    if walk.rg_for(ctx) is None:  # the fallback lists first: stat what matches afterwards
+        await asyncio.to_thread(stamper.add, listed)
+    matched = stamper.newest_first()
     note = ""
     if not matched and "/" not in pattern and not pattern.startswith("**"):
         # `*.py` only matches at the top; say so and show the recursive matches instead.
-        deep = _matcher("**/" + pattern, flags)
-        matched = await _newest_first(base, [p for p in listed if deep(p)])
+        matched = await _newest_first(base, listed, _matcher("**/" + pattern, flags))
         if matched:
             note = f"\n[no match for {raw!r} at the top level; showing matches of '**/{pattern}']"
     label = f'glob "{raw[:60]}"'
