@@ -23,7 +23,7 @@ from typing import Any
 from agent.tools import RESULT_CAP, Tool, ToolContext, ToolResult, cap
 from agent.tools.common import ToolError, guard, str_arg
 from agent.tools.shell_text import MARKER_ROOM, NOTE_ROOM, Excerpt, excerpt, partial_char, share
-from agent.tools.textio import decode_output
+from agent.tools.textio import output_is_utf8
 
 READ_CAP = 256 << 10  # bytes of new output read per stream and call (head and tail beyond)
 STREAMS = ("stdout", "stderr")
@@ -91,7 +91,7 @@ def _read_new(job: Job, name: str, size: int, room: int, running: bool) -> Excer
             f.seek(size - READ_CAP)
             tail = f.read(READ_CAP)
     # A UTF-8 character cut at the end waits for its rest; a cp1251 letter is whole already.
-    utf8 = decode_output(head + tail)[1] is None
+    utf8 = output_is_utf8(head + tail)
     wait = partial_char(tail or head) if running and utf8 else 0
     if wait:
         head, tail = (head, tail[:-wait]) if tail else (head[:-wait], tail)

@@ -219,6 +219,11 @@ def printable(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
+def output_is_utf8(data: bytes) -> bool:
+    """Whether `decode_output` reads `data` as UTF-8 (with U+FFFD for any stray bytes)."""
+    return utf8_ok(data) or (_MULTIBYTE.search(data) is not None and utf8_like(data))
+
+
 def decode_output(data: bytes, errors: str = "replace") -> tuple[str, str | None]:
     """Process output as text and the fallback encoding used (None for UTF-8).
 
@@ -226,7 +231,7 @@ def decode_output(data: bytes, errors: str = "replace") -> tuple[str, str | None
     byte must not turn valid UTF-8 into cp1251 mojibake), else a cp1252/cp1251/GB18030 guess
     the caller should state (`25\xb0C` is 25°C). Undecodable bytes become U+FFFD, or lone
     surrogates with errors="surrogateescape" (to count them)."""
-    if utf8_ok(data) or (_MULTIBYTE.search(data) and utf8_like(data)):
+    if output_is_utf8(data):
         return data.decode("utf-8", errors=errors), None
     encoding = guess_legacy(data[: 1 << 20])
     return data.decode(encoding, errors=errors), encoding
