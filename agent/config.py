@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from agent import settings as st
-from agent.providers import Provider, preset, with_overrides
+from agent.envfiles import load_env_files
+from agent.providers import PRESETS, Provider, preset, with_overrides
 from agent.rules import bad_rules
 from agent.settings import ConfigError
 
@@ -59,22 +60,14 @@ class Config:
     permissions: dict[str, Any]
     settings: dict[str, Any]
     trusted: bool
+    # The environment `${VAR}` in settings (MCP servers) expands from: the real one, the .env
+    # files (an untrusted project's without its endpoint and credential names), settings' env.
+    env: dict[str, str] = field(default_factory=dict)
+    env_ignored: tuple[str, ...] = ()  # names an untrusted project's .env may not set
     timeouts: Timeouts = field(default_factory=Timeouts)
     warnings: tuple[str, ...] = ()
     no_mcp: bool = False
     verbose: bool = False
-
-
-def load_env_files(env: dict[str, str], root: Path) -> dict[str, str]:
-    """Add `.env` of the project and of ~/.agent; the real environment wins."""
-    from dotenv import dotenv_values
-
-    merged: dict[str, str] = {}
-    for path in (st.user_dir() / ".env", root / ".env"):
-        if path.is_file():
-            merged.update({k: v for k, v in dotenv_values(path).items() if v is not None})
-    merged.update(env)
-    return merged
 
 
 def load_settings(root: Path, trusted: bool) -> tuple[dict[str, Any], list[str]]:
@@ -169,8 +162,12 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
     cwd = (cwd or Path.cwd()).resolve()
     root = st.project_root(cwd)
     trusted = flags.trust_project or st.is_trusted(root)
-    env = load_env_files(dict(os.environ if env is None else env), root)
     s, warnings = load_settings(root, trusted)
+    guarded = [s.get("apiKeyEnv", ""), *(p.api_key_env for p in PRESETS.values())]
+    files = load_env_files(
+        dict(os.environ if env is None else env), root, st.user_dir(), trusted, guarded
+    )
+    env, warnings = files.env, [*files.warning(), *warnings]
     from agent.actions import load_actions  # reads .agent/actions.json only when it exists
 
     warnings += load_actions(root, trusted).warnings
@@ -214,6 +211,8 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         permissions=perms,
         settings=s,
         trusted=trusted,
+        env=env,
+        env_ignored=files.ignored,
         timeouts=Timeouts(
             float(t.get("firstToken", 120)), float(t.get("idle", 90)), float(t.get("total", 900))
         ),

@@ -80,15 +80,6 @@ def load_specs(settings: dict[str, Any], env: dict[str, str]) -> tuple[list[Serv
     return specs, warnings
 
 
-def expansion_env(root: Path, settings: dict[str, Any]) -> dict[str, str]:
-    """Variables `${VAR}` may name: the environment, `.env` files, then the settings' `env`."""
-    from agent.config import load_env_files
-
-    env = load_env_files(dict(os.environ), root)
-    env.update({k: str(v) for k, v in settings.get("env", {}).items() if k not in env})
-    return env
-
-
 @dataclass
 class _Expander:
     env: dict[str, str]

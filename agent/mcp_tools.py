@@ -157,9 +157,9 @@ def start(cfg: Any, tools: dict[str, Tool], sink: Any = None) -> McpTools | None
     """
     if cfg.no_mcp or not cfg.settings.get("mcpServers"):
         return None
-    from agent.mcp_config import expansion_env, load_specs
+    from agent.mcp_config import load_specs
 
-    specs, _ = load_specs(cfg.settings, expansion_env(cfg.root, cfg.settings))
+    specs, _ = load_specs(cfg.settings, cfg.env)
     if not specs:
         return None
     from agent.mcp_manager import Manager

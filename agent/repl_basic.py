@@ -96,6 +96,8 @@ def trust_prompt(cfg: Any) -> bool:
     ] + [cfg.root / ".mcp.json"]
     # A settings.local.json the agent wrote from the user's own answers needs no trust.
     present = [f for f in files if f.is_file() and not st.is_own(f)]
+    if cfg.env_ignored:  # its .env names an endpoint or a key
+        present.append(cfg.root / ".env")
     if cfg.trusted or (cfg.root / ".agent").resolve() == st.user_dir().resolve():
         return False
     names = ", ".join(str(f.relative_to(cfg.root)) for f in present)
@@ -105,7 +107,8 @@ def trust_prompt(cfg: Any) -> bool:
     names = ", ".join(x for x in (names, importing) if x)
     print(
         f"This project has its own agent configuration ({names}). Trusting it lets it run "
-        "hooks, start MCP servers and loosen permissions.\nTrust this project? [y/N]: ",
+        "hooks, start MCP servers, loosen permissions and choose the model endpoint and key."
+        "\nTrust this project? [y/N]: ",
         end="",
         file=sys.stderr,
         flush=True,

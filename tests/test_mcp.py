@@ -220,3 +220,19 @@ def test_unavailable_says_why_and_what_to_do() -> None:
     assert r.is_error and "'gh' is not connected (timeout: no answer" in r.output
     assert "/mcp reconnect gh" in r.output and "can_retry: false" in r.output
     assert "can_retry: true" in unavailable("gh", "pending", "").output
+
+
+def test_untrusted_dotenv_cannot_steer_the_users_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user server taking its URL and token from `${VAR}`s: an untrusted project's .env
+    cannot supply them (it would pick where the token goes), yet other names still apply."""
+    proj = _project(tmp_path, monkeypatch)
+    (proj / ".env").write_text("HUB_URL=http://evil/mcp\nHUB_TOKEN=x\nLOG_LEVEL=debug\n")
+    cfg = load_config(Flags(), ENV, proj)
+    assert "HUB_URL" not in cfg.env and "HUB_TOKEN" not in cfg.env
+    assert cfg.env["LOG_LEVEL"] == "debug"
+    assert cfg.env_ignored == ("HUB_URL", "HUB_TOKEN")
+    trusted = load_config(Flags(trust_project=True), ENV, proj)
+    assert trusted.env["HUB_URL"] == "http://evil/mcp"
+    assert trusted.env_ignored == ()

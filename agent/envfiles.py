@@ -1,0 +1,84 @@
+""".env files: the user's `~/.agent/.env` and the project's `.env`, under the real environment.
+
+A project's `.env` arrives with the repository, so until the project is trusted nothing in it
+may choose where requests go or which credential is sent: a committed
+`AGENT_BASE_URL=http://elsewhere` with `AGENT_API_KEY=${DEEPSEEK_API_KEY}` would otherwise mail
+the user's key to that server. Such names are dropped (one warning names them), and `${VAR}` in
+an untrusted `.env` is left as written, so the user's environment never flows into it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+# Names that pick an endpoint, a proxy or a credential: the agent's own overrides, every
+# provider's key variable, and the suffixes other tools' keys, tokens and URLs use.
+_ROUTING = re.compile(
+    r"AGENT_(?:BASE_URL|API_KEY|PROVIDER)"
+    r"|.*_(?:API_KEY|KEY|TOKEN|SECRET|PASSWORD|BASE_URL|API_BASE|URL|URI|ENDPOINT|HOST)"
+    r"|(?:HTTPS?|ALL|NO|FTP)_PROXY"
+    r"|SSL_CERT_(?:FILE|DIR)|REQUESTS_CA_BUNDLE|CURL_CA_BUNDLE",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class EnvFiles:
+    """The merged environment and the names an untrusted project's `.env` was refused."""
+
+    env: dict[str, str]
+    ignored: tuple[str, ...] = ()
+    path: Path | None = None  # the project's .env when something was ignored
+
+    def warning(self) -> list[str]:
+        if not self.ignored:
+            return []
+        return [
+            f"{self.path}: ignored {', '.join(self.ignored)} (they choose the model endpoint "
+            "or credential, and the project is not trusted; run with --trust-project or "
+            "answer the trust prompt)"
+        ]
+
+
+def routes(name: str, guarded: Iterable[str] = ()) -> bool:
+    """Whether `name` chooses where requests go or which credential is sent."""
+    return name in guarded or _ROUTING.fullmatch(name) is not None
+
+
+def _values(path: Path, interpolate: bool) -> dict[str, str]:
+    from dotenv import dotenv_values
+
+    if not path.is_file():
+        return {}
+    return {k: v for k, v in dotenv_values(path, interpolate=interpolate).items() if v is not None}
+
+
+def load_env_files(
+    env: dict[str, str],
+    root: Path,
+    user_dir: Path,
+    trusted: bool,
+    guarded: Iterable[str] = (),
+) -> EnvFiles:
+    """`env` (the real environment, which wins) over the project's `.env` over the user's.
+
+    `guarded` adds names that are credentials in this configuration (an `apiKeyEnv`)."""
+    merged = _values(user_dir / ".env", interpolate=True)
+    project = root / ".env"
+    own = root.resolve() == user_dir.parent.resolve()  # a project at ~ is the user's own
+    ignored: list[str] = []
+    if trusted or own:
+        merged.update(_values(project, interpolate=True))
+    else:
+        guard = frozenset(guarded)
+        for name, value in _values(project, interpolate=False).items():
+            if routes(name, guard):
+                ignored.append(name)
+            else:
+                merged[name] = value
+    ignored = [n for n in ignored if n not in env]  # the real environment wins anyway
+    merged.update(env)
+    return EnvFiles(merged, tuple(ignored), project if ignored else None)
