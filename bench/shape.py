@@ -155,7 +155,8 @@ def main() -> int:
     print(f"import cycles (deferred imports included): {len(cyc)}")
     for c in cyc:
         print("  " + " <-> ".join(c))
-    print(f"deferred imports of the project's own modules: {sum(m.deferred for m in mods.values())}")
+    deferred = sum(m.deferred for m in mods.values())
+    print(f"deferred imports of the project's own modules: {deferred}")
     print(f"longest file: {longest.name} {longest.lines} lines")
     over = [m for m in mods.values() if m.lines > LONG_FILE]
     print(f"files over {LONG_FILE} lines: {', '.join(f'{m.name} {m.lines}' for m in over) or '-'}")
