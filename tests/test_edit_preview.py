@@ -84,7 +84,7 @@ async def test_a_call_the_tool_refuses_shows_why(
 
 
 def test_a_near_miss_quoting_stray_bytes_is_printable(tmp_path: Path) -> None:
-    (tmp_path / "s.txt").write_bytes(b"caf\xe9 ok\nline2\n")
+    (tmp_path / "s.txt").write_bytes("ü\n".encode() + b"caf\xe9 ok\nline2\n")  # UTF-8, a stray
     args = {"path": "s.txt", "old_string": "café ok\nline2", "new_string": "x"}
     shown = preview("edit_file", args, tmp_path)
     assert shown.endswith("will fail)")
@@ -129,3 +129,13 @@ async def test_a_protected_or_outside_file_is_asked_about_first(tmp_path: Path) 
     assert len(asker.seen) == 2  # both were asked about, their contents never quoted
     empty = await ask_through(gate, "write_file", {"path": "", "content": "x"})
     assert "is a directory" not in empty.output  # left to the tool, which names the problem
+
+
+def test_the_prompt_of_a_latin1_edit_agrees_with_the_tool(tmp_path: Path) -> None:
+    (tmp_path / "l1.txt").write_bytes("café\nx\n".encode("latin-1"))
+    args = {"path": "l1.txt", "old_string": "x", "new_string": "naïve"}
+    assert "+naïve" in preview("edit_file", args, tmp_path)
+    euro = {**args, "new_string": "5 €"}
+    refused = preview("edit_file", euro, tmp_path)
+    assert refused.startswith("(the new text has characters that latin-1 cannot store: '€'")
+    assert refused.endswith("; the edit will fail)")

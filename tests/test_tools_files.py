@@ -406,7 +406,7 @@ async def test_mostly_utf8_file_with_a_stray_byte(ctx: ToolContext, tmp_path: Pa
     assert "привет, мир" in (await read(ctx, "r.txt")).output
 
 
-@pytest.mark.parametrize("head", [b"", "# café — naïve 日本語\n".encode()])
+@pytest.mark.parametrize("head", ["ü\n".encode(), "# café — naïve 日本語\n".encode()])
 async def test_edit_keeps_stray_non_utf8_bytes(
     ctx: ToolContext, tmp_path: Path, head: bytes
 ) -> None:
@@ -470,3 +470,36 @@ async def test_a_hard_linked_file_stays_linked(ctx: ToolContext, tmp_path: Path)
     assert not (await edit(ctx, "b.txt", "two", "three")).is_error
     assert (tmp_path / "a.txt").read_text() == "three\n"
     assert os.stat(tmp_path / "a.txt").st_ino == os.stat(tmp_path / "b.txt").st_ino
+
+
+LATIN1 = "menu: café\nprice = 3\n".encode("latin-1")  # no UTF-8 in it at all
+
+
+async def test_a_latin1_file_stays_latin1(ctx: ToolContext, tmp_path: Path) -> None:
+    """Its é is Latin-1 text, not a stray byte in UTF-8: new text never goes in as UTF-8."""
+    path = tmp_path / "l1.txt"
+    path.write_bytes(LATIN1)
+    shown = await read(ctx, "l1.txt")
+    assert "     1\tmenu: café" in shown.output and "encoding: latin-1" in shown.output
+    done = await edit(ctx, "l1.txt", "price = 3", "naïve = 3")
+    assert not done.is_error, done.output
+    assert path.read_bytes() == "menu: café\nnaïve = 3\n".encode("latin-1")
+    assert "(kept latin-1, LF)" in done.output
+    refused = await edit(ctx, "l1.txt", "naïve = 3", "price = 3 €")
+    assert refused.is_error
+    assert "latin-1 cannot store: '€'" in refused.output
+    assert path.read_bytes() == "menu: café\nnaïve = 3\n".encode("latin-1")
+    # write_file over it keeps the file's encoding the same way, and refuses the same way
+    rewritten = await write(ctx, "l1.txt", "crème brûlée\n")
+    assert not rewritten.is_error, rewritten.output
+    assert path.read_bytes() == "crème brûlée\n".encode("latin-1")
+    assert (await write(ctx, "l1.txt", "5 €\n")).is_error
+    assert path.read_bytes() == "crème brûlée\n".encode("latin-1")
+
+
+async def test_a_cp1252_file_takes_cp1252_text(ctx: ToolContext, tmp_path: Path) -> None:
+    path = tmp_path / "w.txt"
+    path.write_bytes("price: 5 €\ntotal\n".encode("cp1252"))  # € is 0x80: not Latin-1 text
+    done = await edit(ctx, "w.txt", "total", "“total” 7 €")
+    assert not done.is_error, done.output
+    assert path.read_bytes() == "price: 5 €\n“total” 7 €\n".encode("cp1252")

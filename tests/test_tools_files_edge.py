@@ -100,18 +100,20 @@ async def test_a_crlf_region_of_an_lf_file_matches_lf_old_string(
 
 
 async def test_write_file_over_stray_bytes_is_honest(ctx: ToolContext, tmp_path: Path) -> None:
-    (tmp_path / "s.py").write_bytes(b"# caf\xe9\nx = 1\n")
-    copied = await write(ctx, "s.py", "# caf\ufffd\nx = 2\n")  # what read_file showed
+    # UTF-8 text with one stray Latin-1 byte (with no UTF-8 in it, a file is Latin-1 text)
+    utf8 = "# ü\n".encode()
+    (tmp_path / "s.py").write_bytes(utf8 + b"# caf\xe9\nx = 1\n")
+    copied = await write(ctx, "s.py", "# ü\n# caf\ufffd\nx = 2\n")  # what read_file showed
     assert copied.is_error
     assert "would replace them with \ufffd" in copied.output
-    assert (tmp_path / "s.py").read_bytes() == b"# caf\xe9\nx = 1\n"
-    rewritten = await write(ctx, "s.py", "# cafe\nx = 2\n")
+    assert (tmp_path / "s.py").read_bytes() == utf8 + b"# caf\xe9\nx = 1\n"
+    rewritten = await write(ctx, "s.py", "# ü\n# cafe\nx = 2\n")
     assert "1 non-UTF-8 byte removed with the text" in rewritten.output
     assert "kept" not in rewritten.output
-    (tmp_path / "t.py").write_bytes(b"# caf\xe9\nx = 1\n")
+    (tmp_path / "t.py").write_bytes(utf8 + b"# caf\xe9\nx = 1\n")
     kept = await edit(ctx, "t.py", "x = 1", "x = 2")
     assert "(kept 1 non-UTF-8 byte as they were)" in kept.output
-    assert (tmp_path / "t.py").read_bytes() == b"# caf\xe9\nx = 2\n"
+    assert (tmp_path / "t.py").read_bytes() == utf8 + b"# caf\xe9\nx = 2\n"
 
 
 async def test_read_only_files_are_not_replaced(ctx: ToolContext, tmp_path: Path) -> None:

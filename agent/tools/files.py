@@ -115,9 +115,8 @@ def _decode_page(page: Page, fmt_bom: tuple[str, bytes] | None) -> tuple[list[st
         note = f"{encoding} with BOM"
         fallback = False
     else:
-        encoding, note, fallback = "utf-8", "", False
-        if not textio.utf8_like(raw):
-            encoding, fallback = textio.guess_legacy(raw[:CHUNK]), True
+        encoding, note = textio.legacy_file(raw) or "utf-8", ""
+        fallback = encoding != "utf-8"
     if page.last_cut:  # the read stopped inside a line, maybe inside a character: drop its start
         decoder = codecs.getincrementaldecoder(encoding)("replace")
         decoder.decode(raw, final=False)

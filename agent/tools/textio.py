@@ -153,6 +153,29 @@ def guess_legacy(sample: bytes) -> str:
     return "cp1251" if cyrillic >= 0.9 else "gb18030"
 
 
+def legacy_file(data: bytes) -> str | None:
+    """The encoding of file bytes that are not UTF-8 (None for UTF-8, also with a few stray
+    bytes among UTF-8 characters). Lone high bytes in ASCII text (café) are Latin-1 text, not
+    stray bytes: an edit writing UTF-8 beside them would mix two encodings. cp1252 only when
+    some are 0x80-0x9F (€, curly quotes); else both read alike, and Latin-1 refuses the € that
+    a Latin-1 reader would see as a control character."""
+    if output_is_utf8(data):
+        return None
+    guess = guess_legacy(data[: 1 << 20])
+    if guess != "cp1252":
+        return guess
+    if _C1.search(data) is None:
+        return "latin-1"
+    try:
+        data.decode("cp1252")
+    except UnicodeDecodeError:  # 0x81, 0x8D, 0x8F, 0x90, 0x9D: no cp1252 character
+        return "latin-1"
+    return "cp1252"
+
+
+_C1 = re.compile(rb"[\x80-\x9f]")
+
+
 def detect(data: bytes) -> TextFormat:
     """The encoding, BOM and dominant line ending of `data` (whole file or a large sample)."""
     found = sniff_bom(data)
@@ -162,8 +185,9 @@ def detect(data: bytes) -> TextFormat:
     else:
         bom = b""
         encoding = sniff_utf16(data[:SNIFF_BYTES]) or "utf-8"
-        if encoding == "utf-8" and not utf8_like(data):
-            encoding, fallback = guess_legacy(data[: 1 << 20]), True
+        if encoding == "utf-8":
+            encoding = legacy_file(data) or "utf-8"
+            fallback = encoding != "utf-8"
     text = data[len(bom) :].decode(encoding, errors="replace")
     return TextFormat(encoding, bom, newline_style(text), fallback)
 
