@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from agent.mentions import without_attachments
-from agent.session import Summary, in_use, list_sessions, resumable
+from agent.session import Summary, in_use, list_sessions, resumable, sessions_dir
 from agent.settings import ConfigError
 
 
@@ -62,8 +62,9 @@ def pick(root: Path, cwd: Path, out: TextIO = sys.stderr, inp: TextIO = sys.stdi
     return here[int(answer) - 1]
 
 
-def chosen(args: object, root: Path, cwd: Path) -> str | None:
-    """The session id that `-c` / `-r [ID]` ask for, or None for a new session."""
+def chosen(args: object, root: Path, cwd: Path, out: TextIO = sys.stderr) -> str | None:
+    """The session id that `-c` / `-r [ID]` ask for, or None for a new session. Lines of its
+    file that cannot be read are said on `out` (and the file kept) before anything opens it."""
     if getattr(args, "cont", False):
         found = find(root, cwd, None).id
     else:
@@ -73,4 +74,9 @@ def chosen(args: object, root: Path, cwd: Path) -> str | None:
         found = (find(root, cwd, ident) if ident else pick(root, cwd)).id
     if in_use(root, found):
         raise ConfigError(f"session {found} is in use by another agent; finish that one first")
+    from agent.session_salvage import check
+
+    lost = check(sessions_dir(root) / f"{found}.jsonl")
+    if lost:
+        print(f"agent: warning: {lost}", file=out)
     return found

@@ -201,3 +201,23 @@ def test_the_repl_keeps_answering_with_a_full_disk(
     assert "Errno" not in shown and "Traceback" not in shown
     sent = [m["content"] for m in fake.requests[2]["messages"][1:]]
     assert sent[1:] == [LONG, "second", "second answer", "third"]  # the whole conversation
+
+
+def test_a_torn_tail_is_said_once_and_kept(tmp_path: Path) -> None:
+    from agent.session_salvage import check
+
+    s = SessionFile(tmp_path, "cut")
+    s.append(_msg(0))
+    s.close()
+    with open(s.path, "ab") as f:
+        f.write(b'{"t":"message","message":{"role":"user","con')  # killed mid-write
+    original = s.path.read_bytes()
+    said = check(s.path)
+    assert "line 2 is unreadable" in said
+    [copy] = s.path.parent.glob("cut.jsonl.corrupt-*")
+    assert copy.read_bytes() == original and str(copy) in said
+    again = SessionFile(tmp_path, "cut")  # ends the torn line, then records go on
+    again.append(_msg(1))
+    again.close()
+    assert check(s.path) == ""  # the same line, now a whole one: reported already
+    assert len(list(s.path.parent.glob("cut.jsonl.corrupt-*"))) == 1

@@ -15,6 +15,7 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import run_agent
 
+from agent.recorder import NO_REPLY
 from agent.session import load
 
 AGENT = [sys.executable, "-m", "agent"]
@@ -303,10 +304,41 @@ def test_a_wrongly_typed_sessions_setting_is_a_usage_error(
 def test_good_sessions_settings_prune_at_start_up(
     fake: FakeOpenAI, fake_env: dict, project: Path
 ) -> None:
-    settings = {"sessions": {"keep": 2, "maxAgeDays": 1.5}}
-    (project / ".agent" / "settings.json").write_text(json.dumps(settings))
+    settings = {"sessions": {"keep": 2, "maxAgeDays": 1.5}}  # the user's: a project's needs trust
+    user = Path(fake_env["HOME"]) / ".agent" / "settings.json"
+    user.parent.mkdir(parents=True, exist_ok=True)
+    user.write_text(json.dumps(settings))
     fake.script(text("a"), text("b"), text("c"))
     for q in ("q1", "q2", "q3"):
         assert run(fake_env, project, q).returncode == 0
         time.sleep(0.02)  # distinct modification times
     assert len(session_files(project)) == 2
+
+
+def test_a_corrupted_middle_line_is_reported_and_the_file_kept(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    fake.script(text("one"), text("two"), text("three"), text("four"))
+    run(fake_env, project, "q1")
+    run(fake_env, project, "-c", "q2")
+    [path] = session_files(project)
+    lines = path.read_bytes().split(b"\n")
+    n = next(i for i, raw in enumerate(lines) if b'"content":"one"' in raw)
+    lines[n] = lines[n][:-5] + b"\xff\x00"  # a damaged sector in the middle of the file
+    original = b"\n".join(lines)
+    path.write_bytes(original)
+    r = run(fake_env, project, "-c", "q3")
+    assert r.returncode == 0, r.stderr
+    assert f"line {n + 1}" in r.stderr and str(path) in r.stderr
+    [copy] = path.parent.glob(f"{path.name}.corrupt-*")
+    assert str(copy) in r.stderr
+    assert copy.read_bytes() == original
+    assert copy.stat().st_mode & 0o077 == 0  # a whole conversation: private like the session
+    sent = [m["content"] for m in fake.requests[2]["messages"][1:]]
+    assert sent[0].endswith("q1")  # the rest is sent; the lost reply's place filled as usual
+    assert sent[1:] == [NO_REPLY, "q2", "two", "q3"]
+    again = run(fake_env, project, "-c", "q4")  # said once, copied once
+    assert again.returncode == 0, again.stderr
+    assert f"line {n + 1}" not in again.stderr
+    assert len(list(path.parent.glob(f"{path.name}.corrupt-*"))) == 1
+    assert [m["content"] for m in fake.requests[3]["messages"][-3:]] == ["q3", "three", "q4"]
