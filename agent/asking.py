@@ -96,8 +96,11 @@ def rule_origins(rules: dict[str, Any], session: list[str], root: Path) -> list[
 def no_terminal(call: Call, d: Decision, f: Facts) -> Decision:
     from agent.permissions import Decision
 
-    how = f"--allowed-tools {shlex.quote(f.suggest[0])}" if f.suggest else "a rule in settings"
-    if call.name in ("write_file", "edit_file") and not f.protected:
+    # The rule for this very tool: write_file(dir/**) does not allow an edit_file call.
+    own = [s for s in f.suggest if s == call.name or s.startswith(f"{call.name}(")]
+    rule = (own or f.suggest or [""])[0]
+    how = f"--allowed-tools {shlex.quote(rule)}" if rule else "a rule in settings"
+    if f.edits_mode and not f.protected:  # outside the workspace, acceptEdits allows nothing
         how += " or --permission-mode acceptEdits"
     fix = f"allow it with {how}"
     if d.source == "protected":  # no rule or mode opens these: only a person, when asked

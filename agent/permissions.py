@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 
 from agent.dispatch import Call, Next
 from agent.events import PermissionDenied, Sink
-from agent.paths import Workspace, check, names_protected
-from agent.rules import FILE_TOOLS, RuleSet, compile_rules, domain_match, path_match
+from agent.paths import Workspace, check, names_protected, within
+from agent.rules import FILE_TOOLS, RuleSet, compile_rules, domain_match, literal, path_match
 from agent.tools import Tool, ToolContext, ToolResult, error
 
 EDIT_TOOLS = ("write_file", "edit_file")
@@ -51,6 +51,7 @@ class Facts:
     target: str = ""  # resolved path, command or host (shown in the prompt)
     why: str = ""  # why it is not allowed yet, for the prompt and the denial
     suggest: list[str] = field(default_factory=list)
+    edits_mode: bool = False  # acceptEdits would allow it (and not open all of home)
 
 
 def workspace_of(workspace: Workspace | Path | str | None, rules: dict[str, Any]) -> Workspace:
@@ -129,7 +130,9 @@ def _file_facts(f: Facts, rs: RuleSet, name: str, args: dict[str, Any], ws: Work
         ):
             f.allow, f.inside = r.text, True  # an explicit path rule widens the workspace
             break
-    f.suggest = _dir_rules(name, v.shown, rs.anchor or ws.root)
+    f.suggest = _dir_rules(name, v.shown, rs.anchor or ws.root, ws.home)
+    # Not the advice where it would let every file of home be edited (the project is ~).
+    f.edits_mode = name in EDIT_TOOLS and f.inside and not within(ws.home, ws.dirs)
 
 
 def _pattern_facts(f: Facts, pattern: str, base: Path, ws: Workspace) -> None:
@@ -149,16 +152,19 @@ def _pattern_facts(f: Facts, pattern: str, base: Path, ws: Workspace) -> None:
         f.protected = f"the pattern {pattern!r} reaches protected files"
 
 
-def _dir_rules(name: str, path: Path, anchor: Path) -> list[str]:
+def _dir_rules(name: str, path: Path, anchor: Path, home: Path) -> list[str]:
     """`d` (remember this directory): the folder, relative to where rules start (the project
-    root, where settings.local.json lives) so the rule means the same from any directory."""
+    root, where settings.local.json lives) so the rule means the same from any directory;
+    never one holding all of home (`~`, `/`): then the file alone, or nothing for a search."""
     folder = path if name in ("glob", "grep") else path.parent
+    tools = EDIT_TOOLS if name in EDIT_TOOLS else (name,)
+    if within(home, (folder,)):
+        return [] if name in ("glob", "grep") else [f"{t}({literal(str(path))})" for t in tools]
     try:
         rel = folder.relative_to(anchor).as_posix()
-        spec = "**" if rel == "." else f"{rel}/**"
+        spec = "**" if rel == "." else f"{literal(rel)}/**"
     except ValueError:
-        spec = f"{folder.as_posix().rstrip('/')}/**"
-    tools = EDIT_TOOLS if name in EDIT_TOOLS else (name,)
+        spec = f"{literal(folder.as_posix().rstrip('/'))}/**"
     return [f"{t}({spec})" for t in tools]
 
 

@@ -147,6 +147,11 @@ def _path_matcher(spec: str, ws: Workspace) -> Any:
     )
 
 
+def literal(path: str) -> str:
+    """`path` as a path pattern that matches it alone: a `[`, `*` or `{` in a name is escaped."""
+    return re.sub(r"([*?\[\]{}\\])", r"\\\1", path)
+
+
 def path_match(rule: Rule, path: Path | str) -> bool:
     return rule.path is not None and bool(rule.path.match(str(path)))
 

@@ -453,3 +453,49 @@ def test_a_mistyped_rule_is_named_not_silently_dropped(
     assert code == 0, err
     assert f"{settings}: permissions.neverAllow[0] 'bash(rm:*' is not a rule" in err
     assert "neverAllow[1]" not in err
+
+
+def _suggested(denial: str) -> list[str]:
+    """The flags a no-terminal denial suggests, as a shell reads the pasted text."""
+    assert "acceptEdits" not in denial  # it never allows a write outside the workspace
+    sentence = denial.split("allow it with ", 1)[1].split("\n")[0]
+    return shlex.split(sentence.removesuffix(")"))
+
+
+@pytest.mark.parametrize(
+    ("cwd", "path", "tool"),
+    [
+        ("proj", "../outside/new.txt", "write_file"),
+        ("proj", "../outside/old.txt", "edit_file"),
+        ("home", "notes.txt", "write_file"),  # the project is ~ itself
+        ("home/proj", "../top.txt", "edit_file"),  # a file right in ~
+    ],
+)
+def test_the_suggested_flag_really_allows_the_denied_write(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path, cwd: str, path: str, tool: str
+) -> None:
+    from agent.paths import Workspace
+    from agent.rules import parse_rule, path_match
+
+    home = Path(fake_env["HOME"])
+    where = project.parent / cwd
+    where.mkdir(parents=True, exist_ok=True)
+    target = where / path
+    target.write_text("hello\n")
+    args: dict[str, Any] = {"path": path, "content": "bye\n"}
+    if tool == "edit_file":
+        args = {"path": path, "old_string": "hello", "new_string": "bye"}
+    fake.script(tool_calls([(tool, args)]), text("no"), tool_calls([(tool, args)]), text("ok"))
+    code, result, err = one_shot(fake_env, where, "go")
+    assert code == 0, err
+    assert len(result["permission_denials"]) == 1 and target.read_text() == "hello\n"
+    denial = next(m for m in fake.requests[1]["messages"] if m["role"] == "tool")["content"]
+    flags = _suggested(denial)
+    assert flags[0] == "--allowed-tools" and flags[1].startswith(f"{tool}(")
+    rule = parse_rule(flags[1], Workspace.make(where, home=home))
+    for other in (home / "other.txt", home / "deep" / "x.txt"):  # never all of ~
+        assert not path_match(rule, other), rule.text
+    code, result, err = one_shot(fake_env, where, *flags, "go")
+    assert code == 0, err
+    assert result["permission_denials"] == []
+    assert target.read_text() == "bye\n"
