@@ -11,7 +11,7 @@ from agent.checkpoints import Snapshots
 from agent.compaction import Policy
 from agent.config import Config
 from agent.dispatch import Dispatcher
-from agent.events import FanOut, PermissionDenied, Sink
+from agent.events import FanOut, Notice, PermissionDenied, Sink
 from agent.hooks import Hooks
 from agent.llm import LLM
 from agent.loop import Agent
@@ -22,6 +22,7 @@ from agent.permissions import Gate
 from agent.recorder import SessionRecorder, repair_history
 from agent.rules import ALIASES
 from agent.session import SessionFile, load, messages_of, new_id, prune, summarize
+from agent.session_list import prune_notice
 from agent.tools import ToolContext, builtin_tools, registry
 from agent.tools.actions import ActionRunner, project_actions
 from agent.workflow_setup import attach as attach_workflows
@@ -130,24 +131,28 @@ def restore(store: SessionFile, snapshots: Snapshots) -> list[dict[str, Any]]:
     return repaired
 
 
-def _sessions(cfg: Config, resume_id: str | None) -> tuple[SessionFile, Snapshots, list[Any]]:
+def _sessions(cfg: Config, resume_id: str | None) -> tuple[SessionFile, Snapshots, list[Any], str]:
+    """The session store (its history when resuming), and what pruning removed, to be said."""
     store = SessionFile(cfg.root, resume_id or new_id())
     snapshots = Snapshots(store)
     history = restore(store, snapshots) if resume_id else []
-    s = cfg.settings.get("sessions", {})
-    prune(cfg.root, int(s.get("keep", 200)), float(s.get("maxAgeDays", 60)), protect=store.id)
-    return store, snapshots, history
+    s = cfg.settings.get("sessions", {})  # the user's, or a trusted project's (settings.py)
+    keep, days = int(s.get("keep", 200)), float(s.get("maxAgeDays", 60))
+    removed = prune(cfg.root, keep, days, protect=store.id)  # never the one being resumed
+    return store, snapshots, history, prune_notice(removed, keep, days) if removed else ""
 
 
 def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | None = None) -> Run:
     """Everything a session needs, wired at the three seams; `resume_id` continues one."""
-    store, snapshots, history = _sessions(cfg, resume_id)
+    store, snapshots, history, pruned = _sessions(cfg, resume_id)
     session_id = store.id
     before = summarize(store.path) if resume_id else None
     recorder = SessionRecorder(store, cfg.provider, snapshots)
     denials = Denials()
     out = FanOut(sink, denials, recorder)
     recorder.report_to(out)  # a session file that cannot be written any more is said once
+    if pruned:
+        out.emit(Notice(pruned))
     tools = registry(builtin_tools())
     task_tools, agent_defs, def_warnings = subagent_tools(cfg)
     tools.update(task_tools)

@@ -11,7 +11,6 @@ becomes deny, with a message saying how to allow the call.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -176,20 +175,14 @@ def edit_local(root: Path, change: Any) -> Path:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    """Replace `<root>/.agent/NAME` with `text`; a link there (the file or `.agent`) is
+    refused like a broken file, never written through."""
+    from agent import safefile
+
     try:
-        fd = os.open(path.parent, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        safefile.write_atomic(path.parent.parent, path, text.encode("utf-8"))
+    except safefile.SymlinkRefused as e:
+        raise ConfigError(str(e)) from None
 
 
 def preview(name: str, args: dict[str, Any], root: Path) -> str:

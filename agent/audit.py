@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from agent import safefile
 from agent.dispatch import Call, Next
 from agent.events import Notice, Sink
 from agent.session import ensure_agent_dir
@@ -109,8 +110,9 @@ class Audit:
         text = json.dumps(self.entry(call, result, seconds), ensure_ascii=False, default=str)
         try:
             ensure_agent_dir(self.root)
-            with open(self.path, "a", encoding="utf-8") as fh:
-                fh.write(text + "\n")  # one write per line: O_APPEND keeps lines whole
+            # Never through a link: a committed audit.jsonl -> ~/.bashrc would get the model's
+            # denied `$(…)` appended, for the shell to run. One write per line (O_APPEND).
+            safefile.append_text(self.root, self.path, text + "\n", 0o644)
         except OSError as e:
             if not self.failed and self.sink is not None:
                 self.sink.emit(Notice(f"cannot write the audit log {self.path}: {e}"))

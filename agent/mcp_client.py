@@ -163,10 +163,11 @@ class Connection:
         from mcp import ClientSession
         from mcp.types import Implementation
 
-        from agent import __version__
+        from agent import __version__, safefile
 
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._log = stack.enter_context(self.log_path.open("a", encoding="utf-8"))
+        # Never through a link: a repository's committed mcp-NAME.log -> ~/.profile would get
+        # the server's stderr appended. A refused log fails this connection, saying why.
+        self._log = stack.enter_context(safefile.open_append(self.root, self.log_path, 0o644))
         self._log_start = self._log.tell()
         self._note(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} connecting ({self.spec.transport})")
         read, write = await stack.enter_async_context(await self._transport(stack))

@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent import safefile
+from agent.safefile import SymlinkRefused
 from agent.session_list import (
     Summary,
     in_use,
@@ -44,15 +46,21 @@ __all__ = [  # the listing side lives in session_list; these names stay importab
 GITIGNORE = "sessions/\nsettings.local.json\naudit.jsonl\n*.log\nworktrees/\n"
 
 
-def ensure_agent_dir(root: Path) -> Path:
-    """Create `.agent/` with a .gitignore for what is personal (first creation only)."""
+def ensure_agent_dir(root: Path, notes: list[str] | None = None) -> Path:
+    """Create `.agent/` with a .gitignore for what is personal (first creation only).
+
+    Never through a link: a linked `.agent` is left to the writes that need it (they refuse
+    it); a linked `.gitignore`, even dangling, is not followed (that would create its target)
+    and is said in `notes` when given."""
     d = root / ".agent"
-    if not d.is_dir():
-        d.mkdir(parents=True, exist_ok=True)
-    ignore = d / ".gitignore"
-    if not ignore.exists():
-        with contextlib.suppress(OSError):
-            ignore.write_text(GITIGNORE, encoding="utf-8")
+    try:
+        safefile.make_dirs(root, d)
+        safefile.create_new(root, d / ".gitignore", GITIGNORE.encode("utf-8"))
+    except SymlinkRefused as e:
+        if notes is not None and e.link == e.path:
+            notes.append(f"{e}; not written")
+    except OSError:
+        pass
     return d
 
 
@@ -69,15 +77,21 @@ class SessionFile:
     """The writer of one session: append records, flushed to the kernel per record."""
 
     def __init__(self, root: Path, session_id: str) -> None:
-        self.id = session_id
-        ensure_agent_dir(root)
+        self.id, self.root = session_id, root
         d = sessions_dir(root)
-        d.mkdir(parents=True, exist_ok=True)
         self.path = d / f"{session_id}.jsonl"
         self.blob_dir = d / f"{session_id}.files"
         self.error = ""  # why recording stopped (a write failed); "" while it works
         self._warned = False
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        self._notes: list[str] = []  # said once with the next warning (a refused .gitignore)
+        self._fd = -1
+        try:
+            ensure_agent_dir(root, self._notes)
+            flags = os.O_RDWR | os.O_APPEND | os.O_CREAT  # read too: `_heal` looks at the end
+            self._fd = safefile.open_fd(root, self.path, flags, 0o600)
+        except SymlinkRefused as e:  # a repository's link: run, but write nothing through it
+            self.error = f"{e}; this session is not saved"
+            return
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -90,11 +104,10 @@ class SessionFile:
             self._heal()
 
     def _heal(self) -> None:
-        """A file resumed after a crash may end mid-line: start the next record on a new line."""
-        with open(self.path, "rb") as f:
-            f.seek(-1, os.SEEK_END)
-            torn = f.read(1) != b"\n"
-        if torn:
+        """A file resumed after a crash may end mid-line: start the next record on a new line.
+        Read through the open descriptor: the path could have been swapped for a link."""
+        size = os.fstat(self._fd).st_size
+        if size and os.pread(self._fd, 1, size - 1) != b"\n":
             self._write(b"\n")
 
     def append(self, record: dict[str, Any]) -> None:
@@ -130,11 +143,13 @@ class SessionFile:
         )
 
     def take_warning(self) -> str:
-        """Why recording stopped, the first time it is asked after a failure; else ""."""
-        if not self.error or self._warned:
-            return ""
-        self._warned = True
-        return self.error
+        """What the user was not told yet: a refused state file, and why recording stopped
+        (the first time it is asked after a failure); else ""."""
+        said, self._notes = self._notes, []
+        if self.error and not self._warned:
+            self._warned = True
+            said.append(self.error)
+        return "\n".join(said)
 
     def put_blob(self, data: bytes) -> str:
         """Store bytes content-addressed (deduplicated); returns the hash."""
@@ -142,20 +157,15 @@ class SessionFile:
 
         digest = hashlib.sha256(data).hexdigest()
         path = self.blob_dir / digest
-        if not self.error and not path.exists():
-            tmp = path.with_suffix(f".tmp{os.getpid()}")
-            try:
-                self.blob_dir.mkdir(parents=True, exist_ok=True)
-                tmp.write_bytes(data)
-                os.replace(tmp, path)
+        if not self.error and not os.path.lexists(path):
+            try:  # no fsync: a lost blob only costs a rewind, a sync per file costs every call
+                safefile.write_atomic(self.root, path, data, 0o600, sync=False)
             except OSError as e:
-                with contextlib.suppress(OSError):
-                    tmp.unlink(missing_ok=True)
                 self._fail(e)
         return digest
 
     def get_blob(self, digest: str) -> bytes:
-        return (self.blob_dir / digest).read_bytes()
+        return safefile.read_bytes(self.root, self.blob_dir / digest)
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -176,7 +186,8 @@ class Loaded:
 def _repair(path: Path, keep: int, newline: bool) -> None:
     """Cut the file to `keep` bytes (and end it with a newline) in place: a rename would leave
     the session's writer, and its lock, on the old file."""
-    with open(path, "r+b") as f:
+    fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)  # a link is never cut
+    with open(fd, "r+b") as f:
         f.truncate(keep)
         if newline:
             f.seek(0, os.SEEK_END)

@@ -10,11 +10,14 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from agent import safefile
 
 
 def sessions_dir(root: Path) -> Path:
@@ -92,11 +95,12 @@ def summarize(path: Path) -> Summary | None:
 
 
 def list_sessions(root: Path, cwd: Path | None = None) -> list[Summary]:
-    """Sessions of this project, newest first; only those started in `cwd` when given."""
+    """Sessions of this project, newest first; only those started in `cwd` when given.
+    Never through a link: a linked file or folder holds someone else's files, not sessions."""
     d = sessions_dir(root)
-    if not d.is_dir():
+    if not d.is_dir() or safefile.is_linked(root, d):
         return []
-    found = [s for p in d.glob("*.jsonl") if (s := summarize(p)) is not None]
+    found = [s for p in d.glob("*.jsonl") if not p.is_symlink() and (s := summarize(p)) is not None]
     if cwd is not None:
         found = [s for s in found if s.cwd == str(cwd)]
     return sorted(found, key=lambda s: s.mtime, reverse=True)
@@ -109,9 +113,12 @@ def resumable(root: Path, cwd: Path) -> list[Summary]:
 
 def in_use(root: Path, session_id: str) -> bool:
     """True while another agent holds this session open for writing."""
-    path = sessions_dir(root) / f"{session_id}.jsonl"
+    return _held(str(sessions_dir(root) / f"{session_id}.jsonl"))
+
+
+def _held(name: str, dir_fd: int | None = None) -> bool:
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
     except OSError:
         return False
     try:
@@ -123,28 +130,79 @@ def in_use(root: Path, session_id: str) -> bool:
     return False
 
 
-def prune(root: Path, keep: int = 100, max_age_days: float = 30.0, protect: str = "") -> int:
-    """Delete sessions beyond the newest `keep` or older than `max_age_days`; returns count.
-    Only the files' times are looked at: start-up never reads old sessions."""
-    import shutil
+# What the agent itself names in `.agent/sessions` (session.new_id, SessionFile.put_blob and
+# safefile.write_atomic's temp files): pruning touches nothing else.
+_SESSION = re.compile(r"\d{8}-\d{6}-[0-9a-f]{8}\.jsonl")
+_BLOB = re.compile(r"\.?[0-9a-f]{64}(?:\.tmp\d+|\.\d+\.[0-9a-f]+\.tmp)?")
 
-    d = sessions_dir(root)
-    if not d.is_dir():
-        return 0
-    found: list[tuple[float, Path]] = []
-    for p in d.glob("*.jsonl"):
-        with contextlib.suppress(OSError):
-            found.append((p.stat().st_mtime, p))
-    found.sort(key=lambda x: x[0], reverse=True)
-    now = time.time()
-    removed = 0
-    for n, (mtime, path) in enumerate(found):
-        if path.stem == protect or (n < keep and now - mtime < max_age_days * 86400):
-            continue
-        if in_use(root, path.stem):  # another agent is still writing it
-            continue
-        with contextlib.suppress(OSError):
-            path.unlink()
-            shutil.rmtree(path.with_suffix(".files"), ignore_errors=True)
-            removed += 1
-    return removed
+
+def prune(root: Path, keep: int = 100, max_age_days: float = 30.0, protect: str = "") -> list[str]:
+    """Delete sessions beyond the newest `keep` or older than `max_age_days`; returns the ids
+    removed. Only the files' times are looked at: start-up never reads old sessions.
+
+    Only what the agent made is deleted: files named like its sessions, regular files in the
+    real `.agent/sessions` (a link there, or to it, is someone else's folder), and in their
+    `.files` only the blobs; a folder holding anything else stays."""
+    try:
+        d = safefile.open_dir(root, sessions_dir(root))
+    except OSError:  # none yet, or a link: nothing of ours to prune
+        return []
+    try:
+        found = _own_sessions(d)
+        now, removed = time.time(), []
+        for n, (mtime, name) in enumerate(found):
+            sid = name.removesuffix(".jsonl")
+            if sid == protect or (n < keep and now - mtime < max_age_days * 86400):
+                continue
+            if _held(name, d):  # another agent is still writing it
+                continue
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=d)
+                removed.append(sid)
+                _remove_blobs(d, f"{sid}.files")
+        return removed
+    finally:
+        os.close(d)
+
+
+def _own_sessions(dir_fd: int) -> list[tuple[float, str]]:
+    """(mtime, name) of the session files the agent made, newest first."""
+    found: list[tuple[float, str]] = []
+    with os.scandir(dir_fd) as it:
+        for e in it:
+            if _SESSION.fullmatch(e.name) and e.is_file(follow_symlinks=False):
+                with contextlib.suppress(OSError):
+                    found.append((e.stat(follow_symlinks=False).st_mtime, e.name))
+    return sorted(found, reverse=True)
+
+
+def _remove_blobs(dir_fd: int, name: str) -> None:
+    """Delete the blobs in `name` (a real folder, not a link), then the folder if now empty."""
+    try:
+        fd = os.open(
+            name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd
+        )
+    except OSError:
+        return
+    try:
+        with os.scandir(fd) as it:
+            blobs = [
+                e.name for e in it if _BLOB.fullmatch(e.name) and e.is_file(follow_symlinks=False)
+            ]
+        for blob in blobs:
+            with contextlib.suppress(OSError):
+                os.unlink(blob, dir_fd=fd)
+    finally:
+        os.close(fd)
+    with contextlib.suppress(OSError):  # not empty: something there is not ours
+        os.rmdir(name, dir_fd=dir_fd)
+
+
+def prune_notice(removed: list[str], keep: int, max_age_days: float) -> str:
+    """What pruning removed, for the user: the count, the rule, and the ids."""
+    n = len(removed)
+    ids = ", ".join(sorted(removed)[:10]) + (f" and {n - 10} more" if n > 10 else "")
+    return (
+        f"removed {n} old session{'s' if n != 1 else ''} from .agent/sessions "
+        f"(sessions.keep {keep}, sessions.maxAgeDays {max_age_days:g}): {ids}"
+    )

@@ -8,6 +8,7 @@ dropped with one warning.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -55,8 +56,18 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
 }
 PERMISSION_LISTS = ("alwaysAllow", "ask", "neverAllow", "approvedDirs", "additionalDirectories")
 MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
-# Keys a project may not set until it is trusted (they run code or send traffic elsewhere).
-UNTRUSTED_DROP = ("baseUrl", "apiKeyEnv", "env", "mcpServers", "hooks", "webFetch", "thinkingBody")
+# Keys a project may not set until it is trusted: they run code, send traffic elsewhere, or
+# (sessions: keep/maxAgeDays) delete the user's earlier sessions.
+UNTRUSTED_DROP = (
+    "baseUrl",
+    "apiKeyEnv",
+    "env",
+    "mcpServers",
+    "hooks",
+    "webFetch",
+    "thinkingBody",
+    "sessions",
+)
 
 
 def read_settings(path: Path) -> dict[str, Any]:
@@ -224,10 +235,17 @@ def trust(root: Path) -> None:
         projects = []
     if str(root) not in projects:
         projects.append(str(root))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"projects": projects}, indent=2), encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        _save(path, json.dumps({"projects": projects}, indent=2))
+    except OSError as e:
+        raise ConfigError(f"cannot remember that this project is trusted: {e}") from None
+
+
+def _save(path: Path, text: str) -> None:
+    """Write a file of ~/.agent atomically (a unique temp file; a link there is refused)."""
+    from agent import safefile
+
+    safefile.write_atomic(path.parent, path, text.encode("utf-8"))
 
 
 # Local settings files the agent wrote from the user's own answers ("remember this"), by real
@@ -275,8 +293,5 @@ def mark_own(path: Path, text: str, was_own: bool) -> None:
         return
     table = _own_table()
     table[_own_key(path)] = _digest(text.encode("utf-8"))
-    target = user_dir() / OWN_FILE
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_suffix(".tmp")
-    tmp.write_text(json.dumps(table, indent=2), encoding="utf-8")
-    os.replace(tmp, target)
+    with contextlib.suppress(OSError):  # unrecorded, the file just needs trust like any other
+        _save(user_dir() / OWN_FILE, json.dumps(table, indent=2))

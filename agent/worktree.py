@@ -80,6 +80,10 @@ def create(cwd: Path, name: str = "") -> Worktree:
         raise WorktreeError(f"invalid worktree name {name!r}: use letters, digits, . _ -")
     path = top / ".agent" / "worktrees" / name
     branch = BRANCH_PREFIX + name
+    from agent import safefile
+
+    if safefile.is_linked(top, path):  # git would check out, and later remove, over there
+        raise WorktreeError(f"{path} lies under a symbolic link; the agent does not follow it")
     if path.exists():
         raise WorktreeError(f"{path} exists already: pick another name or remove it")
     if git_ok(top, "show-ref", "--verify", "--quiet", f"refs/heads/{branch}"):

@@ -109,10 +109,10 @@ def test_a_failed_blob_write_stops_recording(
 ) -> None:
     s = SessionFile(tmp_path, "blob")
 
-    def full(self: Path, data: bytes) -> int:
+    def full(fd: int, data: bytes) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(Path, "write_bytes", full)
+    monkeypatch.setattr("agent.safefile._write_all", full)
     digest = s.put_blob(b"before the edit")
     assert len(digest) == 64
     assert "No space left on device" in s.error

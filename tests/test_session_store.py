@@ -70,15 +70,20 @@ def test_list_filters_by_cwd_and_sorts_newest_first(tmp_path: Path) -> None:
     assert list_sessions(tmp_path)[0].first_prompt == "p2"
 
 
+def made(n: int) -> str:
+    """An id as the agent makes them (new_id): pruning removes nothing else."""
+    return f"20240101-000000-{n:08x}"
+
+
 def test_prune_keeps_newest(tmp_path: Path) -> None:
     for n in range(5):
-        s = SessionFile(tmp_path, f"s{n}")
+        s = SessionFile(tmp_path, made(n))
         s.put_blob(b"data")
         s.close()
         os.utime(s.path, (time.time() - n, time.time() - n))
-    assert prune(tmp_path, keep=2) == 3
-    assert sorted(x.id for x in list_sessions(tmp_path)) == ["s0", "s1"]
-    assert not (tmp_path / ".agent/sessions/s4.files").exists()
+    assert sorted(prune(tmp_path, keep=2)) == [made(2), made(3), made(4)]
+    assert sorted(x.id for x in list_sessions(tmp_path)) == [made(0), made(1)]
+    assert not (tmp_path / f".agent/sessions/{made(4)}.files").exists()
 
 
 async def _write(call: Call, ctx: ToolContext) -> ToolResult:
@@ -156,7 +161,7 @@ def test_prune_looks_at_file_times_only(tmp_path: Path, monkeypatch: pytest.Monk
 
     now = time.time()
     for n, age_days in enumerate([0, 0, 0, 0, 40]):
-        s = SessionFile(tmp_path, f"p{n}")
+        s = SessionFile(tmp_path, made(n))
         s.append({"t": "meta", "cwd": "/x"})
         s.close()
         os.utime(s.path, (now - n - age_days * 86400, now - n - age_days * 86400))
@@ -167,10 +172,11 @@ def test_prune_looks_at_file_times_only(tmp_path: Path, monkeypatch: pytest.Monk
     monkeypatch.setattr(listing, "summarize", no_reading)
     monkeypatch.setattr(listing.json, "loads", no_reading)
     monkeypatch.setattr(Path, "read_bytes", no_reading)
-    assert prune(tmp_path, keep=3, max_age_days=30, protect="p3") == 1  # p3 is the live one
+    live = made(3)  # the live one: beyond `keep`, but protected
+    assert prune(tmp_path, keep=3, max_age_days=30, protect=live) == [made(4)]
     monkeypatch.undo()
-    assert sorted(x.id for x in list_sessions(tmp_path)) == ["p0", "p1", "p2", "p3"]
-    assert prune(tmp_path, keep=10, max_age_days=30) == 0
+    assert sorted(x.id for x in list_sessions(tmp_path)) == [made(n) for n in range(4)]
+    assert prune(tmp_path, keep=10, max_age_days=30) == []
 
 
 def test_summary_parses_only_what_it_needs_and_misses_nothing(tmp_path: Path) -> None:
@@ -199,14 +205,14 @@ def test_summary_parses_only_what_it_needs_and_misses_nothing(tmp_path: Path) ->
 
 
 def test_prune_never_removes_a_session_another_agent_has_open(tmp_path: Path) -> None:
-    held = SessionFile(tmp_path, "held")
+    held = SessionFile(tmp_path, made(1))
     held.append({"t": "a"})  # open and locked by this "other agent"
     os.utime(held.path, (1000, 1000))  # old and beyond `keep`
-    idle = SessionFile(tmp_path, "idle")
+    idle = SessionFile(tmp_path, made(2))
     idle.append({"t": "a"})
     idle.close()
     os.utime(idle.path, (1000, 1000))
-    assert prune(tmp_path, keep=0, max_age_days=1) == 1
+    assert prune(tmp_path, keep=0, max_age_days=1) == [made(2)]
     assert held.path.exists() and not idle.path.exists()
     held.close()
 
