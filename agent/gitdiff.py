@@ -22,12 +22,17 @@ class GitError(Exception):
 
 
 async def git(cwd: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
+    """Run git with the repository's own commands switched off (fsmonitor, hooks, filter
+    drivers: agent.gitsafe.git_env); diffs add --no-ext-diff --no-textconv."""
+    from agent.gitsafe import git_env
+
     try:
         proc = await asyncio.create_subprocess_exec(
             "git",
             "--no-pager",
             *args,
             cwd=cwd,
+            env=git_env(cwd),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
@@ -48,7 +53,7 @@ async def git(cwd: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
 async def working_diff(cwd: Path) -> str:
     """Staged and unstaged changes against HEAD, plus the content of small untracked files."""
     await git(cwd, "rev-parse", "--is-inside-work-tree")
-    base = ["diff", "--no-color", "--no-ext-diff"]
+    base = ["diff", "--no-color", "--no-ext-diff", "--no-textconv"]
     try:
         await git(cwd, "rev-parse", "--verify", "-q", "HEAD")
         parts = [await git(cwd, *base, "HEAD")]

@@ -1,7 +1,12 @@
-"""git's own options before its subcommand, and git commands that print .git/config."""
+"""git's own options before its subcommand, git commands that print .git/config, and reading
+git commands run in a repository whose own config names commands git would run."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+from agent import gitsafe
 from agent.shellparse import Command
 
 _GIT_VALUE_OPTIONS = frozenset(
@@ -36,3 +41,25 @@ def git_config_read(cmd: Command) -> str:
     if wanted is not None and not wanted.intersection(a or "" for a in argv[2:]):
         return ""
     return f"git {argv[1]} shows .git/config, which may hold tokens"
+
+
+def git_repo_hazard(cmd: Command, bases: list[Path]) -> str:
+    """Why a reading git command would still run a command the repository chose (`core.fsmonitor`
+    on `git status`, a textconv driver on `git diff`…; see agent.gitsafe), "" when it would not.
+    Every directory it may run in counts: each `cd` target so far, then `-C dir` on top. The
+    caller makes it a problem, like `git -c core.pager=…`: it asks, whatever the allow rules."""
+    raw = [w.value or "" for w in cmd.argv]
+    if not raw or raw[0] != "git":
+        return ""
+    dirs, i = [], 1
+    while i < len(raw) and raw[i].startswith("-"):
+        if raw[i] == "-C" and i + 1 < len(raw):
+            dirs.append(raw[i + 1])
+        i += 2 if raw[i] == "-C" else 1
+    remote = raw[i : i + 1] == ["remote"] and "show" in raw[i + 1 :]
+    for base in bases:
+        where = os.path.join(base, *map(os.path.expanduser, dirs))  # gitsafe resolves links
+        why = gitsafe.read_hazard(where, remote, shown_from=bases[0])
+        if why:
+            return why
+    return ""

@@ -18,7 +18,7 @@ from agent import shellrisk as risk
 from agent.paths import Workspace, check, expand_glob, names_protected, secret_name
 from agent.permissions import Facts
 from agent.rules import Rule, RuleSet, words_match
-from agent.shellgit import git_config_read, without_git_options
+from agent.shellgit import git_config_read, git_repo_hazard, without_git_options
 from agent.shellparse import Command, Parsed, Redirect, Word, parse
 from agent.shellreach import recursive_read
 
@@ -70,6 +70,10 @@ def _judge(
     ro = risk.read_only(cmd) and _inside(cmd, ws, bases)
     reach = recursive_read(cmd, ws, bases)
     f.protected = f.protected or reach.secret
+    hazard = git_repo_hazard(cmd, bases) if risk.read_only(cmd) else ""
+    if hazard:  # a repository's own command: no rule covers it, as with `git -c core.pager=`
+        problems.append(hazard)
+        return None
     if reach.unsure and ro:
         ro, f.why = False, f.why or reach.unsure
     if name in ("cd", "pushd", "popd"):  # later relative paths may start from there

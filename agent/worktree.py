@@ -36,11 +36,17 @@ class Worktree:
     base: str  # the commit it started from
 
 
-def git(cwd: Path, *args: str) -> str:
+def git(cwd: Path, *args: str, hooks: bool = False) -> str:
+    """Run git with the repository's own commands switched off (agent.gitsafe.git_env):
+    `worktree add` checks files out (smudge filters, the post-checkout hook), `status` and
+    `add -A` clean them. Only `hooks=True` (commit_all) keeps the repository's hooks."""
+    from agent.gitsafe import git_env
+
     try:
         proc = subprocess.run(
             ["git", *args],
             cwd=cwd,
+            env=git_env(cwd, hooks=hooks),
             capture_output=True,
             text=True,
             timeout=GIT_TIMEOUT,
@@ -162,7 +168,9 @@ def commit_all(wt: Worktree, message: str) -> bool:
     if not git(wt.path, "status", "--porcelain"):
         return False
     git(wt.path, "add", "-A")
-    git(wt.path, "commit", "--quiet", "-m", message)
+    # The commit the user would make: their pre-commit checks still judge it (a refusal is
+    # reported), while filters, fsmonitor and a repository-set signing program stay off.
+    git(wt.path, "commit", "--quiet", "-m", message, hooks=True)
     return True
 
 

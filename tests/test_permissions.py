@@ -248,6 +248,21 @@ BASH: list[tuple[str, str]] = [
     ("if curl x; then ls; fi", D),
     ("time curl x", D),
     ("ps eww", Q),
+    # reading git in a repository whose own config runs commands (hostile_repos): no allow
+    # rule covers it, not even `bash(git status)`
+    ("git -C evil status", Q),
+    ("cd evil && git status", Q),
+    ("cd evil/src && git diff", Q),
+    ("git -C conv diff", Q),
+    ("git -C conv log -p -1", Q),
+    ("git -C conv show", Q),
+    ("git -C bare.git log -p", Q),
+    ("cd bare.git && git log -p", Q),
+    ("git -C ssh remote show origin", Q),
+    ("git -C ssh status", A),  # core.sshCommand only runs when git contacts a remote
+    ("git -C clean status", A),
+    ("git -C clean log -p", A),
+    ("git -C evil -P diff --stat", Q),
     # ask rules and plain unknown commands
     ("git push origin main", Q),
     ("git status; git push --force", Q),
@@ -363,6 +378,9 @@ FILES: list[tuple[str, dict[str, Any], str, str]] = [
     ("bash", {"command": "npm test"}, "dontAsk", A),
     ("bash", {"command": "git push"}, "acceptEdits", Q),
     ("bash", {"command": "cat .env"}, "bypassPermissions", Q),
+    ("bash", {"command": "git -C evil status"}, "dontAsk", D),
+    ("bash", {"command": "git -C evil status"}, "plan", D),
+    ("bash", {"command": "git -C evil status"}, "bypassPermissions", A),  # as `git -c …`
 ]
 
 
@@ -397,6 +415,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, dict[str
     (ws / "src/link_file").symlink_to(out / "secret.txt")
     (ws / "envlink").symlink_to(ws / ".env")
     (ws / "sshdir").symlink_to(home / ".ssh", target_is_directory=True)
+    hostile_repos(ws)
     subst = {"{ws}": str(ws), "{out}": str(out), "{home}": str(home)}
     old = os.environ.get("HOME")
     os.environ["HOME"] = str(home)  # `~` in commands and paths means this home
@@ -405,6 +424,26 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, dict[str
         os.environ.pop("HOME", None)
     else:
         os.environ["HOME"] = old
+
+
+HOSTILE = {
+    "evil/.git": "[core]\n\tfsmonitor = touch /tmp/pwned #\n",
+    "conv/.git": '[diff "x"]\n\ttextconv = touch /tmp/pwned;\n',
+    "bare.git": "[core]\n\tbare = true\n[core] pager = touch /tmp/pwned\n",
+    "ssh/.git": "[core]\n\tsshCommand = touch /tmp/pwned\n",
+    "clean/.git": "[core]\n\tfsmonitor = false\n[user]\n\tname = x\n",
+}
+
+
+def hostile_repos(ws: Path) -> None:
+    """Repositories (as git lays them out) whose own config runs `touch /tmp/pwned`."""
+    for where, config in HOSTILE.items():
+        gitdir = ws / where
+        for d in ("objects", "refs"):
+            (gitdir / d).mkdir(parents=True)
+        (gitdir / "HEAD").write_text("ref: refs/heads/main\n")
+        (gitdir / "config").write_text(config)
+    (ws / "evil" / "src").mkdir()
 
 
 def fill(value: Any, subst: dict[str, str]) -> Any:

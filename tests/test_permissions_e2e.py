@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import run_agent
+from hostile_git import arm, embed, make_repo
 
 from agent.app import PLAN_ON
 from agent.asking import Answer, AskRequest
@@ -75,6 +77,45 @@ def test_escape_hatches_never_run(
     assert denial["tool_input"] == {"command": command}
     tool_msg = next(m for m in fake.requests[1]["messages"] if m["role"] == "tool")
     assert "permission denied" in tool_msg["content"]
+
+
+GIT_ATTACKS = [
+    ("fsmonitor", "git status"),
+    ("fsmonitor", "git -C sub diff --stat"),
+    ("textconv", "git diff"),
+    ("textconv", "git log -p"),
+    ("clean", "git diff --stat"),
+    ("submodule", "git status"),
+]
+
+
+@pytest.mark.parametrize(("kind", "command"), GIT_ATTACKS)
+def test_a_repositorys_own_commands_never_run_through_reading_git(
+    fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path, kind: str, command: str
+) -> None:
+    """An unpacked archive's .git/config names a command git runs on `git status` or `git
+    diff`: the auto-allowed (and here even rule-allowed) reading command asks, so without a
+    terminal it is denied and the command never runs."""
+    repo = make_repo(tmp_path / "repo")
+    marker = tmp_path / "MARKER"
+    sub = embed(repo, "sub")
+    arm(sub if kind == "submodule" or "-C sub" in command else repo, _armed(kind), marker)
+    fake.script(tool_calls([("bash", {"command": command})]), text("ok"))
+    rules = "bash(git status:*),bash(git diff:*),bash(git log:*),bash(git -C sub diff:*)"
+    code, result, err = one_shot(fake_env, repo, "--allowed-tools", rules, "go")
+    assert code == 0, err
+    assert not marker.exists()
+    [denial] = result["permission_denials"]
+    assert denial["tool_input"] == {"command": command}
+    tool_msg = next(m for m in fake.requests[1]["messages"] if m["role"] == "tool")
+    assert "permission denied" in tool_msg["content"]
+    assert ".git/config sets " in tool_msg["content"]
+    subprocess.run(shlex.split(command), cwd=repo, capture_output=True)
+    assert marker.exists()  # the same command run as it stands does run the repository's
+
+
+def _armed(kind: str) -> str:
+    return "fsmonitor" if kind == "submodule" else kind
 
 
 def test_the_marker_does_appear_when_allowed(
