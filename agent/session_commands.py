@@ -57,11 +57,16 @@ async def resume(ctx: Any, args: str) -> None:
     if len(pick) != 1:
         ctx.say(f"no single session matches {arg!r}")
         return
+    from agent.session_salvage import check  # unreadable lines: said, and the file kept
+
+    lost = check(ctx.run.store.path.parent / f"{pick[0].id}.jsonl")
     try:
         count = switch_session(ctx.run, pick[0].id)
     except SessionBusy as e:
         ctx.say(str(e))
         return
+    if lost:
+        ctx.say(f"warning: {lost}", "yellow")
     ctx.say(f"resumed {pick[0].id} ({count} messages)")
     await ctx.run.start("resume")  # SessionStart hooks see the switch, as at `agent -r`
 

@@ -112,6 +112,27 @@ async def test_resume_switches_sessions(make: Any, fake: FakeOpenAI) -> None:
     assert sent[0].endswith("first question")
 
 
+async def test_resume_of_a_damaged_session_says_so_and_keeps_the_file(
+    make: Any, fake: FakeOpenAI
+) -> None:
+    first, _, _ = make()
+    fake.script(text("one"), text("two"))
+    await first.agent.run_turn("first question")
+    await first.agent.run_turn("second question")
+    first.store.close()
+    path = first.store.path
+    lines = path.read_bytes().splitlines(keepends=True)
+    damaged = b"".join([*lines[:3], b'{"type": "mess\n', *lines[3:]])
+    path.write_bytes(damaged)
+    second, ctx, out = make()
+    await resume(ctx, first.session_id)
+    said = out.getvalue()
+    assert "line 4 is unreadable and was skipped" in said
+    [copy] = path.parent.glob(f"{path.name}.corrupt-*")
+    assert copy.read_bytes() == damaged
+    assert second.session_id == first.session_id
+
+
 async def test_hooks_command_lists_hooks(make: Any, tmp_path: Path) -> None:
     from agent.hook_commands import hooks_cmd
 
