@@ -57,7 +57,7 @@ async def batch_cmd(ctx: Ctx, args: str) -> None:
     ctx.say("planning units…", "dim")
     results: list[Any] = []
     try:
-        await batch(runner, task, ctx.cfg.cwd, into=results)
+        await batch(runner, task, ctx.cfg.cwd, into=results, trusted=ctx.cfg.trusted)
     except WorkflowError as e:
         ctx.say(str(e), "yellow")
         return

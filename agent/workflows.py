@@ -212,11 +212,15 @@ def unit_job(runner: Subagents, n: int, unit: Unit, wt: Any, cwd: Path) -> Job:
 
 
 async def batch(
-    runner: Subagents, task: str, cwd: Path, into: list[UnitResult] | None = None
+    runner: Subagents,
+    task: str,
+    cwd: Path,
+    into: list[UnitResult] | None = None,
+    trusted: bool = False,
 ) -> list[UnitResult]:
     """Plan units, run them in parallel (in worktrees when git), keep the worktrees with work.
     `into` receives the results as soon as the units are planned, so an interrupted batch
-    can still say what it kept."""
+    can still say what it kept. `trusted`: the repository's commit hooks judge each commit."""
     from agent import worktree as w
 
     git = await asyncio.to_thread(w.repo_root, cwd) is not None
@@ -238,18 +242,18 @@ async def batch(
     finally:
         for res, wt in zip(results, trees, strict=True):
             if wt is not None:
-                await asyncio.to_thread(_settle, wt, res)
+                await asyncio.to_thread(_settle, wt, res, trusted)
     return results
 
 
-def _settle(wt: Any, res: UnitResult) -> None:
+def _settle(wt: Any, res: UnitResult, hooks: bool) -> None:
     """Commit a unit's work on its branch; remove its worktree when it did nothing."""
     from agent import worktree as w
 
     refused = ""
     try:
         try:
-            w.commit_all(wt, f"batch: {res.unit.title}")
+            w.commit_all(wt, f"batch: {res.unit.title}", hooks)
         except w.WorktreeError as e:
             refused = str(e)  # the work stays in the worktree, uncommitted
         files, commits = w.changes(wt)

@@ -162,15 +162,17 @@ def ignored_work(wt: Worktree) -> list[str]:
     return [p for p in found if not CACHES.intersection(p.rstrip("/").split("/"))]
 
 
-def commit_all(wt: Worktree, message: str) -> bool:
+def commit_all(wt: Worktree, message: str, hooks: bool = False) -> bool:
     """Commit everything in the worktree (its own branch); False when there was nothing to
-    commit. WorktreeError says why git refused (no identity configured, a hook said no)."""
+    commit. WorktreeError says why git refused (no identity configured, a hook said no).
+    `hooks`: run the repository's commit hooks (only for a project the user trusts)."""
     if not git(wt.path, "status", "--porcelain"):
         return False
     git(wt.path, "add", "-A")
-    # The commit the user would make: their pre-commit checks still judge it (a refusal is
-    # reported), while filters, fsmonitor and a repository-set signing program stay off.
-    git(wt.path, "commit", "--quiet", "-m", message, hooks=True)
+    # In a trusted project, the commit the user would make: their pre-commit checks still
+    # judge it (a refusal is reported). Filters, fsmonitor and a repository-set signing
+    # program stay off either way; an untrusted repository's .git/hooks never run.
+    git(wt.path, "commit", "--quiet", "-m", message, hooks=hooks)
     return True
 
 

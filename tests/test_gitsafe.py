@@ -259,9 +259,12 @@ def test_worktrees_run_no_filter_fsmonitor_or_checkout_hook(tmp_path: Path) -> N
     wt = w.create(repo, "t1")
     assert (wt.path / "notes.txt").read_text() == "one\ntwo\nthree\n"
     (wt.path / "notes.txt").write_text("four\n")
-    assert w.commit_all(wt, "four")
-    assert w.changes(wt) == (0, 1)
+    assert w.commit_all(wt, "four")  # an untrusted project: its hooks never run
+    assert not checked.exists()
+    (wt.path / "notes.txt").write_text("five\n")
+    assert w.commit_all(wt, "five", hooks=True)
+    assert w.changes(wt) == (0, 2)
     assert not marker.exists()
-    assert checked.exists()  # the user's commit checks still judge a /batch commit
+    assert checked.exists()  # a trusted project's commit checks still judge a /batch commit
     git(repo, "worktree", "add", "-q", str(tmp_path / "plain"))
     assert marker.exists()  # the repository really is hostile

@@ -262,7 +262,7 @@ async def test_batch_reports_work_git_refused_to_commit(routed: RoutedFake, repo
         write = ("write_file", {"path": f"f{n}.py", "content": "x = 1\n"})
         routed.route(f"HOOK-{n}", tool_calls([write]), text(f"wrote f{n}.py"))
     run, _rec = make_run(routed, repo, mode="acceptEdits")
-    results = await batch(run.agent.ctx.extra["subagents"], "write files", repo)
+    results = await batch(run.agent.ctx.extra["subagents"], "write files", repo, trusted=True)
     for n, res in enumerate(results, 1):
         assert res.uncommitted
         assert res.where.endswith(": git commit failed: lint says no")
@@ -271,6 +271,27 @@ async def test_batch_reports_work_git_refused_to_commit(routed: RoutedFake, repo
     report = batch_report(results)
     assert "git merge" not in report
     assert "uncommitted work is not on its branch yet" in report
+
+
+async def test_an_untrusted_repositorys_commit_hook_never_runs(
+    routed: RoutedFake, repo: Path
+) -> None:
+    """A .git/hooks/pre-commit that came with the repository (an archive, a shared folder) is
+    its code: /batch commits without it until the user trusts the project."""
+    marker = repo.parent / "hook-ran"
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    hook.chmod(0o755)
+    routed.script(text(json.dumps([f"SOLO-{n}: write g{n}.py" for n in (1, 2, 3)])))
+    for n in (1, 2, 3):
+        write = ("write_file", {"path": f"g{n}.py", "content": "x = 1\n"})
+        routed.route(f"SOLO-{n}", tool_calls([write]), text(f"wrote g{n}.py"))
+    run, _rec = make_run(routed, repo, mode="acceptEdits")
+    results = await batch(run.agent.ctx.extra["subagents"], "write files", repo)
+    for n, res in enumerate(results, 1):
+        assert not res.uncommitted and res.branch
+        assert f"g{n}.py" in git(repo, "show", "--stat", res.branch)
+    assert not marker.exists()
 
 
 async def test_an_interrupted_batch_says_what_it_kept(routed: RoutedFake, repo: Path) -> None:
