@@ -60,8 +60,8 @@ class Config:
     permissions: dict[str, Any]
     settings: dict[str, Any]
     trusted: bool
-    # The environment `${VAR}` in settings (MCP servers) expands from: the real one, the .env
-    # files (an untrusted project's without its endpoint and credential names), settings' env.
+    # The environment `${VAR}` in settings (MCP servers) expands from: the real one, the user's
+    # .env, a trusted project's .env (never an untrusted one's), then settings' env.
     env: dict[str, str] = field(default_factory=dict)
     env_ignored: tuple[str, ...] = ()  # names an untrusted project's .env may not set
     timeouts: Timeouts = field(default_factory=Timeouts)
@@ -168,6 +168,8 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         dict(os.environ if env is None else env), root, st.user_dir(), trusted, guarded
     )
     env, warnings = files.env, [*files.warning(), *warnings]
+    # settings' env fills gaps only, as for the agent's own variables below
+    expand = {**{k: str(v) for k, v in s.get("env", {}).items()}, **files.expand}
     from agent.actions import load_actions  # reads .agent/actions.json only when it exists
 
     warnings += load_actions(root, trusted).warnings
@@ -211,7 +213,7 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         permissions=perms,
         settings=s,
         trusted=trusted,
-        env=env,
+        env=expand,
         env_ignored=files.ignored,
         timeouts=Timeouts(
             float(t.get("firstToken", 120)), float(t.get("idle", 90)), float(t.get("total", 900))

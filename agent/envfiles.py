@@ -3,8 +3,11 @@
 A project's `.env` arrives with the repository, so until the project is trusted nothing in it
 may choose where requests go or which credential is sent: a committed
 `AGENT_BASE_URL=http://elsewhere` with `AGENT_API_KEY=${DEEPSEEK_API_KEY}` would otherwise mail
-the user's key to that server. Such names are dropped (one warning names them), and `${VAR}` in
-an untrusted `.env` is left as written, so the user's environment never flows into it.
+the user's key to that server. Such names are dropped (one warning names them), a name the
+user's own `.env` sets is never overridden, and `${VAR}` in an untrusted `.env` is left as
+written, so the user's environment never flows into it. Nor does an untrusted `.env` feed the
+`${VAR}`s of the user's settings (an MCP server's URL and token headers): those expand from
+`expand`, which leaves it out whatever its names.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from pathlib import Path
 # provider's key variable, and the suffixes other tools' keys, tokens and URLs use.
 _ROUTING = re.compile(
     r"AGENT_(?:BASE_URL|API_KEY|PROVIDER)"
-    r"|.*_(?:API_KEY|KEY|TOKEN|SECRET|PASSWORD|BASE_URL|API_BASE|URL|URI|ENDPOINT|HOST)"
+    r"|.*_(?:API_KEY|APIKEY|KEY|TOKEN|PAT|SECRET|PASSWORD|AUTH|CREDENTIALS?|BASE_URL|API_BASE"
+    r"|URL|URI|ENDPOINT|HOST|SERVER|ADDR|DSN|MCP)"
     r"|(?:HTTPS?|ALL|NO|FTP)_PROXY"
     r"|SSL_CERT_(?:FILE|DIR)|REQUESTS_CA_BUNDLE|CURL_CA_BUNDLE",
     re.IGNORECASE,
@@ -29,7 +33,8 @@ _ROUTING = re.compile(
 class EnvFiles:
     """The merged environment and the names an untrusted project's `.env` was refused."""
 
-    env: dict[str, str]
+    env: dict[str, str]  # what the agent reads its own variables (AGENT_MODEL…) from
+    expand: dict[str, str]  # what `${VAR}` in settings expands from: no untrusted project .env
     ignored: tuple[str, ...] = ()
     path: Path | None = None  # the project's .env when something was ignored
 
@@ -37,9 +42,9 @@ class EnvFiles:
         if not self.ignored:
             return []
         return [
-            f"{self.path}: ignored {', '.join(self.ignored)} (they choose the model endpoint "
-            "or credential, and the project is not trusted; run with --trust-project or "
-            "answer the trust prompt)"
+            f"{self.path}: ignored {', '.join(self.ignored)} (they would choose an endpoint or "
+            "a credential, or override your own ~/.agent/.env, and the project is not "
+            "trusted; run with --trust-project or answer the trust prompt)"
         ]
 
 
@@ -66,19 +71,23 @@ def load_env_files(
     """`env` (the real environment, which wins) over the project's `.env` over the user's.
 
     `guarded` adds names that are credentials in this configuration (an `apiKeyEnv`)."""
-    merged = _values(user_dir / ".env", interpolate=True)
+    users = _values(user_dir / ".env", interpolate=True)
+    merged = dict(users)
     project = root / ".env"
     own = root.resolve() == user_dir.parent.resolve()  # a project at ~ is the user's own
     ignored: list[str] = []
     if trusted or own:
         merged.update(_values(project, interpolate=True))
+        expand = dict(merged)
     else:
+        expand = dict(users)
         guard = frozenset(guarded)
         for name, value in _values(project, interpolate=False).items():
-            if routes(name, guard):
+            if routes(name, guard) or name in users:
                 ignored.append(name)
             else:
                 merged[name] = value
     ignored = [n for n in ignored if n not in env]  # the real environment wins anyway
     merged.update(env)
-    return EnvFiles(merged, tuple(ignored), project if ignored else None)
+    expand.update(env)
+    return EnvFiles(merged, expand, tuple(ignored), project if ignored else None)
