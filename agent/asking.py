@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from agent.dispatch import Call
 from agent.paths import lexical
 from agent.session import ensure_agent_dir
-from agent.settings import ConfigError, is_own, mark_own, read_settings
+from agent.settings import ConfigError, is_own, mark_own, read_settings, split_rules
 
 if TYPE_CHECKING:
     from agent.permissions import Decision, Facts, Gate
@@ -98,6 +98,8 @@ def no_terminal(call: Call, d: Decision, f: Facts) -> Decision:
     # The rule for this very tool: write_file(dir/**) does not allow an edit_file call.
     own = [s for s in f.suggest if s == call.name or s.startswith(f"{call.name}(")]
     rule = (own or f.suggest or [""])[0]
+    if split_rules([rule]) != (rule,):  # `(`, `)` or `,` in a path: the flag would split it
+        rule = ""  # (write_file(/a),bash,(b) is three rules, one of them all of bash)
     how = f"--allowed-tools {shlex.quote(rule)}" if rule else "a rule in settings"
     if f.edits_mode and not f.protected:  # outside the workspace, acceptEdits allows nothing
         how += " or --permission-mode acceptEdits"

@@ -60,22 +60,6 @@ def parser() -> Any:
     return p
 
 
-def split_rules(values: list[str]) -> tuple[str, ...]:
-    """`a,b(c, d)` → ("a", "b(c, d)"): commas inside parentheses stay."""
-    out: list[str] = []
-    for value in values:
-        depth, cur = 0, ""
-        for ch in value:
-            depth += (ch == "(") - (ch == ")")
-            if ch == "," and depth == 0:
-                out.append(cur.strip())
-                cur = ""
-            else:
-                cur += ch
-        out.append(cur.strip())
-    return tuple(r for r in out if r)
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv in (["--version"], ["-V"]):  # the fast path: no argparse, nothing else
@@ -144,6 +128,7 @@ def exit_on_signals() -> None:
 
 def flags_from(args: Any) -> Any:
     from agent.config import Flags
+    from agent.settings import split_rules
 
     return Flags(
         provider=args.provider,

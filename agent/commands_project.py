@@ -103,10 +103,16 @@ async def memory_cmd(ctx: Ctx, args: str) -> None:
         if not rest.strip():
             ctx.say("usage: /memory add <text>", "yellow")
             return
+        from agent import safefile
+
         path = ctx.cfg.cwd / "AGENT.md"
-        old = path.read_text(encoding="utf-8") if path.is_file() else ""
-        sep = "" if not old or old.endswith("\n") else "\n"
-        path.write_text(f"{old}{sep}- {rest.strip()}\n", encoding="utf-8")
+        try:  # never through a link: a repository's AGENT.md -> ~/.bashrc gets nothing
+            old = path.read_text(encoding="utf-8") if path.is_file() else ""
+            sep = "" if not old or old.endswith("\n") else "\n"
+            safefile.append_text(ctx.cfg.cwd, path, f"{sep}- {rest.strip()}\n", 0o644)
+        except OSError as e:
+            ctx.say(f"not added: {e}", "yellow")
+            return
         ctx.say(f"added to {path} (in the system prompt after /clear or in the next session)")
         return
     if verb:

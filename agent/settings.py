@@ -295,3 +295,19 @@ def mark_own(path: Path, text: str, was_own: bool) -> None:
     table[_own_key(path)] = _digest(text.encode("utf-8"))
     with contextlib.suppress(OSError):  # unrecorded, the file just needs trust like any other
         _save(user_dir() / OWN_FILE, json.dumps(table, indent=2))
+
+
+def split_rules(values: list[str]) -> tuple[str, ...]:
+    """`a,b(c, d)` → ("a", "b(c, d)"): commas inside parentheses stay."""
+    out: list[str] = []
+    for value in values:
+        depth, cur = 0, ""
+        for ch in value:
+            depth += (ch == "(") - (ch == ")")
+            if ch == "," and depth == 0:
+                out.append(cur.strip())
+                cur = ""
+            else:
+                cur += ch
+        out.append(cur.strip())
+    return tuple(r for r in out if r)

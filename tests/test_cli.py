@@ -506,3 +506,19 @@ def test_text_renderer_on_a_terminal_marks_the_retry() -> None:
     held = io.StringIO()
     play(TextRenderer(held, io.StringIO()))
     assert held.getvalue() == "full answer\n"
+
+
+def test_a_denial_never_suggests_a_flag_that_splits_into_other_rules(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    """`--allowed-tools` splits at top-level commas: a suggested rule for a folder named
+    `p),bash,(q` would paste as write_file(…/p), bash (every command!) and (q/**)."""
+    path = "../p),bash,(q/new.txt"
+    (project.parent / "p),bash,(q").mkdir()
+    fake.script(tool_calls([("write_file", {"path": path, "content": "x\n"})]), text("no"))
+    r = run(fake_env, project, "--output-format", "json", "go")
+    assert r.returncode == 0, r.stderr
+    denial = next(m for m in fake.requests[1]["messages"] if m["role"] == "tool")["content"]
+    assert "permission denied" in denial
+    assert "--allowed-tools" not in denial
+    assert "allow it with a rule in settings" in denial

