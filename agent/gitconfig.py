@@ -5,10 +5,15 @@ it has to see exactly the names git sees: `[core] fsmonitor = x` on one line, `[
 "x"]`-style subsections whose case matters, the legacy `[section.sub]` form whose case does
 not, quotes, escapes and backslash-continued values, `;`/`#` comments, CRLF and a leading BOM.
 Where git would stop with "bad config line", parsing stops too and `bad` says so.
+
+`plain(name, value)` is the allow-list of settings a repository's own config may hold for git
+to run in it without asking: see PLAIN.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 _SPACE = " \t\n\r"  # git's isspace (sane_ctype): no \v or \f
@@ -160,3 +165,106 @@ def _value(r: _Reader) -> str | None:
             quote = not quote
         else:
             out += c
+
+
+def split(name: str) -> tuple[str, str | None, str]:
+    """(section, subsection or None, key) of a variable name as git splits it."""
+    section, _, rest = name.partition(".")
+    sub, dot, key = rest.rpartition(".")
+    return section, (sub if dot else None), key
+
+
+def plain(name: str, value: str | None) -> bool:
+    """Whether this setting is on the allow-list (a name in PLAIN, with a value it accepts)."""
+    section, sub, key = split(name)
+    check = PLAIN.get(f"{section}.{key}" if sub is None else f"{section}.*.{key}")
+    return check is not None and check(value)
+
+
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
+PLAIN_SCHEMES = frozenset({"https", "http", "ssh", "git", "file", "git+ssh", "ssh+git"})
+
+
+def plain_url(value: str | None) -> bool:
+    """A URL git contacts with its own transports: https, http, ssh, git, file, scp-like
+    `user@host:path` or a local path. Never `<helper>::…` (`ext::` runs any command, `fd::`…)
+    or an unknown `<scheme>://`, which git hands to a `git-remote-<scheme>` helper."""
+    if not value or value.startswith("-") or "::" in value or "\n" in value:
+        return False
+    scheme = _SCHEME.match(value)
+    return scheme is None or scheme.group(1).lower() in PLAIN_SCHEMES
+
+
+def _any(value: str | None) -> bool:
+    return True
+
+
+def _false(value: str | None) -> bool:
+    return value is not None and value.strip().lower() in ("false", "no", "off", "0")
+
+
+# What `git init` (also --shared), `git clone` (--bare, --mirror, --recurse-submodules), `git
+# submodule`, `git remote`, `git branch -u`, `git sparse-checkout`, `git maintenance register`
+# and `git config user.*` write, and a few preferences: nothing here names a program, a helper,
+# a hook directory, a file to include or a remote transport git would run, and nothing makes a
+# reading command fetch (no partial clone). A setting missing here costs one permission prompt;
+# one wrongly here runs a stranger's command.
+PLAIN: dict[str, Callable[[str | None], bool]] = {
+    "core.repositoryformatversion": lambda v: (v or "").strip() in ("0", "1"),
+    **dict.fromkeys(
+        (
+            "core.filemode",
+            "core.bare",
+            "core.logallrefupdates",
+            "core.ignorecase",
+            "core.precomposeunicode",
+            "core.symlinks",
+            "core.autocrlf",
+            "core.eol",
+            "core.safecrlf",
+            "core.worktree",  # followed by the scan (agent.gitsafe) like git follows it
+            "core.sparsecheckout",
+            "core.sparsecheckoutcone",
+            "core.untrackedcache",
+            "core.sharedrepository",  # git init --shared, with receive.denynonfastforwards
+            "receive.denynonfastforwards",
+            "maintenance.auto",  # git maintenance register
+            "maintenance.strategy",
+            "extensions.objectformat",
+            "extensions.worktreeconfig",  # config.worktree is read whether or not it is set
+            "user.name",
+            "user.email",
+            "init.defaultbranch",
+            "pull.rebase",
+            "pull.ff",
+            "push.default",
+            "push.autosetupremote",
+            "fetch.prune",
+            "submodule.active",
+            "remote.*.fetch",
+            "remote.*.push",
+            "remote.*.tagopt",
+            "remote.*.mirror",
+            "remote.*.prune",
+            "remote.*.gh-resolved",  # GitHub CLI's default-repository mark
+            "branch.*.merge",
+            "branch.*.rebase",
+            "branch.*.description",
+            "branch.*.vscode-merge-base",  # VS Code's
+            "submodule.*.active",
+            "submodule.*.branch",
+        ),
+        _any,
+    ),
+    "core.fsmonitor": _false,
+    **dict.fromkeys(
+        (
+            "remote.*.url",
+            "remote.*.pushurl",
+            "branch.*.remote",  # a remote's name, or a URL
+            "branch.*.pushremote",
+            "submodule.*.url",
+        ),
+        plain_url,
+    ),
+}

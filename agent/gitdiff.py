@@ -23,7 +23,8 @@ class GitError(Exception):
 
 async def git(cwd: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
     """Run git with the repository's own commands switched off (fsmonitor, hooks, filter
-    drivers: agent.gitsafe.git_env); diffs add --no-ext-diff --no-textconv."""
+    drivers, helper transports: agent.gitsafe.git_env); diffs add --no-ext-diff --no-textconv.
+    Callers check first that the repository is plain or the project trusted (working_diff)."""
     from agent.gitsafe import git_env
 
     try:
@@ -50,8 +51,15 @@ async def git(cwd: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
     return out.decode("utf-8", "replace")
 
 
-async def working_diff(cwd: Path) -> str:
-    """Staged and unstaged changes against HEAD, plus the content of small untracked files."""
+async def working_diff(cwd: Path, trusted: bool = False) -> str:
+    """Staged and unstaged changes against HEAD, plus the content of small untracked files.
+    `trusted`: the project is trusted; otherwise a repository that is not plain is refused
+    (GitError), since its own config could make even these reading commands run a command."""
+    from agent.gitsafe import refusal
+
+    why = "" if trusted else refusal(cwd, "/diff, /review, /security-review and /simplify")
+    if why:
+        raise GitError(why)
     await git(cwd, "rev-parse", "--is-inside-work-tree")
     base = ["diff", "--no-color", "--no-ext-diff", "--no-textconv"]
     try:

@@ -2,9 +2,11 @@
 
 Discovery follows git's setup.c: from a directory upwards, `.git` (a directory, or a file saying
 `gitdir: <path>`), then the directory itself as a bare repository; a linked worktree's git
-directory names its common directory in `commondir`. Submodules are found both below
-`modules/` and as the gitlinks of the index (an embedded repository need not be in
-.gitmodules for `git status` to run git inside it).
+directory names its common directory in `commondir`. Relative paths in those files are resolved
+as git resolves them, through the file system (`real_path`): `l/../x.git` with `l` a link is
+below wherever `l` points, not next to `l`. Submodules are found both below `modules/` and as
+the gitlinks of the index (an embedded repository need not be in .gitmodules for `git status`
+to run git inside it).
 """
 
 from __future__ import annotations
@@ -73,7 +75,13 @@ def at(d: str) -> list[tuple[str, str | None]]:
         return []
     text = small_text(dotgit) or ""
     target = text[len("gitdir: ") :].rstrip() if text.startswith("gitdir: ") else ""
-    return [(os.path.normpath(os.path.join(d, target)) if target else dotgit, d)]
+    return [(real(d, target) if target else dotgit, d)]
+
+
+def real(base: str, path: str) -> str:
+    """`path` taken from directory `base` the way the kernel walks it: each link is followed
+    before a later `..` applies (git's real_path; os.path.normpath would fold `l/..` away)."""
+    return os.path.realpath(os.path.join(base, path))
 
 
 def valid_git_dir(path: str) -> bool:
@@ -105,7 +113,7 @@ def common_dir(gitdir: str) -> str:
     text = small_text(gitdir + "/commondir")
     if not text or not text.strip():
         return gitdir
-    return os.path.normpath(os.path.join(gitdir, text.strip()))
+    return real(gitdir, text.strip())
 
 
 def small_text(path: str) -> str | None:
@@ -119,6 +127,28 @@ def small_text(path: str) -> str | None:
             return f.read(MAX_BYTES).decode("utf-8", "surrogateescape")
     except (OSError, ValueError):
         return None
+
+
+def hooks(common: str) -> list[str] | None:
+    """Hooks git would run from `<common>/hooks` (None: the directory cannot be read): every
+    executable entry except the `*.sample` files `git init` installs, which git never runs."""
+    found: list[str] = []
+    try:
+        with os.scandir(os.path.join(common, "hooks")) as entries:
+            for e in entries:
+                if e.name.endswith(".sample"):
+                    continue
+                try:
+                    st = os.stat(e.path)  # a link to a program counts; a dangling one does not
+                except OSError:
+                    continue
+                if stat.S_ISREG(st.st_mode) and st.st_mode & 0o111:
+                    found.append(e.path)
+    except FileNotFoundError:
+        return found
+    except OSError:
+        return None if os.path.isdir(os.path.join(common, "hooks")) else found
+    return found
 
 
 def module_dirs(top: str) -> list[str]:

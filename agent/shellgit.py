@@ -1,5 +1,5 @@
 """git's own options before its subcommand, git commands that print .git/config, and reading
-git commands run in a repository whose own config names commands git would run."""
+git commands run in a repository that is not plain (agent.gitsafe)."""
 
 from __future__ import annotations
 
@@ -44,10 +44,11 @@ def git_config_read(cmd: Command) -> str:
 
 
 def git_repo_hazard(cmd: Command, bases: list[Path]) -> str:
-    """Why a reading git command would still run a command the repository chose (`core.fsmonitor`
-    on `git status`, a textconv driver on `git diff`…; see agent.gitsafe), "" when it would not.
-    Every directory it may run in counts: each `cd` target so far, then `-C dir` on top. The
-    caller makes it a problem, like `git -c core.pager=…`: it asks, whatever the allow rules."""
+    """Why a reading git command would run in a repository that is not plain (its own config
+    sets more than agent.gitconfig.PLAIN, it has hooks…: see agent.gitsafe), "" when it would
+    not. Every directory it may run in counts: each `cd` target so far, then `-C dir` on top.
+    The caller makes it a problem, like `git -c core.pager=…`: it asks, whatever the allow
+    rules, trusted project or not (the permission check does not know about trust)."""
     raw = [w.value or "" for w in cmd.argv]
     if not raw or raw[0] != "git":
         return ""
@@ -56,10 +57,12 @@ def git_repo_hazard(cmd: Command, bases: list[Path]) -> str:
         if raw[i] == "-C" and i + 1 < len(raw):
             dirs.append(raw[i + 1])
         i += 2 if raw[i] == "-C" else 1
-    remote = raw[i : i + 1] == ["remote"] and "show" in raw[i + 1 :]
     for base in bases:
         where = os.path.join(base, *map(os.path.expanduser, dirs))  # gitsafe resolves links
-        why = gitsafe.read_hazard(where, remote, shown_from=bases[0])
-        if why:
-            return why
+        found = gitsafe.problem(where)
+        if found:
+            return f"{found.reason(bases[0])}; {ASK}"
     return ""
+
+
+ASK = "reading git asks there (it runs unasked only with plain settings and no hooks)"

@@ -81,7 +81,8 @@ def _judge(
         if where is None or name == "popd" or where.startswith(("+", "-")):
             problems.append(f"{name} to a directory known only at run time")
             return None
-        bases.append(check(where or "~", ws, bases[-1]).shown)
+        # bash's cd folds `l/..` lexically, git and the kernel follow `l` first: both count
+        bases += [Path(p) for p in check(where or "~", ws, bases[-1]).paths]
     if not (rule or ro):
         f.suggest.append(f"bash({prefix_suggestion(cmd)}:*)")
         f.why = f.why or (

@@ -64,6 +64,7 @@ GIT_GLOBAL_OK = ("--no-pager", "-P", "-C", "--no-optional-locks", "--literal-pat
 GIT_RISKY = (
     "--output",
     "--ext-diff",
+    "--textconv",  # a diff driver's command, even where git would not use one by default
     "-O",
     "--open-files-in-pager",
     "--upload-pack",
@@ -71,6 +72,8 @@ GIT_RISKY = (
     "--exec",
     "--config",
     "--extcmd",
+    "--show-signature",  # runs gpg (or the program gpg.program names) on the commit's data
+    "--submodule",  # =diff runs git in a submodule found through history, not the index
 )
 GIT_SUB_RISKY = {
     "rebase": ("-x",),
@@ -78,7 +81,15 @@ GIT_SUB_RISKY = {
     "clone": ("-c", "-u"),
     "fetch": ("-u",),
     "pull": ("-u",),
+    "cat-file": ("--filters",),  # runs the smudge filter
+    "grep": ("--recurse-submodules",),
+    "ls-files": ("--recurse-submodules",),
+    "tag": ("-v", "--verify"),  # runs gpg
 }
+# Long options are matched as git (parse-options) and GNU getopt match them: any unambiguous
+# prefix counts (`git grep --open-files-in=…`, `sort --o=FILE`), except where the prefix is an
+# option of its own, which then wins (`git diff --text`, `tar --checkpoint`).
+EXACT_OPTIONS = frozenset({"--text", "--checkpoint"})
 GIT_RUNS = {"filter-branch": "", "mergetool": "", "submodule": "foreach", "bisect": "run"}
 # Commands whose flag checks need every argument to be static (a `$X` could be `-exec`); glob
 # words are expanded by the caller before the checks, like the shell would.
@@ -184,8 +195,9 @@ def _risky(args: list[str | None], flags: tuple[str, ...], past_dashes: bool = F
         if a is None or (a == "--" and not past_dashes):
             break
         head = a.split("=", 1)[0]
-        if head in flags:
-            return head
+        hit = _long(head, flags) if head.startswith("--") else head if head in flags else ""
+        if hit:
+            return hit
         if short and len(a) > 2 and a[0] == "-" and a[1] != "-" and a[1] in short:
             return a[:2]  # value attached: -ofile
         if (
@@ -195,6 +207,24 @@ def _risky(args: list[str | None], flags: tuple[str, ...], past_dashes: bool = F
             and not any(len(f) > 2 and not f.startswith("--") for f in flags)
         ):
             return a  # clustered: -uo
+    return ""
+
+
+def _long(head: str, flags: tuple[str, ...]) -> str:
+    """The risky long option `head` is, or abbreviates (shown as written and in full)."""
+    if len(head) < 3 or head in EXACT_OPTIONS:
+        return ""
+    hit = next((f for f in flags if f.startswith(head)), "")
+    return hit if hit in ("", head) else f"{head} ({hit})"
+
+
+def _signature_format(args: list[str | None]) -> str:
+    """A `--format=`/`--pretty=` asking for signature data (`%G?`, `%GS`…): git runs gpg."""
+    for a in args:
+        if a is None or a == "--":
+            break
+        if a.startswith(("--format=", "--pretty=")) and "%G" in a:
+            return a.split("=", 1)[0] + "=…%G"
     return ""
 
 
@@ -209,7 +239,8 @@ def _git(args: list[str | None]) -> str:
     rest = args[i + 1 :]
     if sub in GIT_RUNS and (not GIT_RUNS[sub] or GIT_RUNS[sub] in rest):
         return f"{sub} {GIT_RUNS[sub]}".strip()  # runs commands given to it
-    return _risky(rest, GIT_RISKY + GIT_SUB_RISKY.get(sub or "", ()))
+    hit = _risky(rest, GIT_RISKY + GIT_SUB_RISKY.get(sub or "", ()))
+    return hit or _signature_format(rest)
 
 
 def _shell(base: str, args: list[str | None]) -> str:

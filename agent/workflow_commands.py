@@ -36,7 +36,7 @@ async def simplify_cmd(ctx: Ctx, args: str) -> None:
         return
     ctx.say("reviewing the changes: reuse, quality, efficiency (in parallel)…", "dim")
     try:
-        await simplify(runner, ctx.cfg.cwd, args.strip(), ctx.turn)
+        await simplify(runner, ctx.cfg.cwd, args.strip(), ctx.turn, ctx.cfg.trusted)
     except (GitError, WorkflowError) as e:
         ctx.say(str(e), "yellow")
 

@@ -95,13 +95,17 @@ def apply_prompt(reports: list[Report], focus: str) -> str:
     return "\n\n".join(parts)
 
 
+Turn = Callable[[str], Awaitable[Any]]
+
+
 async def simplify(
-    runner: Subagents, cwd: Path, focus: str, turn: Callable[[str], Awaitable[Any]]
+    runner: Subagents, cwd: Path, focus: str, turn: Turn, trusted: bool = False
 ) -> list[Report]:
-    """Three parallel reviews of the working tree's changes, then one turn that applies them."""
+    """Three parallel reviews of the working tree's changes, then one turn that applies them.
+    `trusted`: git may run in a repository that is not plain (agent.gitdiff.working_diff)."""
     from agent.gitdiff import working_diff
 
-    diff = await working_diff(cwd)
+    diff = await working_diff(cwd, trusted)
     if not diff.strip():
         raise WorkflowError("no changes to simplify (the working tree matches HEAD)")
     reports = await runner.run_many(review_jobs(diff, focus))
@@ -220,9 +224,14 @@ async def batch(
 ) -> list[UnitResult]:
     """Plan units, run them in parallel (in worktrees when git), keep the worktrees with work.
     `into` receives the results as soon as the units are planned, so an interrupted batch
-    can still say what it kept. `trusted`: the repository's commit hooks judge each commit."""
+    can still say what it kept. `trusted`: the repository's commit hooks judge each commit,
+    and git runs even where the repository is not plain (else: WorkflowError)."""
     from agent import worktree as w
+    from agent.gitsafe import refusal
 
+    why = "" if trusted else refusal(cwd, "--worktree and /batch")
+    if why:  # said before planning: no model call for units that could not run
+        raise WorkflowError(why)
     git = await asyncio.to_thread(w.repo_root, cwd) is not None
     units = await plan_units(runner.parent, task, git)
     stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -233,7 +242,8 @@ async def batch(
     try:
         for n in range(len(units) if git else 0):
             try:
-                trees[n] = await asyncio.to_thread(w.create, cwd, f"batch-{stamp}-{n + 1}")
+                name = f"batch-{stamp}-{n + 1}"
+                trees[n] = await asyncio.to_thread(w.create, cwd, name, trusted)
             except w.WorktreeError as e:
                 raise WorkflowError(f"cannot make a worktree for unit {n + 1}: {e}") from None
         jobs = [unit_job(runner, n, u, trees[n - 1], cwd) for n, u in enumerate(units, 1)]

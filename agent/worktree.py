@@ -34,12 +34,14 @@ class Worktree:
     path: Path
     branch: str
     base: str  # the commit it started from
+    trusted: bool = False  # the project is trusted: git runs even if the repository is not plain
 
 
 def git(cwd: Path, *args: str, hooks: bool = False) -> str:
     """Run git with the repository's own commands switched off (agent.gitsafe.git_env):
     `worktree add` checks files out (smudge filters, the post-checkout hook), `status` and
-    `add -A` clean them. Only `hooks=True` (commit_all) keeps the repository's hooks."""
+    `add -A` clean them. Only `hooks=True` (commit_all) keeps the repository's hooks. What
+    git_env cannot name it cannot switch off: callers check `_plain` first."""
     from agent.gitsafe import git_env
 
     try:
@@ -72,8 +74,20 @@ def default_name() -> str:
     return time.strftime("%Y%m%d-%H%M%S")
 
 
-def create(cwd: Path, name: str = "") -> Worktree:
-    """Make `.agent/worktrees/<name>` on branch `agent/<name>` from HEAD."""
+def _plain(cwd: Path, trusted: bool) -> None:
+    """WorktreeError when an untrusted project's repository is not plain (agent.gitsafe):
+    its own config could make git run a command the scan cannot name and switch off."""
+    from agent.gitsafe import refusal
+
+    why = "" if trusted else refusal(cwd, "--worktree and /batch")
+    if why:
+        raise WorktreeError(why)
+
+
+def create(cwd: Path, name: str = "", trusted: bool = False) -> Worktree:
+    """Make `.agent/worktrees/<name>` on branch `agent/<name>` from HEAD; `trusted`: the
+    project is trusted (else a repository that is not plain is refused before git runs)."""
+    _plain(cwd, trusted)
     top = repo_root(cwd)
     if top is None:
         raise WorktreeError(f"--worktree needs a git repository; {cwd} is not inside one")
@@ -96,7 +110,7 @@ def create(cwd: Path, name: str = "") -> Worktree:
         raise WorktreeError(f"branch {branch} exists already: pick another name")
     _ignore(top)
     git(top, "worktree", "add", "--quiet", "-b", branch, str(path), base)
-    return Worktree(top, path, branch, base)
+    return Worktree(top, path, branch, base, trusted)
 
 
 def git_ok(cwd: Path, *args: str) -> bool:
@@ -108,26 +122,40 @@ def git_ok(cwd: Path, *args: str) -> bool:
 
 
 def _ignore(top: Path) -> None:
-    """Keep worktrees out of the main checkout's `git status`."""
+    """Keep worktrees out of the main checkout's `git status`: `.agent/.gitignore` lists them,
+    or else `info/exclude` gets a line — never written through a link the repository holds
+    (`info/exclude` pointing at ~/.bashrc): that refuses the worktree, saying why."""
+    from agent import safefile
     from agent.session import ensure_agent_dir
 
     ensure_agent_dir(top)  # its .gitignore lists worktrees/
-    ignore = top / ".agent" / ".gitignore"
     try:
-        if "worktrees" in ignore.read_text(encoding="utf-8"):
+        if b"worktrees" in safefile.read_bytes(top, top / ".agent" / ".gitignore"):
             return
-        common = Path(git(top, "rev-parse", "--git-common-dir"))
-        exclude = (top / common if not common.is_absolute() else common) / "info" / "exclude"
-        text = exclude.read_text(encoding="utf-8") if exclude.is_file() else ""
+    except OSError:
+        pass  # missing, or a link the agent does not read
+    try:
+        common = Path(os.path.realpath(top / git(top, "rev-parse", "--git-common-dir")))
+        exclude = common / "info" / "exclude"
+        try:
+            text = safefile.read_bytes(common, exclude).decode("utf-8", "replace")
+        except FileNotFoundError:
+            text = ""
         if "/.agent/worktrees/" not in text:
-            exclude.parent.mkdir(parents=True, exist_ok=True)
-            exclude.write_text(text.rstrip("\n") + "\n/.agent/worktrees/\n", encoding="utf-8")
+            line = ("\n" if text and not text.endswith("\n") else "") + "/.agent/worktrees/\n"
+            safefile.append_text(common, exclude, line, mode=0o644)
+    except safefile.SymlinkRefused as e:
+        raise WorktreeError(
+            f"{e.link} is a symbolic link; the agent does not write {e.path} through it (to "
+            "keep worktrees out of git status, add /.agent/worktrees/ to .agent/.gitignore)"
+        ) from None
     except (OSError, WorktreeError):
         pass
 
 
 def changes(wt: Worktree) -> tuple[int, int]:
     """(changed or new files, commits since the start) of a worktree."""
+    _plain(wt.path, wt.trusted)
     status = git(wt.path, "status", "--porcelain")
     commits = int(git(wt.path, "rev-list", "--count", f"{wt.base}..HEAD") or 0)
     return len(status.splitlines()), commits
@@ -157,6 +185,7 @@ CACHES = frozenset(
 
 def ignored_work(wt: Worktree) -> list[str]:
     """New git-ignored files and directories other than caches (a .env, build output…)."""
+    _plain(wt.path, wt.trusted)
     out = git(wt.path, "status", "--porcelain", "--ignored", "--untracked-files=normal")
     found = [line[3:] for line in out.splitlines() if line.startswith("!! ")]
     return [p for p in found if not CACHES.intersection(p.rstrip("/").split("/"))]
@@ -166,6 +195,7 @@ def commit_all(wt: Worktree, message: str, hooks: bool = False) -> bool:
     """Commit everything in the worktree (its own branch); False when there was nothing to
     commit. WorktreeError says why git refused (no identity configured, a hook said no).
     `hooks`: run the repository's commit hooks (only for a project the user trusts)."""
+    _plain(wt.path, wt.trusted)
     if not git(wt.path, "status", "--porcelain"):
         return False
     git(wt.path, "add", "-A")
@@ -178,6 +208,7 @@ def commit_all(wt: Worktree, message: str, hooks: bool = False) -> bool:
 
 def remove(wt: Worktree) -> None:
     """Delete the worktree and its branch (only ever called for a clean one)."""
+    _plain(wt.repo, wt.trusted)
     git(wt.repo, "worktree", "remove", "--force", str(wt.path))
     git(wt.repo, "branch", "-D", wt.branch)
 
@@ -212,10 +243,14 @@ def refuse(message: str) -> int:
 
 def with_worktree(args: Any, body: Callable[[], int], fail: Callable[[str], int]) -> int:
     """`--worktree`: run `body` inside a new worktree, then keep or remove it."""
+    from agent import settings
+
     name, args.worktree = args.worktree or "", None
     home = Path.cwd()
+    trusted = getattr(args, "trust_project", False) is True
+    trusted = trusted or settings.is_trusted(settings.project_root(home.resolve()))
     try:
-        wt = create(home, name)
+        wt = create(home, name, trusted)
     except WorktreeError as e:
         return fail(str(e))
     print(f"agent: working in {wt.path} (branch {wt.branch})", file=sys.stderr)

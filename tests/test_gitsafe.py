@@ -89,95 +89,105 @@ def write_config(repo: Path, text: str) -> None:
         f.write(text)
 
 
+def reason(start: Path) -> str:
+    found = gitsafe.problem(start)
+    return found.reason(start) if found else ""
+
+
 def test_a_command_setting_is_named_with_its_file(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r")
-    assert gitsafe.read_hazard(repo) == ""
+    assert reason(repo) == ""
     arm(repo, "fsmonitor", tmp_path / "M")
-    why = gitsafe.read_hazard(repo)
+    why = reason(repo)
     assert why.startswith(".git/config sets core.fsmonitor, which runs a command on git status")
-    assert "/r/.git/config sets" in gitsafe.read_hazard(repo / "notes.txt")
-    assert gitsafe.read_hazard(tmp_path) == ""  # not inside the repository
+    assert "/r/.git/config sets" in reason(repo / "notes.txt")
+    assert reason(tmp_path) == ""  # not inside the repository
 
 
 @pytest.mark.parametrize(
-    ("text", "scope"),
+    ("text", "kind"),
     [
-        ("[core]\n\tfsmonitor = true\n", None),
+        ("[core]\n\tfsmonitor = false\n", None),
         ("[core]\n\tfsmonitor = 0\n", None),
-        ("[core]\n\tfsmonitor =\n", None),
-        ("[pager]\n\tlog = false\n", None),
-        ("[pager]\n\tlog = less -S\n", "read"),
-        ("[core]\n\thooksPath = .husky\n", "other"),
-        ("[alias]\n\tst = !touch x\n", "other"),
-        ("[CORE] FsMonitor = x\n", "read"),
-        ("[diff.X]\n\ttextconv = x\n", "read"),
-        ('[diff "x"]\n\tcommand = x\n', "read"),
-        ('[filter "lfs"]\n\tprocess = x\n', "read"),
-        ('[filter "lfs"]\n\tsmudge = x\n', "other"),
-        ("[core]\n\tsshCommand = x\n", "remote"),
-        ('[credential "https://x"]\n\thelper = x\n', "remote"),
-        ('[remote "o"]\n\tuploadpack = x\n', "remote"),
-        ('[core "x"]\n\tfsmonitor = x\n', None),  # core.x.fsmonitor: not git's setting
+        ("[core]\n\tfsmonitor = true\n", "setting"),  # git's own daemon: not on the list
+        ("[core]\n\tfsmonitor =\n", "setting"),
+        ("[pager]\n\tlog = false\n", "setting"),
+        ("[pager]\n\tlog = less -S\n", "command"),
+        ("[core]\n\thooksPath = .husky\n", "command"),
+        ("[alias]\n\tst = !touch x\n", "command"),
+        ("[CORE] FsMonitor = x\n", "command"),
+        ("[diff.X]\n\ttextconv = x\n", "command"),
+        ('[diff "x"]\n\tcommand = x\n', "command"),
+        ('[filter "lfs"]\n\tprocess = x\n', "command"),
+        ('[filter "lfs"]\n\tsmudge = x\n', "command"),
+        ("[core]\n\tsshCommand = x\n", "command"),
+        ('[credential "https://x"]\n\thelper = x\n', "command"),
+        ('[remote "o"]\n\tuploadpack = x\n', "command"),
+        ("[gpg]\n\tprogram = x\n", "command"),
+        ('[gpg "ssh"]\n\tprogram = x\n', "command"),
+        ('[man "evil"]\n\tcmd = x\n', "command"),
+        ("[log]\n\tshowSignature = true\n", "setting"),
+        ("[diff]\n\tsubmodule = diff\n", "setting"),
+        ("[extensions]\n\tpartialClone = origin\n", "setting"),
+        ('[core "x"]\n\tfsmonitor = x\n', "setting"),  # core.x.fsmonitor: not git's, not plain
         ("[user]\n\tname = x\n", None),
     ],
 )
-def test_which_settings_run_commands(tmp_path: Path, text: str, scope: str | None) -> None:
+def test_which_settings_are_plain(tmp_path: Path, text: str, kind: str | None) -> None:
     repo = make_repo(tmp_path / "r")
     write_config(repo, text)
-    found = gitsafe.hazards(repo)
-    assert [h.scope for h in found] == ([scope] if scope else [])
-    assert bool(gitsafe.read_hazard(repo)) == (scope == "read")
-    assert bool(gitsafe.read_hazard(repo, remote=True)) == (scope in ("read", "remote"))
+    assert [f.kind for f in gitsafe.findings(repo)] == ([kind] if kind else [])
+    assert len(gitsafe.hazards(repo)) == (kind == "command")
 
 
 def test_included_files_are_read_too(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r")
     (repo / "extra.cfg").write_text('[diff "x"]\n\ttextconv = x\n')
     write_config(repo, '[includeIf "gitdir:/nowhere/"]\n\tpath = ../extra.cfg\n')
-    assert gitsafe.read_hazard(repo).startswith("extra.cfg sets diff.x.textconv")
+    assert reason(repo).startswith("extra.cfg sets diff.x.textconv")
     write_config(repo, "[include]\n\tpath = ~nobody-such-user/x\n")
-    assert "could not be checked" in " ".join(h.reason() for h in gitsafe.hazards(repo))
+    assert "could not be checked" in " ".join(h.reason() for h in gitsafe.findings(repo))
     loop = make_repo(tmp_path / "loop")
     write_config(loop, "[include]\n\tpath = config\n")  # includes itself: git stops at 10
-    assert "could not be checked" in gitsafe.read_hazard(loop)
+    assert "could not be checked" in " ".join(h.reason() for h in gitsafe.findings(loop))
 
 
 def test_odd_files_ask_instead_of_blocking(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r")
     write_config(repo, "[core]\n\tpager = a\\q\n")
-    assert "could not be checked" in gitsafe.read_hazard(repo)
+    assert "could not be checked" in reason(repo)
     fifo = make_repo(tmp_path / "fifo")
     (fifo / ".git" / "config").unlink()
     os.mkfifo(fifo / ".git" / "config")
-    assert "could not be checked" in gitsafe.read_hazard(fifo)
+    assert "could not be checked" in reason(fifo)
     bad = make_repo(tmp_path / "bad")
     embed(bad, "sub")
     (bad / ".git" / "index").write_bytes(b"DIRC\0\0\0\2\0\0\0\5" + b"\0\0\xe0\0" * 5)
-    assert "could not be checked" in gitsafe.read_hazard(bad)
+    assert "could not be checked" in reason(bad)
 
 
 def test_edits_are_seen_without_restarting(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r")
-    assert gitsafe.read_hazard(repo) == ""
+    assert reason(repo) == ""
     arm(repo, "textconv", tmp_path / "M")
-    assert "diff.x.textconv" in gitsafe.read_hazard(repo)
+    assert "diff.x.textconv" in reason(repo)
     git(repo, "config", "--unset", "diff.x.textconv")
-    assert gitsafe.read_hazard(repo) == ""
+    assert reason(repo) == ""
 
 
 def test_linked_worktrees_bare_repositories_and_gitdir_files(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r")
     arm(repo, "fsmonitor", tmp_path / "M")
     git(repo, "worktree", "add", "-q", str(tmp_path / "wt"))
-    assert "core.fsmonitor" in gitsafe.read_hazard(tmp_path / "wt")
+    assert "core.fsmonitor" in reason(tmp_path / "wt")
     bare = tmp_path / "b.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
     git(bare, "config", "core.fsmonitor", "x")
-    assert "core.fsmonitor" in gitsafe.read_hazard(bare / "objects")
+    assert "core.fsmonitor" in reason(bare / "objects")
     linked = tmp_path / "linked"
     linked.mkdir()
     (linked / ".git").write_text(f"gitdir: {bare}\n")
-    assert "core.fsmonitor" in gitsafe.read_hazard(linked)
+    assert "core.fsmonitor" in reason(linked)
 
 
 @pytest.mark.parametrize(
@@ -193,9 +203,9 @@ def test_submodules_are_read_wherever_git_recurses(tmp_path: Path, setup: list[s
     sub = embed(repo, "deep/sub")  # a gitlink not listed in .gitmodules
     if setup:
         git(repo, *setup)
-    assert gitsafe.read_hazard(repo) == ""
+    assert reason(repo) == ""
     arm(sub, "fsmonitor", tmp_path / "M")
-    assert gitsafe.read_hazard(repo).startswith("deep/sub/.git/config sets core.fsmonitor")
+    assert reason(repo).startswith("deep/sub/.git/config sets core.fsmonitor")
     gitdir = repo / ".git" / "modules" / "lib" / "x"
     gitdir.mkdir(parents=True)
     (gitdir / "HEAD").write_text("ref: refs/heads/main\n")
@@ -207,7 +217,7 @@ def test_sha256_repositories(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", "--object-format=sha256")
     embed(repo, "sub", "--object-format=sha256")
     arm(repo / "sub", "fsmonitor", tmp_path / "M")
-    assert "sub/.git/config" in gitsafe.read_hazard(repo)
+    assert "sub/.git/config" in reason(repo)
 
 
 def test_a_broken_index_is_refused() -> None:
@@ -221,9 +231,9 @@ def test_git_env_keeps_the_callers_config_and_takes_any_driver_name(tmp_path: Pa
     repo = make_repo(tmp_path / "r")
     write_config(repo, '[filter "a=b c"]\n\tclean = x\n')
     env = gitsafe.git_env(repo, {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "user.name"})
-    keys = {env[f"GIT_CONFIG_KEY_{i}"]: env[f"GIT_CONFIG_VALUE_{i}"] for i in range(1, 8)}
+    keys = {env[f"GIT_CONFIG_KEY_{i}"]: env[f"GIT_CONFIG_VALUE_{i}"] for i in range(1, 9)}
     assert env["GIT_CONFIG_KEY_0"] == "user.name"
-    assert env["GIT_CONFIG_COUNT"] == "8"
+    assert env["GIT_CONFIG_COUNT"] == "9"
     assert keys["core.fsmonitor"] == "false"
     assert keys["filter.a=b c.clean"] == ""
     assert keys["filter.a=b c.required"] == "false"
@@ -234,13 +244,15 @@ KINDS = ["fsmonitor", "textconv", "external", "clean", "process"]
 
 @pytest.mark.parametrize("kind", [*KINDS, "submodule"])
 def test_working_diff_runs_none_of_the_repositorys_commands(tmp_path: Path, kind: str) -> None:
+    """Even in a trusted project (an untrusted one is refused: test_gitplain), git_env
+    switches off what the scan names."""
     repo = make_repo(tmp_path / "r")
     marker = tmp_path / "MARKER"
     if kind == "submodule":
         arm(embed(repo, "sub"), "fsmonitor", marker)
     else:
         arm(repo, kind, marker)
-    diff = asyncio.run(working_diff(repo))
+    diff = asyncio.run(working_diff(repo, trusted=True))
     assert "+three" in diff
     assert not marker.exists()
     subprocess.run(["git", "diff"], cwd=repo, capture_output=True)
@@ -256,10 +268,10 @@ def test_worktrees_run_no_filter_fsmonitor_or_checkout_hook(tmp_path: Path) -> N
     arm(repo, "pre-commit", checked)
     git(repo, "config", "commit.gpgSign", "true")
     git(repo, "config", "gpg.program", touch(marker))
-    wt = w.create(repo, "t1")
+    wt = w.create(repo, "t1", trusted=True)  # untrusted, it is refused: test_gitplain
     assert (wt.path / "notes.txt").read_text() == "one\ntwo\nthree\n"
     (wt.path / "notes.txt").write_text("four\n")
-    assert w.commit_all(wt, "four")  # an untrusted project: its hooks never run
+    assert w.commit_all(wt, "four")  # without hooks=True its hooks never run
     assert not checked.exists()
     (wt.path / "notes.txt").write_text("five\n")
     assert w.commit_all(wt, "five", hooks=True)

@@ -259,10 +259,46 @@ BASH: list[tuple[str, str]] = [
     ("git -C bare.git log -p", Q),
     ("cd bare.git && git log -p", Q),
     ("git -C ssh remote show origin", Q),
-    ("git -C ssh status", A),  # core.sshCommand only runs when git contacts a remote
+    ("git -C ssh status", Q),  # core.sshCommand is not plain, though only a remote runs it
     ("git -C clean status", A),
     ("git -C clean log -p", A),
     ("git -C evil -P diff --stat", Q),
+    # the repository is plain or git asks: an allow-list, not a list of known command settings
+    ("git status", A),
+    ("git log -p", A),
+    ("git status --help", A),  # man with the user's own settings
+    ("git -C https log -p", A),  # a clone's remote and branch settings
+    ("git -C samples status", A),  # executable *.sample hooks never run
+    ("git -C gpg log --show-signature -1", Q),
+    ("git -C gpg log -1", Q),  # gpg.program: never listed before, now simply not plain
+    ("git -C showsig show", Q),  # log.showSignature: even a plain git show checks signatures
+    ("git log --show-signature -1", Q),  # the user's gpg on the repository's data
+    ("git log --format=%G? -1", Q),
+    ("git show -s --pretty=format:%GS", Q),
+    ("git log --format=%h -1", A),
+    ("git -C hook status", Q),  # .git/hooks/post-index-change runs when git refreshes the index
+    ("git -C hook describe --dirty", Q),
+    ("git cat-file --filters HEAD:notes.txt", Q),
+    ("git cat-file --filt HEAD:notes.txt", Q),  # git takes any unambiguous prefix
+    ("git -C smudge cat-file -p HEAD:notes.txt", Q),
+    ("git -C lazy show HEAD:notes.txt", Q),  # a partial clone fetches missing objects
+    ("git -C ext log -p", Q),
+    ("git -C help status --help", Q),  # man.<tool>.cmd
+    ("git diff --submodule=diff HEAD~2 HEAD~1", Q),
+    ("git log -p --submodule=diff", Q),
+    ("git show --submodule", Q),
+    ("git -C subdiff show", Q),  # diff.submodule=diff
+    ("git grep --open-files-in='touch x' one", Q),
+    ("git grep --op=cat one", Q),
+    ("git grep --recurse-submodules one", Q),
+    ("git diff --text", A),  # an option of its own, not an abbreviation of --textconv
+    ("git diff --textconv", Q),
+    ("git tag -v v1", Q),
+    ("sort --o=/tmp/x notes.txt", Q),  # GNU getopt takes prefixes too
+    ("tar --checkpoint=1 --checkpoint-act=exec=sh -cf x.tar .", Q),
+    ("git -C incl status", Q),
+    ("git -C gitfile status", Q),  # `gitdir: l/../x.git`: git follows the link before ..
+    ("cd evil/hop/.. && git status", Q),  # bash's cd is lexical: evil, not where hop leads
     # ask rules and plain unknown commands
     ("git push origin main", Q),
     ("git status; git push --force", Q),
@@ -415,6 +451,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workspace, dict[str
     (ws / "src/link_file").symlink_to(out / "secret.txt")
     (ws / "envlink").symlink_to(ws / ".env")
     (ws / "sshdir").symlink_to(home / ".ssh", target_is_directory=True)
+    (ws / ".git/config").write_text("[core]\n\tbare = false\n")
     hostile_repos(ws)
     subst = {"{ws}": str(ws), "{out}": str(out), "{home}": str(home)}
     old = os.environ.get("HOME")
@@ -432,6 +469,19 @@ HOSTILE = {
     "bare.git": "[core]\n\tbare = true\n[core] pager = touch /tmp/pwned\n",
     "ssh/.git": "[core]\n\tsshCommand = touch /tmp/pwned\n",
     "clean/.git": "[core]\n\tfsmonitor = false\n[user]\n\tname = x\n",
+    "gpg/.git": "[gpg]\n\tprogram = touch /tmp/pwned\n",
+    "showsig/.git": "[log]\n\tshowSignature = true\n",
+    "hook/.git": "[core]\n\tbare = false\n",
+    "samples/.git": "[core]\n\tbare = false\n",
+    "smudge/.git": '[filter "x"]\n\tsmudge = touch /tmp/pwned\n',
+    "lazy/.git": '[extensions]\n\tpartialClone = o\n[remote "o"]\n\turl = https://h/x\n',
+    "ext/.git": '[remote "origin"]\n\turl = ext::sh -c touch% /tmp/pwned\n',
+    "https/.git": '[remote "o"]\n\turl = https://h/x\n\tfetch = +refs/heads/*:refs/o/*\n'
+    '[branch "main"]\n\tremote = o\n\tmerge = refs/heads/main\n',
+    "help/.git": '[man]\n\tviewer = x\n[man "x"]\n\tcmd = touch /tmp/pwned #\n',
+    "subdiff/.git": "[diff]\n\tsubmodule = diff\n",
+    "incl/.git": "[include]\n\tpath = lnk/../evil.conf\n",
+    "store/x.git": "[core]\n\tfsmonitor = touch /tmp/pwned #\n",
 }
 
 
@@ -444,6 +494,19 @@ def hostile_repos(ws: Path) -> None:
         (gitdir / "HEAD").write_text("ref: refs/heads/main\n")
         (gitdir / "config").write_text(config)
     (ws / "evil" / "src").mkdir()
+    for name in ("hook/.git/hooks/post-index-change", "samples/.git/hooks/a.sample"):
+        (ws / name).parent.mkdir()
+        (ws / name).write_text("#!/bin/sh\ntouch /tmp/pwned\n")
+        (ws / name).chmod(0o755)
+    (ws / "incl/.git/deep/deeper").mkdir(parents=True)
+    (ws / "incl/.git/lnk").symlink_to("deep/deeper")
+    (ws / "incl/.git/deep/evil.conf").write_text("[core]\n\tfsmonitor = touch /tmp/pwned #\n")
+    (ws / "store/sub").mkdir()
+    (ws / "gitfile").mkdir()
+    (ws / "gitfile/l").symlink_to(ws / "store/sub")
+    (ws / "gitfile/.git").write_text("gitdir: l/../x.git\n")
+    (ws / "clean/deep").mkdir()
+    (ws / "evil/hop").symlink_to(ws / "clean/deep")
 
 
 def fill(value: Any, subst: dict[str, str]) -> Any:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import run_agent
-from hostile_git import arm, embed, make_repo
+from hostile_git import arm, embed, git, gitdir_through_link, history_submodule, make_repo
 
 from agent.app import PLAN_ON
 from agent.asking import Answer, AskRequest
@@ -79,29 +79,40 @@ def test_escape_hatches_never_run(
     assert "permission denied" in tool_msg["content"]
 
 
-GIT_ATTACKS = [
-    ("fsmonitor", "git status"),
-    ("fsmonitor", "git -C sub diff --stat"),
-    ("textconv", "git diff"),
-    ("textconv", "git log -p"),
-    ("clean", "git diff --stat"),
-    ("submodule", "git status"),
+GIT_ATTACKS = [  # (how the repository is armed, the command, what the denial says)
+    ("fsmonitor", "git status", ".git/config sets core.fsmonitor"),
+    ("fsmonitor", "git -C sub diff --stat", ".git/config sets core.fsmonitor"),
+    ("textconv", "git diff", ".git/config sets diff.x.textconv"),
+    ("textconv", "git log -p", ".git/config sets diff.x.textconv"),
+    ("clean", "git diff --stat", ".git/config sets filter.x.clean"),
+    ("submodule", "git status", "sub/.git/config sets core.fsmonitor"),
+    ("gpg", "git log --show-signature -1", "--show-signature"),
+    ("showsig", "git log -1", ".git/config sets gpg.program"),
+    ("post-index-change", "git status", "post-index-change is an executable hook"),
+    ("smudge", "git cat-file --filters HEAD:notes.txt", "--filters"),
+    ("promisor", "git show HEAD:notes.txt", ".git/config sets protocol.ext.allow"),
+    ("help", "git status --help", ".git/config sets man.evil.cmd"),
+    ("history", "git show --submodule=diff HEAD~1", "--submodule"),
+    ("plain", "git grep --open-files-in='touch ../MARKER' one", "--open-files-in"),
+    ("include", "git status", "evil.conf sets core.fsmonitor"),
+    ("gitdir", "git status", "x.git/config sets core.fsmonitor"),
 ]
 
 
-@pytest.mark.parametrize(("kind", "command"), GIT_ATTACKS)
+@pytest.mark.parametrize(("kind", "command", "said"), GIT_ATTACKS)
 def test_a_repositorys_own_commands_never_run_through_reading_git(
-    fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path, kind: str, command: str
+    fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path, kind: str, command: str, said: str
 ) -> None:
-    """An unpacked archive's .git/config names a command git runs on `git status` or `git
-    diff`: the auto-allowed (and here even rule-allowed) reading command asks, so without a
-    terminal it is denied and the command never runs."""
+    """An unpacked archive's .git names a command git runs on `git status`, `git log`…, or the
+    command asks git to run one: the auto-allowed (and here even rule-allowed) reading command
+    asks, so without a terminal it is denied and the command never runs."""
     repo = make_repo(tmp_path / "repo")
     marker = tmp_path / "MARKER"
     sub = embed(repo, "sub")
-    arm(sub if kind == "submodule" or "-C sub" in command else repo, _armed(kind), marker)
+    _arm(repo, sub, kind, command, marker)
     fake.script(tool_calls([("bash", {"command": command})]), text("ok"))
     rules = "bash(git status:*),bash(git diff:*),bash(git log:*),bash(git -C sub diff:*)"
+    rules += ",bash(git show:*),bash(git cat-file:*),bash(git grep:*)"
     code, result, err = one_shot(fake_env, repo, "--allowed-tools", rules, "go")
     assert code == 0, err
     assert not marker.exists()
@@ -109,13 +120,27 @@ def test_a_repositorys_own_commands_never_run_through_reading_git(
     assert denial["tool_input"] == {"command": command}
     tool_msg = next(m for m in fake.requests[1]["messages"] if m["role"] == "tool")
     assert "permission denied" in tool_msg["content"]
-    assert ".git/config sets " in tool_msg["content"]
+    assert said in tool_msg["content"]
     subprocess.run(shlex.split(command), cwd=repo, capture_output=True)
     assert marker.exists()  # the same command run as it stands does run the repository's
 
 
-def _armed(kind: str) -> str:
-    return "fsmonitor" if kind == "submodule" else kind
+def _arm(repo: Path, sub: Path, kind: str, command: str, marker: Path) -> None:
+    if kind == "submodule" or "-C sub" in command:
+        arm(sub, "fsmonitor", marker)
+    elif kind == "showsig":
+        arm(repo, "gpg", marker)
+        git(repo, "config", "log.showSignature", "true")
+    elif kind == "history":
+        history_submodule(repo, marker)
+    elif kind == "smudge":  # a smudge filter alone, which `git status` never runs
+        arm(repo, kind, marker)
+        git(repo, "config", "--unset", "filter.x.clean")
+    elif kind == "gitdir":
+        gitdir_through_link(repo)
+        arm(repo, "fsmonitor", marker)
+    elif kind != "plain":
+        arm(repo, kind, marker)
 
 
 def test_the_marker_does_appear_when_allowed(

@@ -294,6 +294,32 @@ async def test_an_untrusted_repositorys_commit_hook_never_runs(
     assert not marker.exists()
 
 
+async def test_an_untrusted_repository_that_is_not_plain_gets_no_worktree_or_diff(
+    routed: RoutedFake, repo: Path
+) -> None:
+    """Its own config could make git run a command the agent cannot name and switch off: /batch
+    and /simplify refuse it until the project is trusted, and nothing of it runs."""
+    from agent.gitdiff import GitError
+
+    marker = repo.parent / "MARKER"
+    (repo / ".gitattributes").write_text("*.py filter=x\n")
+    git(repo, "config", "filter.x.clean", f"touch {marker}; cat")
+    git(repo, "config", "filter.x.smudge", f"touch {marker}; cat")
+    (repo / "app.py").write_text("changed\n")
+    run, _rec = make_run(routed, repo)
+    subagents = run.agent.ctx.extra["subagents"]
+    with pytest.raises(WorkflowError, match=r"filter\.x\.clean.*/batch run no git.*--trust"):
+        await batch(subagents, "write files", repo)  # before planning: no model call
+
+    async def turn(prompt: str) -> None:
+        raise AssertionError("no turn expected")
+
+    with pytest.raises(GitError, match=r"filter\.x\.clean.*/simplify run no git"):
+        await simplify(subagents, repo, "", turn)
+    assert not marker.exists()
+    assert not (repo / ".agent" / "worktrees").exists()
+
+
 async def test_an_interrupted_batch_says_what_it_kept(routed: RoutedFake, repo: Path) -> None:
     from agent.commands import dispatch
 

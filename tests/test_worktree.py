@@ -217,3 +217,33 @@ def test_a_worktree_holding_only_ignored_work_is_kept(repo: Path) -> None:
     shutil.rmtree(wt.path / "build")
     assert "had no changes: removed it" in w.finish(wt)
     assert not wt.path.exists()
+
+
+def test_worktree_needs_trust_where_the_repository_is_not_plain(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--worktree` in a repository whose own config sets more than plain settings: refused
+    until the project is trusted (--trust-project, or trusted before)."""
+    from types import SimpleNamespace
+
+    from agent import settings
+
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    for key, value in GIT_ENV.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(repo)
+    git(repo, "config", "core.pager", "less")
+    said: list[str] = []
+
+    def run(name: str, trust: bool) -> int:
+        args = SimpleNamespace(worktree=name, trust_project=trust)
+        return w.with_worktree(args, lambda: 0, lambda m: said.append(m) or 2)
+
+    assert run("t1", False) == 2
+    assert said[0].startswith(".git/config sets core.pager, which runs a command")
+    assert said[0].endswith("until you trust the project (--trust-project)")
+    assert not (repo / ".agent" / "worktrees" / "t1").exists()
+    assert run("t2", True) == 0
+    settings.trust(repo.resolve())
+    assert run("t3", False) == 0
+    assert branches(repo) == ["main"]  # clean worktrees: removed with their branches
