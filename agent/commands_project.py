@@ -39,7 +39,7 @@ async def _diff_or_say(ctx: Ctx) -> str:
     from agent.gitdiff import GitError, working_diff
 
     try:
-        diff = await working_diff(ctx.cfg.cwd)
+        diff = await working_diff(ctx.cfg.cwd, ctx.cfg.trusted)
     except GitError as e:
         ctx.say(f"no diff: {e}", "yellow")
         return ""
