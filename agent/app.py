@@ -2,31 +2,33 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
-from agent.asking import Asker
-from agent.audit import Audit
-from agent.checkpoints import Snapshots
-from agent.compaction import Policy
-from agent.config import Config
-from agent.dispatch import Dispatcher
-from agent.events import FanOut, Notice, PermissionDenied, Sink
-from agent.hooks import Hooks
-from agent.llm import LLM
-from agent.loop import Agent
-from agent.mcp_tools import McpTools
-from agent.mcp_tools import start as start_mcp
-from agent.memory import env_block, system_prompt
-from agent.permissions import Gate
-from agent.recorder import SessionRecorder, repair_history
-from agent.rules import ALIASES
-from agent.session import SessionFile, load, messages_of, new_id, prune, summarize
-from agent.session_list import prune_notice
-from agent.tools import ToolContext, builtin_tools, registry
-from agent.tools.actions import ActionRunner, project_actions
-from agent.workflow_setup import attach as attach_workflows
-from agent.workflow_setup import stop_background, subagent_tools
+from agent.actions.tool import ActionRunner, project_actions
+from agent.base.events import FanOut, Notice, PermissionDenied, Sink
+from agent.base.record import ToolContext
+from agent.config.load import Config, Flags, load_config
+from agent.context.compaction import Policy
+from agent.context.memory import env_block, system_prompt
+from agent.core.dispatch import Dispatcher
+from agent.core.llm import LLM
+from agent.core.loop import Agent
+from agent.hooks.hooks import Hooks
+from agent.mcp.tools import McpTools
+from agent.mcp.tools import start as start_mcp
+from agent.permissions.asking import Asker
+from agent.permissions.audit import Audit
+from agent.permissions.gate import Gate
+from agent.permissions.rules import ALIASES, bad_rules
+from agent.session.checkpoints import Snapshots
+from agent.session.listing import prune_notice
+from agent.session.recorder import SessionRecorder, repair_history
+from agent.session.store import SessionFile, load, messages_of, new_id, prune, summarize
+from agent.tools import builtin_tools, registry
+from agent.workflows.setup import attach as attach_workflows
+from agent.workflows.setup import stop_background, subagent_tools
 
 PLAN_ON = (
     "[Plan mode is on: use only read-only tools (read_file, glob, grep, read-only commands); "
@@ -34,6 +36,21 @@ PLAN_ON = (
     "Investigate, then answer with a short step-by-step plan and stop.]"
 )
 PLAN_OFF = "[Plan mode is off: you may now make changes.]"
+
+
+def configure(flags: Flags, env: dict[str, str] | None = None, cwd: Path | None = None) -> Config:
+    """The run's Config (agent.config.load) with the warnings the layers above config owe it:
+    settings rules that do not parse, a broken `.agent/actions.json`, bad MCP entries and unset
+    `${VAR}`s — each said once, at start-up, naming its file."""
+    from agent.actions.registry import load_actions  # reads .agent/actions.json only if present
+    from agent.mcp.config import load_specs
+
+    cfg = load_config(flags, env, cwd)
+    notes = [w for path, data in cfg.sources for w in bad_rules(path, data, cfg.root)]
+    notes += load_actions(cfg.root, cfg.trusted).warnings
+    if cfg.settings.get("mcpServers") and not cfg.no_mcp:
+        notes += load_specs(cfg.settings, cfg.env)[1]
+    return replace(cfg, warnings=(*cfg.warnings, *notes)) if notes else cfg
 
 
 @dataclass

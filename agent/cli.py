@@ -6,13 +6,13 @@ import sys
 from typing import Any
 
 from agent import __version__
-
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_INTERRUPTED = 0, 1, 2, 53, 130
-MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
+from agent.ui.process import EXIT_OK, EXIT_USAGE, exit_on_signals
 
 
 def parser() -> Any:
     import argparse
+
+    from agent.config.settings import MODES
 
     p = argparse.ArgumentParser(
         prog="agent",
@@ -76,14 +76,14 @@ def main(argv: list[str] | None = None) -> int:
         if value and any(c.isspace() for c in value):
             args.prompt.insert(0, value)
             setattr(args, flag, "")
-    from agent.oneshot import read_prompt, run_oneshot
+    from agent.ui.oneshot import read_prompt, run_oneshot
 
     prompt = read_prompt(args.prompt)
     if prompt is None:
-        from agent.repl import run_repl
+        from agent.ui.repl import run_repl
 
         if args.worktree is not None:
-            from agent.worktree import refuse, with_worktree
+            from agent.subagents.worktree import refuse, with_worktree
 
             return with_worktree(args, lambda: run_repl(args), refuse)
         return run_repl(args)
@@ -100,46 +100,9 @@ def _format_asked(argv: list[str]) -> str:
 
 
 def _usage_error(p: Any, fmt: str, message: str) -> Any:
-    from agent.oneshot import _fail_early, make_renderer
+    from agent.ui.oneshot import _fail_early, make_renderer
 
     p.print_usage(sys.stderr)
     if fmt in ("json", "stream-json"):
         raise SystemExit(_fail_early(make_renderer(fmt, False), fmt, message, EXIT_USAGE))
     raise SystemExit(_fail_early(None, "text", message, EXIT_USAGE))
-
-
-TERMINATING: list[int] = []  # the signal that is ending the program, once one has come
-
-
-def exit_on_signals() -> None:
-    """SIGTERM and SIGHUP (a closed terminal) end the program like an exception would: every
-    `finally` and exit handler runs, so MCP servers, background shells and a --worktree are
-    shut down or settled instead of being orphaned. The exit code is 128 + the signal."""
-    import signal
-
-    def leave(signum: int, frame: Any) -> None:
-        signal.signal(signum, signal.SIG_IGN)  # a second one must not interrupt the cleanup
-        TERMINATING.append(signum)  # a cancelled turn is then the exit, not an Esc
-        raise SystemExit(128 + signum)
-
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, leave)
-
-
-def flags_from(args: Any) -> Any:
-    from agent.config import Flags
-    from agent.settings import split_rules
-
-    return Flags(
-        provider=args.provider,
-        model=args.model,
-        base_url=args.base_url,
-        think=args.think,
-        max_turns=args.max_turns,
-        permission_mode=args.permission_mode,
-        allowed_tools=split_rules(args.allowed_tools),
-        disallowed_tools=split_rules(args.disallowed_tools),
-        trust_project=args.trust_project,
-        no_mcp=args.no_mcp,
-        verbose=args.verbose,
-    )

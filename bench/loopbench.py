@@ -28,8 +28,8 @@ def _script(steps: int) -> list[Any]:
 
 async def _agent_run(url: str, proj: Path) -> tuple[float, float]:
     from agent.app import build
-    from agent.config import Flags, load_config
-    from agent.events import Recorder, ToolEnd
+    from agent.base.events import Recorder, ToolEnd
+    from agent.config.load import Flags, load_config
 
     env = {"AGENT_BASE_URL": url, "AGENT_API_KEY": "x", "AGENT_MODEL": "fake-model"}
     cfg = load_config(Flags(max_turns=100), env, proj)

@@ -55,8 +55,8 @@ def _per_call(fn: Any, n: int) -> float:
 
 
 def decide_bench(table: Table, n: int) -> None:
-    from agent.permissions import decide
-    from agent.tools import Tool, ToolResult
+    from agent.base.record import Tool, ToolResult
+    from agent.permissions.gate import decide
 
     async def run(args: dict[str, Any], ctx: Any) -> ToolResult:
         return ToolResult("")
@@ -94,8 +94,8 @@ def recursive_bench(table: Table, files: int = 5000) -> None:
     """`grep -rn` is judged by walking what it would read: that walk against grep's own run."""
     import subprocess
 
-    from agent.permissions import decide
-    from agent.tools import Tool, ToolResult
+    from agent.base.record import Tool, ToolResult
+    from agent.permissions.gate import decide
 
     async def run(args: dict[str, Any], ctx: Any) -> ToolResult:
         return ToolResult("")

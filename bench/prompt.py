@@ -11,8 +11,8 @@ BUDGET = 3000  # estimated tokens of system prompt + tools
 
 def prompt_bench(table: Table) -> None:
     """Chars and estimated tokens of the base system prompt, the tool list and both together."""
-    from agent.memory import base_prompt
-    from agent.tokens import estimate, estimate_tools
+    from agent.base.tokens import estimate, estimate_tools
+    from agent.context.memory import base_prompt
     from agent.tools import builtin_tools
 
     system = base_prompt()
@@ -44,8 +44,8 @@ def _session_tools() -> list[dict]:
     from pathlib import Path
 
     from agent.app import build
-    from agent.config import Flags, load_config
-    from agent.events import Recorder
+    from agent.base.events import Recorder
+    from agent.config.load import Flags, load_config
 
     with tempfile.TemporaryDirectory() as tmp:
         old = os.environ.get("HOME")

@@ -94,9 +94,9 @@ async def _raw(url: str) -> float:
 async def _ours(url: str, home: Path) -> float:
     import os
 
-    from agent.config import Flags, load_config
-    from agent.events import Recorder
-    from agent.llm import LLM
+    from agent.base.events import Recorder
+    from agent.config.load import Flags, load_config
+    from agent.core.llm import LLM
 
     os.environ["HOME"] = str(home)
     env = {"AGENT_BASE_URL": url, "AGENT_API_KEY": "x", "AGENT_MODEL": "fake-model"}

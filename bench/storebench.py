@@ -11,7 +11,7 @@ from bench.common import Table, stat
 
 
 def store_bench(table: Table, records: int = 5000) -> None:
-    from agent.session import SessionFile, load
+    from agent.session.store import SessionFile, load
 
     with tempfile.TemporaryDirectory() as tmp:
         store = SessionFile(Path(tmp), "bench")
@@ -53,7 +53,7 @@ def store_bench(table: Table, records: int = 5000) -> None:
 def housekeeping(table: Table, sample: bytes, sessions: int = 150) -> None:
     """What every start pays for stored sessions (prune), and what -c / -r pay to list them,
     with `sessions` sessions of 600 KB each."""
-    from agent.session import list_sessions, prune
+    from agent.session.store import list_sessions, prune
 
     sample = sample[: sample.rfind(b"\n") + 1]
     with tempfile.TemporaryDirectory() as tmp:

@@ -34,7 +34,8 @@ def make_tree(root: Path, files: int) -> None:
 
 
 def _tool(name: str, args: dict[str, Any], root: Path) -> Any:
-    from agent.tools import ToolContext, builtin_tools
+    from agent.base.record import ToolContext
+    from agent.tools import builtin_tools
 
     tool = {t.name: t for t in builtin_tools()}[name]
 

@@ -9,13 +9,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent.config import Flags, load_config
-from agent.dispatch import Dispatcher
-from agent.events import Recorder
-from agent.llm import LLM
-from agent.loop import Agent
-from agent.permissions import Gate
-from agent.tools import Tool, ToolContext, ToolResult
+from agent.app import configure
+from agent.base.events import Recorder
+from agent.base.record import Tool, ToolContext, ToolResult
+from agent.config.load import Flags
+from agent.core.dispatch import Dispatcher
+from agent.core.llm import LLM
+from agent.core.loop import Agent
+from agent.permissions.gate import Gate
 
 
 async def _echo(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -72,7 +73,7 @@ def make_agent(
     merged = {"retry": {"baseDelay": 0.01, "maxDelay": 0.05}, **(settings or {})}
     (tmp_path / ".agent" / "settings.json").write_text(json.dumps(merged))
     base_env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "fake-model"}
-    cfg = load_config(flags or Flags(trust_project=True), {**base_env, **(env or {})}, tmp_path)
+    cfg = configure(flags or Flags(trust_project=True), {**base_env, **(env or {})}, tmp_path)
     rec = Recorder()
     gate = Gate(TOOLS, cfg.permissions, mode, rec)
     agent = Agent(

@@ -19,9 +19,9 @@ import pytest
 from fake_openai import FakeOpenAI, Turn
 from helpers import run_agent
 
-from agent.app import Run, build
-from agent.config import Flags, load_config
-from agent.events import Recorder
+from agent.app import Run, build, configure
+from agent.base.events import Recorder
+from agent.config.load import Flags
 
 OPEN: list[Run] = []
 
@@ -90,7 +90,7 @@ def make_run(
     merged = {"retry": {"baseDelay": 0.01, "maxDelay": 0.05}, **(settings or {})}
     (root / ".agent" / "settings.json").write_text(json.dumps(merged))
     env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "fake-model"}
-    cfg = load_config(Flags(trust_project=True, permission_mode=mode, no_mcp=True), env, root)
+    cfg = configure(Flags(trust_project=True, permission_mode=mode, no_mcp=True), env, root)
     rec = Recorder()
     run = build(cfg, rec, resume_id=resume_id)
     OPEN.append(run)

@@ -14,15 +14,15 @@ from typing import Any
 
 import pytest
 
-from agent.actions import MARKER, ActionError, load_actions, workspace_for
-from agent.audit import Audit
-from agent.dispatch import Call, compose
-from agent.events import Recorder
-from agent.permissions import Gate, decide, workspace_of
-from agent.rules import compile_rules
-from agent.tools import ToolContext, ToolResult
-from agent.tools import actions as tool_actions
-from agent.tools.actions import ActionRunner, inside_action
+from agent.actions import tool as tool_actions
+from agent.actions.registry import MARKER, ActionError, load_actions, workspace_for
+from agent.actions.tool import ActionRunner, inside_action
+from agent.base.events import Recorder
+from agent.base.record import Call, ToolContext, ToolResult
+from agent.core.dispatch import compose
+from agent.permissions.audit import Audit
+from agent.permissions.gate import Gate, decide, workspace_of
+from agent.permissions.rules import compile_rules
 
 PY = sys.executable
 ARGV_SCRIPT = (
@@ -656,7 +656,7 @@ async def test_no_action_can_start_another(root: Path, monkeypatch: pytest.Monke
         "nested",
         args=[
             "-c",
-            "import json, os, pathlib\nfrom agent.actions import load_actions\n"
+            "import json, os, pathlib\nfrom agent.actions.registry import load_actions\n"
             "l = load_actions(pathlib.Path(os.getcwd()), True)\n"
             f"print(json.dumps([os.environ['{MARKER}'], len(l.actions), l.warnings[0]]))",
         ],
@@ -1051,7 +1051,7 @@ WHERE = {
 
 
 async def test_actions_run_in_the_callers_worktree(repo: Path) -> None:
-    from agent import worktree
+    from agent.subagents import worktree
 
     wt = worktree.create(repo, "wa").path
     (wt / "wt_only.txt").write_text("x")

@@ -17,12 +17,12 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import run_agent
 
-from agent.action_commands import Lines
-from agent.app import build
-from agent.asking import Answer, AskRequest
-from agent.commands import Ctx, all_commands, dispatch
-from agent.config import Flags, load_config
-from agent.events import Recorder
+from agent.app import build, configure
+from agent.base.events import Recorder
+from agent.commands.actions import Lines
+from agent.commands.registry import Ctx, all_commands, dispatch
+from agent.config.load import Flags
+from agent.permissions.asking import Answer, AskRequest
 
 AGENT = [sys.executable, "-m", "agent"]
 PY = sys.executable
@@ -245,7 +245,7 @@ def session(project: Path, monkeypatch: pytest.MonkeyPatch, **flags: Any) -> Ctx
     home.mkdir(exist_ok=True)
     monkeypatch.setenv("HOME", str(home))
     env = {"AGENT_BASE_URL": "http://127.0.0.1:9", "AGENT_API_KEY": "k", "AGENT_MODEL": "m"}
-    cfg = load_config(Flags(**flags), env, project)
+    cfg = configure(Flags(**flags), env, project)
     run = build(cfg, Recorder())
     return Ctx(run, Console(), turn=_no_turn, display=Display(), commands=all_commands(project))
 
@@ -453,7 +453,7 @@ async def test_batch_units_run_actions_in_their_own_worktrees(
     from helpers import close_all
     from routed_fake import RoutedFake, close_runs, make_run
 
-    from agent.workflows import batch
+    from agent.workflows.batch import batch
 
     monkeypatch.setenv("HOME", str(repo.parent / "home"))
     for key, value in GIT_ENV.items():

@@ -17,10 +17,10 @@ from fake_openai import FakeOpenAI, error, text, tool_calls
 from helpers import close_all, make_agent, of_type, run_agent
 from pty_term import Term, plain_repl
 
-from agent.compaction import is_valid
-from agent.events import TextDelta
-from agent.recorder import INTERRUPTED_RESULT, NO_REPLY, repair_history
-from agent.session import load, messages_of
+from agent.base.events import TextDelta
+from agent.context.compaction import is_valid
+from agent.session.recorder import INTERRUPTED_RESULT, NO_REPLY, repair_history
+from agent.session.store import load, messages_of
 
 READY = "shift-tab"
 TICKS = "tick " * 200

@@ -10,11 +10,11 @@ from typing import Any
 
 from fake_openai import FakeOpenAI, text, tool_calls
 
-from agent.audit import Audit, abbreviate, exit_status
-from agent.dispatch import Call, compose
-from agent.events import Recorder
-from agent.permissions import Gate
-from agent.tools import Tool, ToolContext, ToolResult
+from agent.base.events import Recorder
+from agent.base.record import Call, Tool, ToolContext, ToolResult
+from agent.core.dispatch import compose
+from agent.permissions.audit import Audit, abbreviate, exit_status
+from agent.permissions.gate import Gate
 
 AGENT = [sys.executable, "-m", "agent"]
 

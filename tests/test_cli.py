@@ -480,8 +480,8 @@ def test_stream_json_holds_the_retried_reply_once(
 def test_text_renderer_on_a_terminal_marks_the_retry() -> None:
     import io
 
-    from agent.events import AssistantMessage, ErrorEvent, ReasoningDelta, TextDelta, TurnEnd
-    from agent.render import TextRenderer
+    from agent.base.events import AssistantMessage, ErrorEvent, ReasoningDelta, TextDelta, TurnEnd
+    from agent.ui.render import TextRenderer
 
     class _Tty(io.StringIO):
         def isatty(self) -> bool:

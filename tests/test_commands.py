@@ -14,13 +14,13 @@ import pytest
 from fake_openai import FakeOpenAI, error, text, tool_calls
 from rich.console import Console
 
-from agent import commands
-from agent.app import PLAN_OFF, PLAN_ON, build
-from agent.commands import Command, Ctx, all_commands, dispatch, parse, register
-from agent.compaction import SUMMARY_PREFIX, is_valid
-from agent.config import Flags, load_config
-from agent.events import AssistantMessage, Recorder, TextDelta
-from agent.user_commands import expand, parse_file
+from agent.app import PLAN_OFF, PLAN_ON, build, configure
+from agent.base.events import AssistantMessage, Recorder, TextDelta
+from agent.commands import registry as commands
+from agent.commands.registry import Command, Ctx, all_commands, dispatch, parse, register
+from agent.commands.user import expand, parse_file
+from agent.config.load import Flags
+from agent.context.compaction import SUMMARY_PREFIX, is_valid
 
 Json = dict[str, Any]
 
@@ -37,7 +37,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def make_ctx(fake: FakeOpenAI, project: Path, flags: Flags | None = None, **env: str) -> Ctx:
     base = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "fake-model"}
-    cfg = load_config(flags or Flags(), {**base, **env}, project)
+    cfg = configure(flags or Flags(), {**base, **env}, project)
     rec = Recorder()
     run = build(cfg, rec)
 
@@ -128,7 +128,7 @@ async def test_register_from_another_module_and_optional_modules(
     mod = tmp_path / "mods"
     mod.mkdir()
     (mod / "extra_cmds_test.py").write_text(
-        "from agent.commands import command\n"
+        "from agent.commands.registry import command\n"
         "@command('extra-test', usage='[x]')\n"
         "async def extra(ctx, args):\n"
         "    '''An extra command.'''\n"

@@ -14,7 +14,8 @@ import pytest
 from fake_openai import FakeOpenAI, error, text, tool_calls
 from helpers import close_all, make_agent, of_type
 
-from agent.compaction import (
+from agent.base.events import Compacted, Notice
+from agent.context.compaction import (
     ACK,
     DROPPED_PREFIX,
     SUMMARY_PREFIX,
@@ -26,9 +27,8 @@ from agent.compaction import (
     should_compact,
     split_point,
 )
-from agent.events import Compacted, Notice
-from agent.hooks import Outcome
-from agent.render import JsonRenderer
+from agent.hooks.hooks import Outcome
+from agent.ui.render import JsonRenderer
 
 Msg = dict[str, Any]
 SUMMARY = "## Task\nRename foo to bar.\n## Open todos\nnone"

@@ -10,10 +10,10 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import close_all, make_agent, of_type
 
-from agent.compaction import Policy
-from agent.events import Usage
-from agent.memory import MEMORY_HEADER, context_breakdown, context_report
-from agent.tokens import cost_data, cost_report, estimate_message
+from agent.base.events import Usage
+from agent.base.tokens import cost_data, cost_report, estimate_message
+from agent.context.compaction import Policy
+from agent.context.memory import MEMORY_HEADER, context_breakdown, context_report
 
 DEEPSEEK_USAGE = {  # prompt_tokens = prompt_cache_hit_tokens + prompt_cache_miss_tokens
     "prompt_tokens": 1000,

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from agent.asking import preview
-from agent.tools import ToolContext, builtin_tools
+from agent.base.record import ToolContext
+from agent.permissions.asking import preview
+from agent.tools import builtin_tools
 
 TOOLS = {t.name: t for t in builtin_tools()}
 
@@ -92,8 +93,8 @@ def test_a_near_miss_quoting_stray_bytes_is_printable(tmp_path: Path) -> None:
 
 
 async def test_a_call_that_cannot_work_is_answered_without_a_prompt(tmp_path: Path) -> None:
-    from agent.events import Recorder
-    from agent.permissions import Gate
+    from agent.base.events import Recorder
+    from agent.permissions.gate import Gate
     from tests.test_permissions_e2e import Answer, Script, ask_through
 
     _write_files(tmp_path)
@@ -111,8 +112,8 @@ async def test_a_call_that_cannot_work_is_answered_without_a_prompt(tmp_path: Pa
 
 
 async def test_a_protected_or_outside_file_is_asked_about_first(tmp_path: Path) -> None:
-    from agent.events import Recorder
-    from agent.permissions import Gate
+    from agent.base.events import Recorder
+    from agent.permissions.gate import Gate
     from tests.test_permissions_e2e import Answer, Script, ask_through
 
     ws = tmp_path / "ws"

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 from hostile_git import arm, embed, git, gitdir_through_link, make_repo, touch
 
-from agent import gitsafe
-from agent import worktree as w
-from agent.gitconfig import plain_url
-from agent.gitdiff import GitError, working_diff
-from agent.paths import Workspace
-from agent.permissions import decide
-from agent.tools import Tool, ToolResult
+from agent.base.record import Tool, ToolResult
+from agent.git import safe as gitsafe
+from agent.git.config import plain_url
+from agent.git.diff import GitError, working_diff
+from agent.permissions.gate import decide
+from agent.permissions.paths import Workspace
+from agent.subagents import worktree as w
 
 
 async def _run(args: dict[str, Any], ctx: Any) -> ToolResult:

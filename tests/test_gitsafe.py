@@ -1,4 +1,4 @@
-"""agent.gitsafe and its readers: git's config syntax compared with git itself, the settings
+"""agent.git.safe and its readers: git's config syntax compared with git itself, the settings
 that run commands, where git finds a repository's files, and the agent's own git calls
 (/diff's working_diff, worktrees) leaving a hostile repository's commands unrun."""
 
@@ -14,11 +14,11 @@ from hostile_git import arm, embed, git, make_repo, touch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent import gitsafe
-from agent import worktree as w
-from agent.gitconfig import parse
-from agent.gitdiff import working_diff
-from agent.gitindex import BadIndex, gitlinks
+from agent.git import safe as gitsafe
+from agent.git.config import parse
+from agent.git.diff import working_diff
+from agent.git.index import BadIndex, gitlinks
+from agent.subagents import worktree as w
 
 
 def git_list(tmp: Path, text: str) -> list[tuple[str, str | None]] | None:

@@ -17,11 +17,11 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import close_all, make_agent, of_type, run_agent
 
-from agent.dispatch import Call, compose
-from agent.events import Notice, PermissionDenied, Recorder
-from agent.hooks import Hooks, HookSpec, specs_from
-from agent.permissions import Gate
-from agent.tools import Tool, ToolContext, ToolResult
+from agent.base.events import Notice, PermissionDenied, Recorder
+from agent.base.record import Call, Tool, ToolContext, ToolResult
+from agent.core.dispatch import compose
+from agent.hooks.hooks import Hooks, HookSpec, specs_from
+from agent.permissions.gate import Gate
 
 AGENT = [sys.executable, "-m", "agent"]
 
@@ -489,7 +489,7 @@ def test_invalid_hooks_file_is_a_config_error(fake_env: dict[str, str], project:
 
 
 def test_claude_code_matchers_name_the_same_tools() -> None:
-    from agent.hooks import HookSpec
+    from agent.hooks.hooks import HookSpec
 
     def hits(matcher: str) -> set[str]:
         tools = ("bash", "write_file", "edit_file", "read_file", "grep", "web_fetch", "task")

@@ -19,14 +19,14 @@ def modules_after(code: str) -> set[str]:
 
 
 def test_loop_imports_no_ui_or_commands() -> None:
-    mods = modules_after("import agent.loop")
+    mods = modules_after("import agent.core.loop")
     for bad in (
         "rich",
         "prompt_toolkit",
-        "agent.render",
+        "agent.ui.render",
         "agent.cli",
-        "agent.repl_basic",
-        "agent.oneshot",
+        "agent.ui.line_repl",
+        "agent.ui.oneshot",
         "openai",
         "mcp",
     ):
@@ -43,7 +43,7 @@ def test_version_path_imports_nothing_heavy() -> None:
         "import sys; sys.argv=['agent','--version']\nfrom agent.cli import main; main()"
     )
     assert not [m for m in HEAVY if m in mods]
-    assert "agent.config" not in mods
+    assert "agent.config.load" not in mods
     assert "argparse" not in mods
 
 

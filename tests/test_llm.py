@@ -10,9 +10,9 @@ import pytest
 from fake_openai import FakeOpenAI, chunk, error, raw, text, tool_calls
 from helpers import close_all, make_agent, of_type
 
-from agent.config import Flags
-from agent.events import ErrorEvent, ReasoningDelta, TextDelta
-from agent.llm import wire_messages
+from agent.base.events import ErrorEvent, ReasoningDelta, TextDelta
+from agent.config.load import Flags
+from agent.core.llm import wire_messages
 
 
 @pytest.fixture(autouse=True)

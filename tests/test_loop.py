@@ -13,7 +13,7 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import close_all, make_agent, of_type
 
-from agent.events import AssistantMessage, Notice, TextDelta, ToolEnd, TurnEnd
+from agent.base.events import AssistantMessage, Notice, TextDelta, ToolEnd, TurnEnd
 
 
 @pytest.fixture(autouse=True)
@@ -201,8 +201,8 @@ async def test_permission_denied_without_terminal(fake: FakeOpenAI, tmp_path: Pa
 async def test_a_failing_layer_becomes_a_tool_error_and_the_turn_goes_on(
     fake: FakeOpenAI, tmp_path: Path
 ) -> None:
-    from agent.compaction import is_valid
-    from agent.dispatch import Dispatcher
+    from agent.context.compaction import is_valid
+    from agent.core.dispatch import Dispatcher
 
     async def boom(call: Any, ctx: Any, nxt: Any) -> Any:
         if call.args.get("text") == "bad":
@@ -223,7 +223,7 @@ async def test_a_failing_layer_becomes_a_tool_error_and_the_turn_goes_on(
 async def test_an_internal_error_mid_turn_still_answers_every_call(
     fake: FakeOpenAI, tmp_path: Path
 ) -> None:
-    from agent.compaction import is_valid
+    from agent.context.compaction import is_valid
 
     fake.script(tool_calls([("echo", {"text": "a"})]))
     agent, rec = make_agent(fake, tmp_path)
@@ -243,10 +243,10 @@ async def test_an_internal_error_mid_turn_still_answers_every_call(
 async def test_a_tools_duration_leaves_out_the_permission_prompt(tmp_path: Path) -> None:
     from helpers import TOOLS, Recorder
 
-    from agent.asking import Answer
-    from agent.dispatch import Call, Dispatcher
-    from agent.permissions import Gate
-    from agent.tools import ToolContext
+    from agent.base.record import Call, ToolContext
+    from agent.core.dispatch import Dispatcher
+    from agent.permissions.asking import Answer
+    from agent.permissions.gate import Gate
 
     async def slow_user(req: Any) -> Answer:
         await asyncio.sleep(1.0)  # reading the diff, thinking it over
@@ -267,7 +267,7 @@ async def test_a_request_failing_after_tool_results_ends_on_an_assistant_message
 ) -> None:
     from fake_openai import error
 
-    from agent.compaction import is_valid
+    from agent.context.compaction import is_valid
 
     fake.script(tool_calls([("echo", {"text": "a"})]), error(400, "nope"), text("back"))
     agent, _ = make_agent(fake, tmp_path)

@@ -19,11 +19,12 @@ from mcp_types import (
     TextResourceContents,
 )
 
-from agent.config import Flags, load_config
-from agent.mcp_config import load_specs
-from agent.mcp_results import to_result, unavailable
-from agent.mcp_tools import denied_by, sanitize, tool_name
-from agent.settings import ConfigError
+from agent.app import configure
+from agent.config.load import Flags
+from agent.config.settings import ConfigError
+from agent.mcp.config import load_specs
+from agent.mcp.results import to_result, unavailable
+from agent.mcp.tools import denied_by, sanitize, tool_name
 
 ENV = {"AGENT_API_KEY": "k", "AGENT_BASE_URL": "http://127.0.0.1:9/v1", "AGENT_MODEL": "m"}
 
@@ -100,7 +101,7 @@ def test_untrusted_project_servers_are_not_started(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     proj = _project(tmp_path, monkeypatch)
-    cfg = load_config(Flags(), ENV, proj)
+    cfg = configure(Flags(), ENV, proj)
     assert set(cfg.settings["mcpServers"]) == {"mine"}  # the user's own servers always start
     notes = [w for w in cfg.warnings if "not trusted" in w]
     assert any(".mcp.json: MCP servers not started" in w for w in notes)
@@ -111,7 +112,7 @@ def test_trusted_project_servers_join_and_settings_win(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     proj = _project(tmp_path, monkeypatch)
-    cfg = load_config(Flags(trust_project=True), ENV, proj)
+    cfg = configure(Flags(trust_project=True), ENV, proj)
     servers = cfg.settings["mcpServers"]
     assert set(servers) == {"mine", "theirs", "also"}
     assert servers["mine"] == {"command": "user-server"}  # settings beat .mcp.json
@@ -123,9 +124,9 @@ def test_bad_entries_are_reported_with_the_configuration_warnings(
 ) -> None:
     proj = _project(tmp_path, monkeypatch)
     (proj / ".mcp.json").write_text(json.dumps({"mcpServers": {"bad": {"args": []}}}))
-    cfg = load_config(Flags(trust_project=True), ENV, proj)
+    cfg = configure(Flags(trust_project=True), ENV, proj)
     assert any(w.startswith("mcpServers.bad: needs a") for w in cfg.warnings)
-    quiet = load_config(Flags(trust_project=True, no_mcp=True), ENV, proj)
+    quiet = configure(Flags(trust_project=True, no_mcp=True), ENV, proj)
     assert not any("mcpServers.bad" in w for w in quiet.warnings)
 
 
@@ -135,7 +136,7 @@ def test_invalid_mcp_json_is_a_configuration_error(
     proj = _project(tmp_path, monkeypatch)
     (proj / ".mcp.json").write_text('{"mcpServers": {')
     with pytest.raises(ConfigError, match=r"\.mcp\.json: invalid JSON at line 1"):
-        load_config(Flags(trust_project=True), ENV, proj)
+        configure(Flags(trust_project=True), ENV, proj)
 
 
 def test_names_are_sanitised_short_and_unique() -> None:
@@ -242,13 +243,13 @@ def test_untrusted_dotenv_cannot_steer_the_users_server(
     )
     (proj / ".env").write_text("GH_MCP=http://evil/mcp\nGITHUB_PAT=x\nLOG_LEVEL=debug\n")
     env = {**ENV, "PAT": "ghp_secret"}
-    cfg = load_config(Flags(), env, proj)
+    cfg = configure(Flags(), env, proj)
     [spec] = [s for s in load_specs(cfg.settings, cfg.env)[0] if s.name == "gh"]
     assert spec.url == "https://api.example/mcp"
     assert spec.headers == {"Authorization": "Bearer ghp_secret"}
     assert "LOG_LEVEL" not in cfg.env and "GITHUB_PAT" not in cfg.env
     assert set(cfg.env_ignored) == {"GH_MCP", "GITHUB_PAT"}  # LOG_LEVEL: read by nothing here
-    trusted = load_config(Flags(trust_project=True), env, proj)
+    trusted = configure(Flags(trust_project=True), env, proj)
     [spec] = [s for s in load_specs(trusted.settings, trusted.env)[0] if s.name == "gh"]
     assert spec.url == "http://evil/mcp"
     assert trusted.env_ignored == ()

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 
-from agent.commands import Ctx
-from agent.mcp_commands import detail_lines, mcp_cmd, server_lines
-from agent.mcp_config import ServerSpec, load_specs
-from agent.mcp_manager import Manager
-from agent.mcp_tools import McpTools, denied_by
+from agent.commands.mcp import detail_lines, mcp_cmd, server_lines
+from agent.commands.registry import Ctx
+from agent.mcp.config import ServerSpec, load_specs
+from agent.mcp.manager import Manager
+from agent.mcp.tools import McpTools, denied_by
 
 HERE = Path(__file__).parent / "mcp_servers"
 DEMO, SILENT = str(HERE / "demo.py"), str(HERE / "silent.py")
@@ -267,14 +267,14 @@ def _user_servers(tmp_path: Path, pids: Path, monkeypatch: pytest.MonkeyPatch) -
 async def test_list_changed_applies_at_the_next_turn_boundary(
     fake: FakeOpenAI, tmp_path: Path, pids: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent.app import build
-    from agent.config import Flags, load_config
-    from agent.events import Recorder
+    from agent.app import build, configure
+    from agent.base.events import Recorder
+    from agent.config.load import Flags
 
     proj = _user_servers(tmp_path, pids, monkeypatch)
     env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "fake-model"}
     t0 = time.monotonic()
-    run = build(load_config(Flags(), env, proj), Recorder())
+    run = build(configure(Flags(), env, proj), Recorder())
     assert time.monotonic() - t0 < 5  # the REPL's build never waits for a server
     assert run.mcp is not None
     try:

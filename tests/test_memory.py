@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from agent import memory
-from agent.memory import (
+from agent.base.tokens import estimate, estimate_tools
+from agent.context import memory
+from agent.context.memory import (
     MEMORY_HEADER,
     find_imports,
     init_prompt,
@@ -17,7 +18,6 @@ from agent.memory import (
     memory_report,
     system_prompt,
 )
-from agent.tokens import estimate, estimate_tools
 from agent.tools import builtin_tools
 
 
@@ -296,7 +296,7 @@ def test_untrusted_project_cannot_import_home_files(
 def test_trust_defaults_to_the_stored_decision(
     repo: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent import settings as st
+    from agent.config import settings as st
 
     root, cwd, home = repo
     monkeypatch.setenv("HOME", str(home))
@@ -312,7 +312,7 @@ def test_discovery_reaches_the_git_root_past_a_nested_agent_dir(
     repo: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
     """repo/.git, repo/AGENT.md, repo/pkg/.agent/: root is pkg, memory starts at repo."""
-    from agent.settings import project_root
+    from agent.config.settings import project_root
 
     top, cwd, home = repo
     (top / "pkg" / ".agent").mkdir()
@@ -347,7 +347,7 @@ def test_discovery_reaches_the_git_root_past_a_nested_agent_dir(
 
 def test_discovery_stops_at_a_git_file_and_below_home(tmp_path: Path) -> None:
     """A linked worktree's `.git` file marks its top; a dotfiles repository in ~ is not one."""
-    from agent.settings import project_root
+    from agent.config.settings import project_root
 
     home = tmp_path / "home"
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
@@ -507,7 +507,7 @@ def test_worktree_from_a_subdirectory_keeps_its_memory(
         for marker in ("TOP-MEMORY", "SUB-MEMORY", "SUB-PERSONAL", "TOP-PERSONAL"):
             assert prompt.count(marker) == 1, (marker, prompt)
     assert not wt.exists()  # clean: removed on exit
-    from agent.worktree import create
+    from agent.subagents.worktree import create
 
     kept = create(sub, "m2").path
     files = load_memory(kept / "sub", proj, Path(fake_env["HOME"]), trusted=True)

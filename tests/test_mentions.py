@@ -6,8 +6,8 @@ from pathlib import Path
 
 from prompt_toolkit.document import Document
 
-from agent.completion import ReplCompleter
-from agent.mentions import attach, mentioned
+from agent.context.mentions import attach, mentioned
+from agent.ui.completion import ReplCompleter
 
 
 def test_a_name_with_spaces_completes_quoted_and_attaches(tmp_path: Path) -> None:

@@ -11,9 +11,9 @@ import pytest
 from fake_openai import FakeOpenAI, error, text
 from helpers import close_all, make_agent, of_type, run_agent
 
-from agent.compaction import SUMMARY_PREFIX, Policy, is_valid
-from agent.events import Compacted, Notice
-from agent.llm import overflow
+from agent.base.events import Compacted, Notice
+from agent.context.compaction import SUMMARY_PREFIX, Policy, is_valid
+from agent.core.llm import overflow
 
 SUMMARY = "## Task\nAnswer questions.\n## Open todos\nnone"
 OPENAI_STYLE = (

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.paths import Workspace, within
-from agent.permissions import Decision, apply_hook, decide
-from agent.tools import Tool, ToolResult
+from agent.base.record import Tool, ToolResult
+from agent.permissions.gate import Decision, apply_hook, decide
+from agent.permissions.paths import Workspace, within
 
 
 async def _run(args: dict[str, Any], ctx: Any) -> ToolResult:
@@ -605,8 +605,8 @@ def test_containment_is_component_wise(parts: list[str]) -> None:
 
 
 def test_a_remembered_prefix_never_allows_a_whole_interpreter() -> None:
-    from agent.shellparse import parse
-    from agent.shellpolicy import prefix_suggestion
+    from agent.permissions.shell.parse import parse
+    from agent.permissions.shell.policy import prefix_suggestion
 
     def suggest(command: str) -> str:
         return prefix_suggestion(parse(command).commands[0])

@@ -18,12 +18,11 @@ from helpers import run_agent
 from hostile_git import arm, embed, git, gitdir_through_link, history_submodule, make_repo
 
 from agent.app import PLAN_ON
-from agent.asking import Answer, AskRequest
-from agent.dispatch import Call
-from agent.events import PermissionDenied, Recorder
-from agent.permissions import Gate
-from agent.repl_basic import parse_answer
-from agent.tools import Tool, ToolContext, ToolResult
+from agent.base.events import PermissionDenied, Recorder
+from agent.base.record import Call, Tool, ToolContext, ToolResult
+from agent.permissions.asking import Answer, AskRequest
+from agent.permissions.gate import Gate
+from agent.ui.line_repl import parse_answer
 
 AGENT = [sys.executable, "-m", "agent"]
 
@@ -297,7 +296,7 @@ async def test_a_remembered_directory_means_the_same_from_any_directory(
     local = json.loads((proj / ".agent" / "settings.local.json").read_text())
     assert local["permissions"]["alwaysAllow"] == ["write_file(pkg/**)", "edit_file(pkg/**)"]
     # the next session starts at the project root: the rule still means pkg/, nothing else
-    from agent.config import load_settings
+    from agent.config.load import load_settings
 
     settings, _ = load_settings(proj, trusted=False)
     at_root = Gate(TOOLS, settings["permissions"], "default", Recorder(), workspace=proj, root=proj)
@@ -341,7 +340,7 @@ async def test_directory_answer_and_the_diff(tmp_path: Path) -> None:
     saved = json.loads((tmp_path / ".agent" / "settings.local.json").read_text())
     assert saved["permissions"]["alwaysAllow"] == ["write_file(src/**)", "edit_file(src/**)"]
     assert (tmp_path / ".agent" / ".gitignore").exists()  # the agent created .agent/
-    from agent.asking import preview
+    from agent.permissions.asking import preview
 
     empty_old = {"path": "src/a.py", "old_string": "", "new_string": "x"}
     assert preview("edit_file", empty_old, tmp_path) == (
@@ -460,8 +459,8 @@ async def test_rule_table_names_the_source_files(
 def test_remembered_rules_apply_in_an_untrusted_project_but_a_shipped_file_does_not(
     fake: FakeOpenAI, fake_env: dict[str, str], project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent import settings as st
-    from agent.asking import remember
+    from agent.config import settings as st
+    from agent.permissions.asking import remember
 
     monkeypatch.setenv("HOME", fake_env["HOME"])  # remember() records its write for this user
     local = remember(project, ["bash(touch marker:*)"])
@@ -483,8 +482,8 @@ def test_remembered_rules_apply_in_an_untrusted_project_but_a_shipped_file_does_
 def test_a_linked_settings_local_json_never_borrows_another_projects_trust(
     fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent import settings as st
-    from agent.asking import remember
+    from agent.config import settings as st
+    from agent.permissions.asking import remember
 
     monkeypatch.setenv("HOME", fake_env["HOME"])
     mine = tmp_path / "mine"
@@ -540,8 +539,8 @@ def _suggested(denial: str) -> list[str]:
 def test_the_suggested_flag_really_allows_the_denied_write(
     fake: FakeOpenAI, fake_env: dict[str, str], project: Path, cwd: str, path: str, tool: str
 ) -> None:
-    from agent.paths import Workspace
-    from agent.rules import parse_rule, path_match
+    from agent.permissions.paths import Workspace
+    from agent.permissions.rules import parse_rule, path_match
 
     home = Path(fake_env["HOME"])
     where = project.parent / cwd

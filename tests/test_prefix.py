@@ -14,12 +14,12 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import ECHO, close_all, make_agent
 
-from agent.app import build
-from agent.config import Flags, load_config
-from agent.dispatch import Dispatcher
-from agent.events import Recorder
-from agent.permissions import Gate
-from agent.tools import Tool, ToolContext, ToolResult
+from agent.app import build, configure
+from agent.base.events import Recorder
+from agent.base.record import Tool, ToolContext, ToolResult
+from agent.config.load import Flags
+from agent.core.dispatch import Dispatcher
+from agent.permissions.gate import Gate
 
 
 @pytest.fixture(autouse=True)
@@ -56,7 +56,7 @@ async def test_real_session_prefix_is_byte_stable(fake: FakeOpenAI, tmp_path: Pa
     )
     flags = Flags(trust_project=True, permission_mode="bypassPermissions")
     env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "fake-model"}
-    run = build(load_config(flags, env, tmp_path), Recorder())
+    run = build(configure(flags, env, tmp_path), Recorder())
     try:
         for prompt in ("what does main return?", "make it 43", "thanks"):
             end = await run.agent.run_turn(run.user_message(prompt))

@@ -15,13 +15,20 @@ from prompt_toolkit.document import Document
 from pty_term import SHIFT_TAB, Term, plain_repl
 from rich.console import Console
 
-from agent.commands import Command
-from agent.compaction import is_valid
-from agent.completion import ReplCompleter, rank_paths, with_dirs
-from agent.events import AssistantMessage, ReasoningDelta, TextDelta, ToolEnd, ToolStart, TurnEnd
-from agent.keys import next_mode
-from agent.mentions import attach, run_shell, shell_note
-from agent.tui_render import LiveRenderer, finished, tail
+from agent.base.events import (
+    AssistantMessage,
+    ReasoningDelta,
+    TextDelta,
+    ToolEnd,
+    ToolStart,
+    TurnEnd,
+)
+from agent.commands.registry import Command
+from agent.context.compaction import is_valid
+from agent.context.mentions import attach, run_shell, shell_note
+from agent.ui.completion import ReplCompleter, rank_paths, with_dirs
+from agent.ui.keys import next_mode
+from agent.ui.tui import LiveRenderer, finished, tail
 
 READY = "shift-tab"  # in the bottom toolbar: the prompt is up
 
@@ -408,7 +415,7 @@ async def test_renderer_prints_each_block_once() -> None:
 
 
 async def test_progress_during_a_permission_prompt_waits_for_its_answer() -> None:
-    from agent.events import SubagentProgress
+    from agent.base.events import SubagentProgress
 
     console = Console(file=io.StringIO(), width=80, color_system=None)
     r = LiveRenderer(console)
@@ -450,7 +457,7 @@ def test_a_permission_prompt_while_idle_leaves_the_repl_usable(
 
 
 async def test_renderer_drops_the_live_text_of_a_retried_reply() -> None:
-    from agent.events import ErrorEvent
+    from agent.base.events import ErrorEvent
 
     console = Console(file=io.StringIO(), width=80, color_system=None)
     r = LiveRenderer(console)
@@ -470,7 +477,7 @@ async def test_renderer_drops_the_live_text_of_a_retried_reply() -> None:
 
 
 async def test_renderer_marks_a_retry_after_printed_blocks() -> None:
-    from agent.events import ErrorEvent
+    from agent.base.events import ErrorEvent
 
     console = Console(file=io.StringIO(), width=80, color_system=None)
     r = LiveRenderer(console)

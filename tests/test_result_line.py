@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.render import result_line
-from agent.tools import ToolContext, search, shell
+from agent.base.record import ToolContext
+from agent.tools import search, shell
+from agent.ui.render import result_line
 
 
 async def test_a_multi_line_error_is_squeezed_onto_one_line(tmp_path: Path) -> None:
@@ -41,8 +42,8 @@ def test_plain_results_and_long_errors() -> None:
 
 
 async def test_a_tool_that_does_not_cap_itself_gets_the_cap_and_a_note(tmp_path: Path) -> None:
-    from agent.dispatch import Call, Dispatcher
-    from agent.tools import RESULT_CAP, Tool, ToolResult
+    from agent.base.record import RESULT_CAP, Call, Tool, ToolResult
+    from agent.core.dispatch import Dispatcher
 
     async def chatty(args: dict[str, object], ctx: ToolContext) -> ToolResult:
         return ToolResult("word " * 10_000)
@@ -61,9 +62,9 @@ async def test_a_nested_calls_partial_output_stays_with_that_call(tmp_path: Path
     import asyncio
     import contextlib
 
-    from agent.dispatch import Call, Dispatcher
-    from agent.events import Recorder, ToolEnd
-    from agent.tools import Tool, ToolResult
+    from agent.base.events import Recorder, ToolEnd
+    from agent.base.record import Call, Tool, ToolResult
+    from agent.core.dispatch import Dispatcher
 
     inner_done: dict[str, ToolResult] = {}
     ctx = ToolContext(tmp_path)

@@ -13,14 +13,14 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from rich.console import Console
 
-from agent.app import build
-from agent.checkpoint_shell import doomed
-from agent.commands import Ctx
-from agent.config import Flags, load_config
-from agent.events import Recorder
-from agent.rewind import describe, listing, rewind_conversation, rewind_files
-from agent.session import load, messages_of
-from agent.session_commands import rewind
+from agent.app import build, configure
+from agent.base.events import Recorder
+from agent.commands.registry import Ctx
+from agent.commands.session import rewind
+from agent.config.load import Flags
+from agent.session.checkpoint_shell import doomed
+from agent.session.rewind import describe, listing, rewind_conversation, rewind_files
+from agent.session.store import load, messages_of
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 async def run(fake: FakeOpenAI, repo: Path) -> AsyncIterator[object]:
     env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "m"}
-    cfg = load_config(Flags(permission_mode="acceptEdits"), env, repo)
+    cfg = configure(Flags(permission_mode="acceptEdits"), env, repo)
     r = build(cfg, Recorder())
     yield r
     await r.agent.llm.aclose()
@@ -99,7 +99,7 @@ async def test_changed_outside_is_refused(fake: FakeOpenAI, run: object, repo: P
 async def test_rewind_past_a_compaction_uses_the_session_file(
     fake: FakeOpenAI, run: object, repo: Path
 ) -> None:
-    from agent.compaction import SUMMARY_PREFIX, Policy, compact, is_valid
+    from agent.context.compaction import SUMMARY_PREFIX, Policy, compact, is_valid
 
     await _two_turns(fake, run)
     agent = run.agent  # type: ignore[attr-defined]
@@ -151,7 +151,7 @@ async def test_rewind_after_clear_and_to_the_start(fake: FakeOpenAI, run: object
 async def bash_run(fake: FakeOpenAI, repo: Path) -> AsyncIterator[Any]:
     """A Run whose bash calls are allowed, its /rewind command context and captured output."""
     env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "m"}
-    r = build(load_config(Flags(permission_mode="bypassPermissions"), env, repo), Recorder())
+    r = build(configure(Flags(permission_mode="bypassPermissions"), env, repo), Recorder())
     out = io.StringIO()
     ctx = Ctx(r, Console(file=out, width=300), lambda text: r.agent.run_turn(text))
     yield r, ctx, out

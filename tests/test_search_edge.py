@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.dispatch import Call, Dispatcher
-from agent.session import SessionFile, load
-from agent.tools import ToolContext, search
+from agent.base.record import Call, ToolContext
+from agent.core.dispatch import Dispatcher
+from agent.session.store import SessionFile, load
+from agent.tools import search
 from tests.test_tools_search import RG, ctx_for, own_home  # noqa: F401  (own_home: autouse)
 
 needs_rg = pytest.mark.skipif(RG is None, reason="no ripgrep binary installed")

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from agent.paths import Workspace, protected
-from agent.permissions import decide
-from agent.session import SessionFile
-from agent.tools import Tool, ToolContext, ToolResult, search, secret_hits, walk
+from agent.base.record import Tool, ToolContext, ToolResult
+from agent.permissions.gate import decide
+from agent.permissions.paths import Workspace, protected
+from agent.session.store import SessionFile
+from agent.tools import search, secret_hits, walk
 from agent.tools.pygrep import FileHits
 
 PAST = ".agent/sessions/ holds past conversations"

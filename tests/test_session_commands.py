@@ -11,11 +11,11 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from rich.console import Console
 
-from agent.app import build
-from agent.commands import Ctx
-from agent.config import Flags, load_config
-from agent.events import Recorder
-from agent.session_commands import resume, rewind
+from agent.app import build, configure
+from agent.base.events import Recorder
+from agent.commands.registry import Ctx
+from agent.commands.session import resume, rewind
+from agent.config.load import Flags
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ async def make(
 
     def _make() -> tuple[Any, Ctx, io.StringIO]:
         env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "m"}
-        run = build(load_config(Flags(permission_mode="acceptEdits"), env, tmp_path), Recorder())
+        run = build(configure(Flags(permission_mode="acceptEdits"), env, tmp_path), Recorder())
         out = io.StringIO()
         ctx = Ctx(run, Console(file=out, width=200), lambda text: run.agent.run_turn(text))
         runs.append(run)
@@ -71,7 +71,7 @@ async def test_rewind_lists_and_restores(make: Any, fake: FakeOpenAI, tmp_path: 
 
     async def answer_with(choice: str) -> None:
         async def asker(req: Any) -> Any:
-            from agent.asking import Answer
+            from agent.permissions.asking import Answer
 
             asked.append(req)
             return Answer(choice)
@@ -134,7 +134,7 @@ async def test_resume_of_a_damaged_session_says_so_and_keeps_the_file(
 
 
 async def test_hooks_command_lists_hooks(make: Any, tmp_path: Path) -> None:
-    from agent.hook_commands import hooks_cmd
+    from agent.commands.hooks import hooks_cmd
 
     home_hooks = tmp_path / "home" / ".agent"
     home_hooks.mkdir(parents=True)

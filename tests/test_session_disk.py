@@ -16,12 +16,12 @@ import pytest
 from fake_openai import FakeOpenAI, text
 from helpers import run_agent
 
-import agent.session as session_mod
-from agent.checkpoints import Snapshots
-from agent.events import MessageAdded, Notice, Recorder, TurnEnd
-from agent.providers import preset
-from agent.recorder import SessionRecorder
-from agent.session import SessionFile, load, messages_of
+import agent.session.store as session_mod
+from agent.base.events import MessageAdded, Notice, Recorder, TurnEnd
+from agent.config.providers import preset
+from agent.session.checkpoints import Snapshots
+from agent.session.recorder import SessionRecorder
+from agent.session.store import SessionFile, load, messages_of
 
 LIMIT = 16384  # bytes: the start of a session fits, a long reply does not
 LONG = "word " * 8000  # 40 kB
@@ -112,7 +112,7 @@ def test_a_failed_blob_write_stops_recording(
     def full(fd: int, data: bytes) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr("agent.safefile._write_all", full)
+    monkeypatch.setattr("agent.config.safefile._write_all", full)
     digest = s.put_blob(b"before the edit")
     assert len(digest) == 64
     assert "No space left on device" in s.error
@@ -204,7 +204,7 @@ def test_the_repl_keeps_answering_with_a_full_disk(
 
 
 def test_a_torn_tail_is_said_once_and_kept(tmp_path: Path) -> None:
-    from agent.session_salvage import check
+    from agent.session.salvage import check
 
     s = SessionFile(tmp_path, "cut")
     s.append(_msg(0))

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.checkpoints import Snapshots, checkpoints, plan_restore, restore
-from agent.dispatch import Call
-from agent.session import SessionFile, list_sessions, load, messages_of, new_id, prune
-from agent.tools import ToolContext, ToolResult
+from agent.base.record import Call, ToolContext, ToolResult
+from agent.session.checkpoints import Snapshots, checkpoints, plan_restore, restore
+from agent.session.store import SessionFile, list_sessions, load, messages_of, new_id, prune
 
 
 def test_append_and_load_roundtrip(tmp_path: Path) -> None:
@@ -139,7 +138,7 @@ async def test_blobs_are_deduplicated(tmp_path: Path) -> None:
 
 
 def test_one_writer_per_session_and_repairs_keep_the_writer(tmp_path: Path) -> None:
-    from agent.session import SessionBusy, in_use
+    from agent.session.store import SessionBusy, in_use
 
     s = SessionFile(tmp_path, "busy")
     s.append({"t": "a"})
@@ -157,7 +156,7 @@ def test_one_writer_per_session_and_repairs_keep_the_writer(tmp_path: Path) -> N
 
 
 def test_prune_looks_at_file_times_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import agent.session_list as listing
+    import agent.session.listing as listing
 
     now = time.time()
     for n, age_days in enumerate([0, 0, 0, 0, 40]):
@@ -180,7 +179,7 @@ def test_prune_looks_at_file_times_only(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_summary_parses_only_what_it_needs_and_misses_nothing(tmp_path: Path) -> None:
-    from agent.session import summarize
+    from agent.session.store import summarize
 
     s = SessionFile(tmp_path, "sum")
     tricky = '{"t":"usage","cost":100}\n{"t":"checkpoint","n":9}'  # text, not records
@@ -218,8 +217,8 @@ def test_prune_never_removes_a_session_another_agent_has_open(tmp_path: Path) ->
 
 
 def test_summaries_quote_the_users_words_not_attached_files(tmp_path: Path) -> None:
-    from agent.mentions import attach, without_attachments
-    from agent.resume import describe
+    from agent.context.mentions import attach, without_attachments
+    from agent.session.resume import describe
 
     (tmp_path / "main.py").write_text("print('secret sauce')\n")
     sent = attach("explain @main.py please", tmp_path)

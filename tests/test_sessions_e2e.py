@@ -15,8 +15,8 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import run_agent
 
-from agent.recorder import NO_REPLY
-from agent.session import load
+from agent.session.recorder import NO_REPLY
+from agent.session.store import load
 
 AGENT = [sys.executable, "-m", "agent"]
 
@@ -257,7 +257,7 @@ def test_a_file_name_too_long_is_a_tool_error_not_a_broken_session(
 def test_continue_refuses_a_session_another_agent_is_writing(
     fake: FakeOpenAI, fake_env: dict, project: Path
 ) -> None:
-    from agent.session import SessionFile
+    from agent.session.store import SessionFile
 
     fake.script(text("a"))
     sid = result(run(fake_env, project, "--output-format", "json", "q1").stdout)["session_id"]

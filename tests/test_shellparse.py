@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent import shellrisk
-from agent.shellparse import Command, Word, parse, unquoted
+from agent.permissions.shell import risk as shellrisk
+from agent.permissions.shell.parse import Command, Word, parse, unquoted
 
 
 def argvs(text: str, nested: bool = False) -> list[list[str | None]]:

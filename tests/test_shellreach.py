@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from agent import shellreach
-from agent.paths import Workspace
-from agent.shellparse import parse
+from agent.permissions.paths import Workspace
+from agent.permissions.shell import reach as shellreach
+from agent.permissions.shell.parse import parse
 
 
 def reach(command: str, ws: Workspace, base: Path | None = None) -> shellreach.Reach:

@@ -16,8 +16,8 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import run_agent
 
-from agent import safefile
-from agent.session import SessionFile, ensure_agent_dir, new_id, prune, sessions_dir
+from agent.config import safefile
+from agent.session.store import SessionFile, ensure_agent_dir, new_id, prune, sessions_dir
 
 TINY = {"sessions": {"keep": 1, "maxAgeDays": 0.00001}}  # under a second: everything is "old"
 OLD = time.time() - 3600  # older than TINY allows, well within the default 60 days
@@ -221,7 +221,7 @@ def test_ensure_agent_dir_reports_a_linked_gitignore(tmp_path: Path, victim: Pat
 
 
 def test_remembered_rules_are_not_written_through_links(tmp_path: Path, victim: Path) -> None:
-    from agent.asking import remember
+    from agent.permissions.asking import remember
 
     other = victim / "settings.local.json"
     other.write_text("{}\n")

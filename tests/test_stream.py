@@ -12,7 +12,7 @@ from fake_builders import DIALECTS, chunk, text, tool_calls
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.stream import Assembler, CutStream, StreamError, norm_usage
+from agent.core.stream import Assembler, CutStream, StreamError, norm_usage
 
 
 def ns(value: Any) -> Any:

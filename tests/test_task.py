@@ -22,10 +22,10 @@ from routed_fake import (
     tool_names,
 )
 
-from agent.events import SubagentProgress, TextDelta, ToolEnd
-from agent.session import load, messages_of
-from agent.subagents import SubagentError
-from agent.tools import Tool, ToolContext, ToolResult
+from agent.base.events import SubagentProgress, TextDelta, ToolEnd
+from agent.base.record import Tool, ToolContext, ToolResult
+from agent.session.store import load, messages_of
+from agent.subagents.runner import SubagentError
 
 
 @pytest.fixture

@@ -13,11 +13,11 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from routed_fake import close_runs, make_run
 
-from agent.events import TodoChanged
-from agent.session import load
-from agent.todo import TodoError, TodoList, last_saved
-from agent.tools import ToolContext
+from agent.base.events import TodoChanged
+from agent.base.record import ToolContext
+from agent.session.store import load
 from agent.tools.todo import TODO
+from agent.tools.todo_list import TodoError, TodoList, last_saved
 
 
 @pytest.fixture(autouse=True)
@@ -186,7 +186,7 @@ class Console:
 
 
 async def test_todo_and_clear_commands(fake: FakeOpenAI, tmp_path: Path) -> None:
-    from agent.commands import COMMANDS, Ctx, dispatch, load_modules
+    from agent.commands.registry import COMMANDS, Ctx, dispatch, load_modules
 
     script_todo_turn(fake)
     run, _ = make_run(fake, tmp_path)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools import RESULT_CAP, ToolContext, ToolResult, edits, files
+from agent.base.record import RESULT_CAP, ToolContext, ToolResult
+from agent.tools import edits, files
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools import ToolContext, textio
+from agent.base.record import ToolContext
+from agent.tools import textio
 from tests.test_tools_files import edit, read, write
 
 
@@ -173,6 +174,6 @@ async def test_huge_numbers_and_nulls(ctx: ToolContext, tmp_path: Path) -> None:
 
 
 def test_a_nul_in_a_path_reaches_the_tool_not_a_crash(tmp_path: Path) -> None:
-    from agent.paths import candidates
+    from agent.permissions.paths import candidates
 
     assert candidates("a\0b", tmp_path) == (str(tmp_path / "a\0b"),)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools import ToolContext, pygrep, search, secret_hits, walk
+from agent.base.record import ToolContext
+from agent.tools import pygrep, search, secret_hits, walk
 
 RG = walk.find_rg()
 needs_rg = pytest.mark.skipif(RG is None, reason="no ripgrep binary installed")
@@ -428,7 +429,7 @@ async def test_rust_only_patterns_go_to_ripgrep(tmp_path: Path) -> None:
 
 
 def test_hide_secrets_quick_check_agrees_with_the_names() -> None:
-    from agent.paths import secret_name
+    from agent.permissions.paths import secret_name
     from agent.tools.pygrep import FileHits
 
     names = ["_netrc", "keys/id_ed25519", "a/b/.envrc", "x.pem", "deep/x.p12", ".env.example",

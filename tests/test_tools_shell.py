@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.tools import RESULT_CAP, ToolContext, ToolResult, shell, shell_bg
+from agent.base.record import RESULT_CAP, ToolContext, ToolResult
+from agent.tools import shell, shell_bg
 
 
 @pytest.fixture

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.schema import validate
-from agent.tools import RESULT_CAP, ToolContext, ToolResult, shell, shell_bg
+from agent.base.record import RESULT_CAP, ToolContext, ToolResult
+from agent.base.schema import validate
+from agent.tools import shell, shell_bg
 from agent.tools.textio import decode_output
 
 SEQ_BYTES = len("".join(f"{n}\n" for n in range(1, 2_000_001)))  # 14 888 896

@@ -11,7 +11,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from web_server import QuietHandler, serve
 
-from agent.tools import RESULT_CAP, ToolContext, ToolResult, fetching, htmltext, web
+from agent.base.record import RESULT_CAP, ToolContext, ToolResult
+from agent.tools import fetching, htmltext, web
 
 PAGE = """<!doctype html><html><head><title>Test &amp; Page</title>
 <style>body { color: red }</style><script>var secret = "script text";</script></head>
@@ -277,16 +278,16 @@ async def test_settings_open_a_local_host(
 ) -> None:
     import json
 
-    from agent.app import build
-    from agent.config import Flags, load_config
-    from agent.events import Recorder
+    from agent.app import build, configure
+    from agent.base.events import Recorder
+    from agent.config.load import Flags
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "home" / ".agent").mkdir(parents=True)
     settings = {"webFetch": {"allowedHosts": [server.upper()]}}
     (tmp_path / "home" / ".agent" / "settings.json").write_text(json.dumps(settings))
     env = {"AGENT_BASE_URL": "http://127.0.0.1:9/v1", "AGENT_API_KEY": "k", "AGENT_MODEL": "m"}
-    run = build(load_config(Flags(), env, tmp_path), Recorder())
+    run = build(configure(Flags(), env, tmp_path), Recorder())
     page = await fetch(run.agent.ctx, f"http://{server}/page")
     assert not page.is_error, page.output
     refused = await fetch(ToolContext(cwd=tmp_path), f"http://{server}/page")

@@ -12,7 +12,8 @@ from urllib.parse import urlsplit
 import pytest
 from web_server import QuietHandler, serve
 
-from agent.tools import ToolContext, ToolResult, fetching, web
+from agent.base.record import ToolContext, ToolResult
+from agent.tools import fetching, web
 
 LATIN1 = "<html><body><p>café naïve “quoted”</p></body></html>"
 UTF16 = "\ufeff<html><body><p>Grüße</p></body></html>"
@@ -148,16 +149,16 @@ async def test_mapped_addresses_on_every_hop(
 async def test_settings_exemption_keeps_mapped_metadata_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent.app import build
-    from agent.config import Flags, load_config
-    from agent.events import Recorder
+    from agent.app import build, configure
+    from agent.base.events import Recorder
+    from agent.config.load import Flags
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "home" / ".agent").mkdir(parents=True)
     settings = {"webFetch": {"allowPrivateHosts": True}}
     (tmp_path / "home" / ".agent" / "settings.json").write_text(json.dumps(settings))
     env = {"AGENT_BASE_URL": "http://127.0.0.1:9/v1", "AGENT_API_KEY": "k", "AGENT_MODEL": "m"}
-    run = build(load_config(Flags(), env, tmp_path), Recorder())
+    run = build(configure(Flags(), env, tmp_path), Recorder())
     run.agent.ctx.extra["web_timeout"] = 3
     result = await fetch(run.agent.ctx, "http://[::ffff:169.254.169.254]/")
     assert result.is_error

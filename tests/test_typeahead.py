@@ -7,7 +7,7 @@ from fake_openai import FakeOpenAI, text
 from pty_term import Term
 from test_repl import READY, project, term, user_texts  # noqa: F401  (fixtures)
 
-from agent.typeahead import TypeAhead
+from agent.ui.typeahead import TypeAhead
 
 
 def test_buffer_edits_queues_and_skips_escape_sequences() -> None:

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from web_server import QuietHandler, serve
 
-from agent.tools import ToolContext, fetching, htmltext, web
+from agent.base.record import ToolContext
+from agent.tools import fetching, htmltext, web
 
 RESULT = (
     '<div class="result"><a class="result__a" href="https://x.example/{n}">{title}</a>'

@@ -15,10 +15,10 @@ from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import close_all, make_agent
 from routed_fake import RoutedFake, close_runs, is_child, make_run, serve, tool_names
 
-from agent.commands import help_rows
-from agent.events import TurnEnd, TurnStart
-from agent.prompt_loop import PromptLoop, describe, parse_args, parse_interval
-from agent.workflows import WorkflowError, batch, batch_report, parse_units, simplify
+from agent.base.events import TurnEnd, TurnStart
+from agent.commands.registry import help_rows
+from agent.workflows.batch import WorkflowError, batch, batch_report, parse_units, simplify
+from agent.workflows.repeat import PromptLoop, describe, parse_args, parse_interval
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",
@@ -169,14 +169,14 @@ class Console:
 
 
 def command_ctx(run: Any, turn: Any) -> Any:
-    from agent.commands import COMMANDS, Ctx, load_modules
+    from agent.commands.registry import COMMANDS, Ctx, load_modules
 
     load_modules()
     return Ctx(run, Console(), turn, commands=dict(COMMANDS))
 
 
 async def test_loop_command_starts_and_stops(fake: FakeOpenAI, tmp_path: Path) -> None:
-    from agent.commands import dispatch
+    from agent.commands.registry import dispatch
 
     run, _ = make_run(fake, tmp_path)
     ran = asyncio.Event()
@@ -299,7 +299,7 @@ async def test_an_untrusted_repository_that_is_not_plain_gets_no_worktree_or_dif
 ) -> None:
     """Its own config could make git run a command the agent cannot name and switch off: /batch
     and /simplify refuse it until the project is trusted, and nothing of it runs."""
-    from agent.gitdiff import GitError
+    from agent.git.diff import GitError
 
     marker = repo.parent / "MARKER"
     (repo / ".gitattributes").write_text("*.py filter=x\n")
@@ -321,7 +321,7 @@ async def test_an_untrusted_repository_that_is_not_plain_gets_no_worktree_or_dif
 
 
 async def test_an_interrupted_batch_says_what_it_kept(routed: RoutedFake, repo: Path) -> None:
-    from agent.commands import dispatch
+    from agent.commands.registry import dispatch
 
     prompts = [f"STOP-{n}: write s{n}.py" for n in (1, 2, 3)]
     routed.script(text(json.dumps(prompts)))
@@ -404,7 +404,7 @@ async def test_simplify_without_changes_says_so(routed: RoutedFake, repo: Path) 
 
 
 async def test_commands_explain_what_is_missing(fake: FakeOpenAI, tmp_path: Path) -> None:
-    from agent.commands import dispatch
+    from agent.commands.registry import dispatch
 
     run, _ = make_run(fake, tmp_path)
 
@@ -444,7 +444,7 @@ async def test_a_plan_of_the_wrong_size_is_corrected_once_then_refused(
 async def test_simplify_on_a_fresh_commit_ignores_the_agents_own_files(
     routed: RoutedFake, repo: Path
 ) -> None:
-    from agent.commands import dispatch
+    from agent.commands.registry import dispatch
 
     run, _ = make_run(routed, repo)
     (repo / ".agent" / "settings.json").unlink()  # read already; only the agent's files remain
@@ -483,7 +483,7 @@ async def test_batch_from_an_untracked_subdirectory_starts_at_the_worktree_top(
 
 
 async def test_loop_runs_a_slash_command_as_a_command(routed: RoutedFake, repo: Path) -> None:
-    from agent.commands import dispatch
+    from agent.commands.registry import dispatch
 
     run, _ = make_run(routed, repo)
     (repo / "app.py").write_text("def add(a, b):\n    return b + a\n")

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 
-from agent import worktree as w
-from agent.settings import project_root
+from agent.config.settings import project_root
+from agent.subagents import worktree as w
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",
@@ -226,7 +226,7 @@ def test_worktree_needs_trust_where_the_repository_is_not_plain(
     until the project is trusted (--trust-project, or trusted before)."""
     from types import SimpleNamespace
 
-    from agent import settings
+    from agent.config import settings
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     for key, value in GIT_ENV.items():

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agent.tools import Run, ToolContext, ToolResult, error
+from agent.base.record import Run, ToolContext, ToolResult, error
 
 
 class ToolError(Exception):

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agent.tools import Run, Tool, ToolContext, ToolResult, cap, textio
+from agent.base.record import Run, Tool, ToolContext, ToolResult, cap
+from agent.tools import textio
 from agent.tools.common import ToolError, bool_arg, did_you_mean, guard, resolve, shown, str_arg
 from agent.tools.difftext import unified_diff
 from agent.tools.matching import replaced

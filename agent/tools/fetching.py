@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
-from agent.tools import ToolContext
+from agent.base.record import ToolContext
 from agent.tools.common import ToolError
 
 MAX_BYTES = 2 << 20

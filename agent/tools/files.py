@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from agent.tools import RESULT_CAP, Tool, ToolContext, ToolResult, cap, error, textio
+from agent.base.record import RESULT_CAP, Tool, ToolContext, ToolResult, cap, error
+from agent.tools import textio
 from agent.tools.binkinds import ADVICE, BINARY_EXTENSIONS
 from agent.tools.common import ToolError, did_you_mean, guard, int_arg, resolve, shown, str_arg
 

@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from agent.tools import Tool, ToolContext, ToolResult, cap, walk
+from agent.base.record import Tool, ToolContext, ToolResult, cap
+from agent.tools import walk
 from agent.tools.common import ToolError, gc_paused, guard, resolve, shown, str_arg
 
 GLOB_CAP = 200

@@ -7,8 +7,9 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from agent.paths import names_protected
-from agent.tools import Tool, ToolContext, ToolResult, cap, pygrep, walk
+from agent.base.record import Tool, ToolContext, ToolResult, cap
+from agent.permissions.paths import names_protected
+from agent.tools import pygrep, walk
 from agent.tools.common import (
     ToolError,
     bool_arg,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent.paths import home_secrets, secret_name, secret_path
+from agent.permissions.paths import home_secrets, secret_name, secret_path
 from agent.tools.pygrep import FileHits
 
 # Every secret file name (paths.SECRET_NAMES) starts with "." "_" or "id_", or ends with one of

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.tools import RESULT_CAP, Tool, ToolContext, ToolResult, cap
+from agent.base.record import RESULT_CAP, Tool, ToolContext, ToolResult, cap
 from agent.tools.common import ToolError, guard, str_arg
 from agent.tools.shell_text import MARKER_ROOM, NOTE_ROOM, Excerpt, excerpt, partial_char, share
 from agent.tools.textio import output_is_utf8

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.tools import ToolContext
+from agent.base.record import ToolContext
 from agent.tools.common import ToolError
 from agent.tools.gitglob import IgnoreRules
 from agent.tools.pygrep import FileHits

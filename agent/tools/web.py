@@ -15,7 +15,7 @@ import shlex
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from agent.tools import RESULT_CAP, Tool, ToolContext, ToolResult, cap
+from agent.base.record import RESULT_CAP, Tool, ToolContext, ToolResult, cap
 from agent.tools.common import ToolError, guard, int_arg, str_arg
 from agent.tools.fetching import TIMEOUT, USER_AGENT, Page, fetch, httpx_module, read_page
 

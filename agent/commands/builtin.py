@@ -1,0 +1,187 @@
+"""Built-in commands about the conversation: help, clear, compact, context, cost, model, think,
+btw, tools, exit."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agent.commands.registry import Ctx, command, help_rows
+
+KEYS = (
+    "Enter sends · Alt-Enter or Ctrl-J new line · Tab completes /commands and @files · "
+    "Ctrl-R searches history · !cmd runs a shell command · Shift-Tab cycles the permission "
+    "mode · Ctrl-C or Esc stops a turn · Ctrl-D (or Ctrl-C twice) exits"
+)
+BTW_NOTE = (
+    "[side question: answer briefly from the conversation so far; do not call tools; this "
+    "exchange is not kept in the history]"
+)
+
+
+@command("help", usage="[command]")
+async def help_cmd(ctx: Ctx, args: str) -> None:
+    """List the commands, or show one command's full help."""
+    name = args.strip().lstrip("/")
+    if name:
+        cmd = ctx.commands.get(name)
+        if cmd is None:
+            ctx.say(f"no command /{name}", "yellow")
+            return
+        ctx.say(f"/{cmd.name} {cmd.usage}".rstrip(), "bold")
+        ctx.say(cmd.help)
+        if cmd.source != "built-in":
+            ctx.say(f"({cmd.source})", "dim")
+        return
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(box=None, show_header=False, padding=(0, 1, 0, 2))
+    table.add_column(max_width=32)
+    table.add_column()
+    for usage, text, source in help_rows(ctx.commands):
+        extra = f" ({source.split(':')[0]})" if source != "built-in" else ""
+        table.add_row(Text(usage, style="bold"), Text(text + extra))
+    ctx.console.print(table)
+    ctx.console.print(Text("\n" + KEYS, style="dim"))
+
+
+@command("clear")
+async def clear_cmd(ctx: Ctx, args: str) -> None:
+    """Start a new conversation (the system prompt stays; the context meter is reset)."""
+    from agent.context.memory import system_prompt
+
+    a, cfg = ctx.agent, ctx.cfg
+    a.system_prompt = system_prompt(
+        cfg.cwd, cfg.root, trusted=cfg.trusted
+    )  # memory edits apply from here on
+    a.messages[:] = [{"role": "system", "content": a.system_prompt}]
+    a.meter.reset()
+    ctx.run.first_turn = True  # the next message carries the environment block again
+    store = getattr(ctx.run, "store", None)
+    if store is not None:  # the session file's history follows (a rewind to nothing)
+        store.append({"t": "rewind", "reason": "clear", "messages": []})
+    ctx.say("conversation cleared", "dim")
+
+
+@command("compact", usage="[focus]")
+async def compact_cmd(ctx: Ctx, args: str) -> None:
+    """Summarise older turns now to free context; an optional focus says what to keep."""
+    from agent.context.compaction import compact
+
+    if not await compact(ctx.agent, args.strip(), "manual"):
+        return
+    ctx.say("compacted", "dim")
+
+
+@command("context")
+async def context_cmd(ctx: Ctx, args: str) -> None:
+    """Show how full the context window is, by part."""
+    from agent.context.memory import context_report
+
+    ctx.say(context_report(ctx.agent))
+
+
+@command("cost")
+async def cost_cmd(ctx: Ctx, args: str) -> None:
+    """Show this session's tokens, cache hits and cost."""
+    from agent.base.tokens import cost_report
+
+    ctx.say(cost_report(ctx.agent.totals, ctx.agent.llm.cfg.provider))
+
+
+@command("model", usage="[name]")
+async def model_cmd(ctx: Ctx, args: str) -> None:
+    """Show the model, or switch to another for the next request."""
+    llm = ctx.agent.llm
+    name = args.strip()
+    p = llm.cfg.provider
+    if not name:
+        ctx.say(f"model: {llm.model} (provider {p.name})")
+        known = [m for m in dict.fromkeys((p.model, p.thinking_model)) if m]
+        if known:
+            ctx.say(f"{p.name} models: {', '.join(known)} · /model NAME switches", "dim")
+        return
+    if name == llm.model:
+        ctx.say(f"already using {name}")
+        return
+    old, llm.model = llm.model, name
+    record(ctx, "model", name)
+    ctx.say(f"model: {old} → {name} from the next request")
+    ctx.say(
+        "note: a new model starts with a cold prompt cache (the next request pays full price)",
+        "dim",
+    )
+
+
+@command("think")
+async def think_cmd(ctx: Ctx, args: str) -> None:
+    """Toggle the provider's reasoning mode (its thinking model or request body)."""
+    llm, p = ctx.agent.llm, ctx.agent.llm.cfg.provider
+    st: dict[str, Any] = ctx.state.setdefault("think", {"on": bool(llm.cfg.think)})
+    if not p.thinking_model and not p.thinking_body:
+        ctx.say(f"provider {p.name} has no reasoning mode to switch to", "yellow")
+        return
+    if not st["on"]:
+        st["model"], st["body"] = llm.model, dict(llm.extra_body)
+        if p.thinking_model:
+            llm.model = p.thinking_model
+        else:
+            llm.extra_body = {**llm.extra_body, **p.thinking_body}
+        st["on"] = True
+        record(ctx, "model", llm.model)
+        how = llm.model if p.thinking_model else f"{llm.model} + {json.dumps(p.thinking_body)}"
+        ctx.say(f"thinking on ({how})")
+        return
+    if "model" in st:
+        llm.model, llm.extra_body = st.pop("model"), st.pop("body")
+    else:  # started with --think: go back to the plain model and body
+        llm.model = p.model if llm.model == p.thinking_model and p.model else llm.model
+        llm.extra_body = {k: v for k, v in llm.extra_body.items() if k not in p.thinking_body}
+    st["on"] = False
+    record(ctx, "model", llm.model)
+    ctx.say(f"thinking off ({llm.model})")
+
+
+@command("btw", usage="<question>")
+async def btw_cmd(ctx: Ctx, args: str) -> None:
+    """Ask a side question about the conversation: no tools, not added to the history."""
+    from agent.base.events import AssistantMessage
+
+    q = args.strip()
+    if not q:
+        ctx.say("usage: /btw <question>", "yellow")
+        return
+    a = ctx.agent
+    display = ctx.display or a.sink
+    messages = [*a.messages, {"role": "user", "content": f"{BTW_NOTE}\n\n{q}"}]
+    # Same tools list as the session (never called): the request prefix stays cache-identical.
+    reply = await a.llm.complete(messages, a._schemas, display, 0, no_tools=True)
+    a.totals.add(reply.usage, a.llm.cfg.provider)  # counted, but not in the context meter
+    display.emit(AssistantMessage(reply.text, reply.reasoning, [], reply.usage))
+    if reply.calls and not reply.text:
+        ctx.say("(the model wanted to use tools; /btw answers from the context only)", "dim")
+
+
+def record(ctx: Ctx, kind: str, value: str) -> None:
+    """Note a model or mode change in the session file (when the session has one)."""
+    recorder = getattr(ctx.run, "recorder", None)
+    if recorder is not None and hasattr(recorder, "change"):
+        recorder.change(kind, value)
+
+
+@command("tools")
+async def tools_cmd(ctx: Ctx, args: str) -> None:
+    """List the tools the model can use."""
+    tools = ctx.agent.tools
+    width = max((len(n) for n in tools), default=8) + 2
+    for name, tool in tools.items():
+        first = (tool.description.strip().splitlines() or [""])[0]
+        ro = "read-only" if tool.read_only else "changes  "
+        ctx.say(f"  {name:<{width}}{ro}  {first[:90]}")
+
+
+@command("exit", aliases=("quit",))
+async def exit_cmd(ctx: Ctx, args: str) -> None:
+    """Leave the REPL."""
+    ctx.exit = True

@@ -1,0 +1,228 @@
+"""Built-in commands about the project: export, diff, review, security-review, init, memory,
+permissions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent.commands.registry import Ctx, command
+
+REVIEW_DIFF_CHARS = 60_000  # of the diff sent with /review; the model can run git diff for more
+LISTS = {"allow": "alwaysAllow", "ask": "ask", "deny": "neverAllow"}
+PROMPTS = Path(__file__).parents[1] / "prompts"
+
+
+@command("export", usage="[file] [--json] [--force]")
+async def export_cmd(ctx: Ctx, args: str) -> None:
+    """Write the conversation (tool calls included) as Markdown, or JSON with --json."""
+    from agent.session.export import ExportRefused, export
+
+    words = args.split()
+    as_json, force = "--json" in words, "--force" in words
+    target = " ".join(w for w in words if w not in ("--json", "--force"))
+    try:
+        path = export(ctx.run, target, as_json, force)
+    except ExportRefused as e:
+        ctx.say(str(e), "yellow")
+        return
+    ctx.say(f"exported {len(ctx.agent.messages) - 1} messages to {path}")
+
+
+def print_diff(ctx: Ctx, diff: str) -> None:
+    from agent.ui.tui import diff_text
+
+    ctx.console.print(diff_text(diff), soft_wrap=True)
+
+
+async def _diff_or_say(ctx: Ctx) -> str:
+    from agent.git.diff import GitError, working_diff
+
+    try:
+        diff = await working_diff(ctx.cfg.cwd, ctx.cfg.trusted)
+    except GitError as e:
+        ctx.say(f"no diff: {e}", "yellow")
+        return ""
+    if not diff.strip():
+        ctx.say("no changes (the working tree matches HEAD)")
+    return diff
+
+
+@command("diff")
+async def diff_cmd(ctx: Ctx, args: str) -> None:
+    """Show the uncommitted changes (staged, unstaged and new files), coloured."""
+    diff = await _diff_or_say(ctx)
+    if diff.strip():
+        print_diff(ctx, diff)
+
+
+async def _review(ctx: Ctx, template: str, focus: str) -> None:
+    diff = await _diff_or_say(ctx)
+    if not diff.strip():
+        return
+    if len(diff) > REVIEW_DIFF_CHARS:
+        diff = (
+            diff[:REVIEW_DIFF_CHARS]
+            + "\n[... the diff was cut here; run `git diff` for the rest]\n"
+        )
+    text = (PROMPTS / template).read_text(encoding="utf-8")
+    fence = "`" * 3
+    while fence in diff:
+        fence += "`"
+    text = text.replace("{focus}", f"Focus especially on: {focus}" if focus else "")
+    await ctx.turn(text.replace("{diff}", f"{fence}diff\n{diff}{fence}").strip())
+
+
+@command("review", usage="[focus]")
+async def review_cmd(ctx: Ctx, args: str) -> None:
+    """Have the model review the uncommitted changes."""
+    await _review(ctx, "review.md", args.strip())
+
+
+@command("security-review", usage="[focus]")
+async def security_review_cmd(ctx: Ctx, args: str) -> None:
+    """Have the model look for security problems in the uncommitted changes."""
+    await _review(ctx, "security_review.md", args.strip())
+
+
+@command("init")
+async def init_cmd(ctx: Ctx, args: str) -> None:
+    """Have the model write (or improve) AGENT.md for this project."""
+    from agent.context.memory import init_prompt
+
+    await ctx.turn(init_prompt(ctx.cfg.cwd))
+
+
+@command("memory", usage="[add <text>]")
+async def memory_cmd(ctx: Ctx, args: str) -> None:
+    """Show the memory files loaded into the system prompt; `add <text>` appends to ./AGENT.md."""
+    from agent.context.memory import memory_report
+
+    verb, _, rest = args.strip().partition(" ")
+    if verb == "add":
+        if not rest.strip():
+            ctx.say("usage: /memory add <text>", "yellow")
+            return
+        from agent.config import safefile
+
+        path = ctx.cfg.cwd / "AGENT.md"
+        try:  # never through a link: a repository's AGENT.md -> ~/.bashrc gets nothing
+            old = path.read_text(encoding="utf-8") if path.is_file() else ""
+            sep = "" if not old or old.endswith("\n") else "\n"
+            safefile.append_text(ctx.cfg.cwd, path, f"{sep}- {rest.strip()}\n", 0o644)
+        except OSError as e:
+            ctx.say(f"not added: {e}", "yellow")
+            return
+        ctx.say(f"added to {path} (in the system prompt after /clear or in the next session)")
+        return
+    if verb:
+        ctx.say("usage: /memory [add <text>]", "yellow")
+        return
+    from agent.context.memory import system_prompt
+
+    cfg = ctx.cfg
+    ctx.say(memory_report(cfg.cwd, cfg.root, trusted=cfg.trusted))
+    if system_prompt(cfg.cwd, cfg.root, trusted=cfg.trusted) != ctx.agent.system_prompt:
+        ctx.say(
+            "memory files changed since this conversation began: the model still has the "
+            "earlier text (the new one applies after /clear or in the next session)",
+            "yellow",
+        )
+
+
+def _local(ctx: Ctx) -> Path:
+    return ctx.run.gate.root / ".agent" / "settings.local.json"
+
+
+def _edit_local(ctx: Ctx, change: Any) -> Path:
+    """Apply `change(permissions dict)` to .agent/settings.local.json, atomically."""
+    from agent.permissions.asking import edit_local
+
+    return edit_local(ctx.run.gate.root, change)
+
+
+def _show_rules(ctx: Ctx) -> None:
+    gate = ctx.run.gate
+    ctx.say(f"mode: {gate.mode} (Shift-Tab cycles default → acceptEdits → plan)")
+    rows = gate.table()
+    if not rows:
+        ctx.say("no rules · /permissions add allow|ask|deny RULE")
+        return
+    names = {"neverAllow": "deny", "ask": "ask", "alwaysAllow": "allow"}
+    home = str(Path.home())
+    for r in rows:
+        src = r.source.replace(str(gate.root) + "/", "").replace(home, "~")
+        ctx.say(f"  {names.get(r.list, r.list):<6}{r.rule:<40} {src}")
+
+
+async def _add_rule(ctx: Ctx, kind: str, rule: str) -> None:
+    from agent.permissions.rules import parse_rule
+
+    key = LISTS.get(kind)
+    if key is None or not rule:
+        ctx.say("usage: /permissions add allow|ask|deny RULE", "yellow")
+        return
+    if not parse_rule(rule, ctx.run.gate.ws).valid:
+        ctx.say(f"not a valid rule: {rule} (e.g. bash(npm test:*), edit_file(src/**))", "yellow")
+        return
+
+    def change(perms: dict[str, Any]) -> None:
+        lst = perms.setdefault(key, [])
+        if rule not in lst:
+            lst.append(rule)
+
+    path = _edit_local(ctx, change)
+    live = ctx.run.gate.rules.setdefault(key, [])
+    if rule not in live:
+        live.append(rule)
+    ctx.say(f"{kind} {rule} · saved in {path}")
+
+
+async def _remove_rule(ctx: Ctx, rule: str) -> None:
+    gate = ctx.run.gate
+    found = False
+
+    def change(perms: dict[str, Any]) -> None:
+        nonlocal found
+        for key in LISTS.values():
+            if rule in perms.get(key, []):
+                perms[key] = [r for r in perms[key] if r != rule]
+                found = True
+
+    local = str(_local(ctx))
+    others = [
+        r.source for r in gate.table() if r.rule == rule and r.source not in (local, "session")
+    ]
+    if _local(ctx).is_file():
+        _edit_local(ctx, change)
+    for key in LISTS.values():
+        if rule in gate.rules.get(key, []) and not others:
+            gate.rules[key] = [r for r in gate.rules[key] if r != rule]
+    if rule in gate.session_rules:
+        gate.session_rules.remove(rule)
+        found = True
+    if others:
+        ctx.say(f"{rule} is also set in {', '.join(others)}: edit it there", "yellow")
+    elif found:
+        ctx.say(f"removed {rule}")
+    else:
+        ctx.say(f"no rule {rule} in {_local(ctx)} or this session", "yellow")
+
+
+@command("permissions", usage="[add allow|ask|deny RULE | remove RULE]")
+async def permissions_cmd(ctx: Ctx, args: str) -> None:
+    """Show the permission rules and where they come from; add or remove local rules."""
+    from agent.config.settings import ConfigError
+
+    words = args.split(maxsplit=2)
+    try:
+        if not words:
+            _show_rules(ctx)
+        elif words[0] == "add" and len(words) == 3:
+            await _add_rule(ctx, words[1], words[2].strip())
+        elif words[0] in ("remove", "rm") and len(words) >= 2:
+            await _remove_rule(ctx, args.split(maxsplit=1)[1].strip())
+        else:
+            ctx.say("usage: /permissions [add allow|ask|deny RULE | remove RULE]", "yellow")
+    except ConfigError as e:
+        ctx.say(f"cannot edit the settings: {e}", "red")

@@ -1,0 +1,165 @@
+"""Slash commands: a registry of async `(ctx, args)` functions; their docstrings are the help.
+
+Built-ins live in `commands_builtin.py` and `commands_project.py`; other modules add theirs with
+`register(...)` or `@command(...)` (session, MCP and action commands load here when present);
+user commands come from `.agent/commands/*.md` and `~/.agent/commands/*.md`. Commands may run
+turns through the loop (`ctx.turn`); tools never call commands.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+Handler = Callable[["Ctx", str], Awaitable[None]]
+BUILTIN_MODULES = ("agent.commands.builtin", "agent.commands.project")
+# Modules of later features; each registers its commands on import when it exists.
+OPTIONAL_MODULES = (
+    "agent.commands.session",
+    "agent.commands.hooks",
+    "agent.commands.mcp",
+    "agent.commands.actions",
+    "agent.commands.workflows",
+)
+_NAME = re.compile(r"/([A-Za-z][\w:.-]*)(?:\s+(.*))?", re.S)
+
+COMMANDS: dict[str, Command] = {}  # name -> built-in or registered command
+ALIASES: dict[str, str] = {}
+LOAD_PROBLEMS: list[str] = []  # from the last all_commands(): optional modules that failed
+
+
+@dataclass(frozen=True)
+class Command:
+    """One slash command: `/name usage` runs `run(ctx, args)`."""
+
+    name: str
+    help: str
+    run: Handler
+    usage: str = ""  # argument hint shown in /help, e.g. "[focus]"
+    source: str = "built-in"  # or the .md file a user command came from
+
+
+@dataclass
+class Ctx:
+    """What a command may use: the Run, the console, a way to run a turn, the display sink."""
+
+    run: Any  # agent.app.Run
+    console: Any  # a rich Console
+    turn: Callable[[str], Awaitable[Any]]  # run one user turn through the loop
+    display: Any = None  # a Sink that renders streamed text (/btw); None = the agent's sink
+    commands: dict[str, Command] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)  # per-session command state
+    exit: bool = False  # set by /exit
+
+    @property
+    def agent(self) -> Any:
+        return self.run.agent
+
+    @property
+    def cfg(self) -> Any:
+        return self.run.cfg
+
+    def say(self, text: str = "", style: str | None = None) -> None:
+        """Print plain text (no markup, no highlighting)."""
+        self.console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
+
+
+def register(cmd: Command, *aliases: str) -> Command:
+    """Add (or replace) a command; other modules call this to wire theirs."""
+    COMMANDS[cmd.name] = cmd
+    for a in aliases:
+        ALIASES[a] = cmd.name
+    return cmd
+
+
+def command(
+    name: str, help: str | None = None, usage: str = "", aliases: tuple[str, ...] = ()
+) -> Callable[[Handler], Handler]:
+    """Decorator: register an async `(ctx, args) -> None`; `help` defaults to its docstring."""
+
+    def wrap(fn: Handler) -> Handler:
+        import inspect
+
+        register(Command(name, help or inspect.getdoc(fn) or "", fn, usage), *aliases)
+        return fn
+
+    return wrap
+
+
+def load_modules() -> list[str]:
+    """Import the built-in and optional command modules (registration happens on import).
+
+    Returns warnings for optional modules that exist but fail to import: a broken feature
+    loses its commands, the REPL still starts."""
+    for mod in BUILTIN_MODULES:
+        importlib.import_module(mod)
+    problems = []
+    for mod in OPTIONAL_MODULES:
+        try:
+            importlib.import_module(mod)
+        except ModuleNotFoundError as e:
+            if e.name != mod:
+                problems.append(f"commands of {mod} not loaded: {e}")
+        except Exception as e:
+            problems.append(f"commands of {mod} not loaded: {type(e).__name__}: {e}")
+    return problems
+
+
+def all_commands(root: Path, home: Path | None = None) -> dict[str, Command]:
+    """Built-in and registered commands, then user commands (which never shadow a built-in)."""
+    from agent.commands.user import load_user_commands
+
+    LOAD_PROBLEMS[:] = load_modules()
+    out = dict(COMMANDS)
+    for cmd in load_user_commands(root, home):
+        out.setdefault(cmd.name, cmd)
+    return out
+
+
+def parse(line: str) -> tuple[str, str] | None:
+    """`/name args` → (name, args); None when the line is not a command (e.g. `/usr/bin/x`)."""
+    m = _NAME.fullmatch(line.strip())
+    if not m or "/" in m.group(1):
+        return None
+    return m.group(1), (m.group(2) or "").strip()
+
+
+def is_command(line: str, commands: dict[str, Command]) -> bool:
+    parsed = parse(line)
+    return parsed is not None and (parsed[0] in commands or parsed[0] in ALIASES)
+
+
+async def dispatch(ctx: Ctx, line: str) -> bool:
+    """Run the command on `line`; False when the line is not a command at all."""
+    parsed = parse(line)
+    if parsed is None:
+        return False
+    name, args = parsed
+    cmd = ctx.commands.get(name) or ctx.commands.get(ALIASES.get(name, ""))
+    if cmd is None:
+        near = [n for n in sorted(ctx.commands) if n.startswith(name[:2])]
+        hint = f" (did you mean {', '.join('/' + n for n in near[:3])}?)" if near else ""
+        ctx.say(f"unknown command /{name}{hint} — /help lists the commands", "yellow")
+        return True
+    await cmd.run(ctx, args)
+    return True
+
+
+def help_rows(commands: dict[str, Command]) -> list[tuple[str, str, str]]:
+    """(`/name usage`, help, source) for /help and completion, built-ins first, then by name."""
+    rows = sorted(commands.values(), key=lambda c: (c.source != "built-in", c.name))
+    return [
+        (f"/{c.name}{' ' + c.usage if c.usage else ''}", first_line(c.help), c.source) for c in rows
+    ]
+
+
+def first_line(text: str, width: int = 100) -> str:
+    """A command's help in one line: its first sentence (docstrings wrap), cut to `width`."""
+    para = " ".join(text.strip().split("\n\n", 1)[0].split())
+    if ". " in para:
+        para = para.split(". ", 1)[0] + "."
+    return para if len(para) <= width else para[: width - 1].rsplit(" ", 1)[0] + "…"

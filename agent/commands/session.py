@@ -1,0 +1,134 @@
+"""/resume and /rewind in the REPL (SPEC §8)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.commands.registry import command
+from agent.session.resume import describe as describe_session
+from agent.session.rewind import (
+    BASH_NOTE,
+    describe,
+    file_plans,
+    listing,
+    rewind_conversation,
+    rewind_files,
+)
+from agent.session.store import SessionBusy, SessionFile, resumable
+
+
+def switch_session(run: Any, session_id: str) -> int:
+    """Point a live Run at another stored session; returns the number of messages loaded."""
+    from agent.app import restore
+
+    store = SessionFile(run.cfg.root, session_id)
+    snaps = run.recorder.snapshots
+    history = restore(store, snaps)  # also sets the checkpoint counter
+    old, run.store, run.recorder.store, snaps.store = run.store, store, store, store
+    old.close()
+    run.session_id = session_id
+    run.agent.ctx.session_id = session_id
+    for layer in (*run.agent.dispatcher.layers, run.hooks):
+        if hasattr(layer, "session_id"):
+            layer.session_id = session_id
+    run.hooks.transcript_path = str(store.path)
+    run.agent.messages[:] = [run.agent.messages[0], *history]
+    todo = run.agent.ctx.extra.get("todo")
+    if todo is not None:  # the todo list belongs to the session too
+        from agent.session.store import load
+        from agent.tools.todo_list import last_saved
+
+        todo.load(last_saved(load(store.path).records) or [])
+    run.first_turn = not history
+    run.agent.meter.reset()  # the history changed under the reported usage
+    run.recorder.start(run.cfg.cwd, run.agent.llm.model, resumed_from=session_id)
+    return len(history)
+
+
+@command("resume", usage="[N|ID]")
+async def resume(ctx: Any, args: str) -> None:
+    """Resume an earlier session of this directory: /resume lists them, /resume N picks one."""
+    here = [s for s in resumable(ctx.cfg.root, ctx.cfg.cwd) if s.id != ctx.run.session_id]
+    arg = args.strip()
+    if not arg:
+        if not here:
+            ctx.say("no earlier session in this directory")
+            return
+        for n, s in enumerate(here[:20], 1):
+            ctx.say(f"{n:>3}. {describe_session(s)}")
+        ctx.say("resume one with /resume N or /resume ID")
+        return
+    pick = [s for s in here if s.id.startswith(arg)]
+    if arg.isdigit() and 1 <= int(arg) <= len(here):
+        pick = [here[int(arg) - 1]]
+    if len(pick) != 1:
+        ctx.say(f"no single session matches {arg!r}")
+        return
+    from agent.session.salvage import check  # unreadable lines: said, and the file kept
+
+    lost = check(ctx.run.store.path.parent / f"{pick[0].id}.jsonl")
+    try:
+        count = switch_session(ctx.run, pick[0].id)
+    except SessionBusy as e:
+        ctx.say(str(e))
+        return
+    if lost:
+        ctx.say(f"warning: {lost}", "yellow")
+    ctx.say(f"resumed {pick[0].id} ({count} messages)")
+    await ctx.run.start("resume")  # SessionStart hooks see the switch, as at `agent -r`
+
+
+@command("rewind", usage="[N] [conversation|files|both] [--force]")
+async def rewind(ctx: Any, args: str) -> None:
+    """Go back to a checkpoint: the conversation, the files this session changed, or both."""
+    words = args.split()
+    cps = listing(ctx.run)
+    if not words:
+        if not cps:
+            ctx.say("no checkpoints yet")
+            return
+        for cp in cps:
+            ctx.say(describe(cp))
+        ctx.say(f"/rewind N conversation|files|both — {BASH_NOTE}")
+        return
+    match = [cp for cp in cps if str(cp.n) == words[0].lstrip("#")]
+    if match and len(words) == 1:  # offer the choice; never act on a bare number
+        n = match[0].n
+        ctx.say(describe(match[0]))
+        ctx.say(f"/rewind {n} conversation — the conversation as it was before #{n}")
+        ctx.say(f"/rewind {n} files — the files this session changed since, as they were")
+        ctx.say(f"/rewind {n} both — both ({BASH_NOTE})")
+        return
+    what = words[1] if len(words) > 1 else ""
+    if not match and words[0].lstrip("#").isdigit():
+        have = ", ".join(f"#{cp.n}" for cp in cps) or "none yet"
+        ctx.say(f"no checkpoint {words[0]}: the checkpoints are {have} (/rewind lists them)")
+        return
+    if not match or what not in ("conversation", "files", "both"):
+        ctx.say("usage: /rewind N conversation|files|both [--force]")
+        return
+    cp, force = match[0], "--force" in words
+    if what in ("files", "both"):
+        conflicts = [p.path for p in file_plans(ctx.run, cp) if p.conflict]
+        if conflicts and not force:
+            force = await _overwrite(ctx, conflicts)
+            if not force:
+                ctx.say(
+                    "changed outside the agent since, not restored:\n  " + "\n  ".join(conflicts)
+                )
+                ctx.say(f"run /rewind {cp.n} {what} --force to overwrite them")
+        ctx.say(rewind_files(ctx.run, cp, force=force).message)
+    if what in ("conversation", "both"):
+        ctx.say(rewind_conversation(ctx.run, cp).message)
+
+
+async def _overwrite(ctx: Any, conflicts: list[str]) -> bool:
+    """Ask whether files changed outside the agent may be overwritten (no terminal: no)."""
+    from agent.permissions.asking import AskRequest
+
+    asker = getattr(ctx.run.gate, "asker", None)
+    if asker is None:
+        return False
+    why = "changed outside the agent since; overwrite with the checkpoint's version?"
+    req = AskRequest("rewind", {}, why, ", ".join(conflicts), choices=("y", "n"), for_model=False)
+    return bool((await asker(req)).choice == "y")

@@ -1,0 +1,137 @@
+"""REPL commands for the workflows: /todo, /simplify, /batch, /loop (and /clear clears the todo
+list too). Registered on import through agent.commands."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from agent.commands.registry import COMMANDS, Command, Ctx, command, register
+
+
+def _runner(ctx: Ctx) -> Any:
+    runner = ctx.agent.ctx.extra.get("subagents")
+    if runner is None:
+        ctx.say("subagents are not available in this session", "yellow")
+    return runner
+
+
+@command("todo")
+async def todo_cmd(ctx: Ctx, args: str) -> None:
+    """Show the session's task list (the model keeps it with the todo tool)."""
+    from agent.tools.todo import todo_list
+
+    ctx.say(todo_list(ctx.agent.ctx).render())
+
+
+@command("simplify", usage="[focus]")
+async def simplify_cmd(ctx: Ctx, args: str) -> None:
+    """Review the changed files with three parallel subagents (reuse, quality, efficiency),
+    then apply the fixes that hold up."""
+    from agent.git.diff import GitError
+    from agent.workflows.batch import WorkflowError, simplify
+
+    runner = _runner(ctx)
+    if runner is None:
+        return
+    ctx.say("reviewing the changes: reuse, quality, efficiency (in parallel)…", "dim")
+    try:
+        await simplify(runner, ctx.cfg.cwd, args.strip(), ctx.turn, ctx.cfg.trusted)
+    except (GitError, WorkflowError) as e:
+        ctx.say(str(e), "yellow")
+
+
+@command("batch", usage="<task>")
+async def batch_cmd(ctx: Ctx, args: str) -> None:
+    """Split a task into 3–8 independent units and run them as parallel subagents, each in
+    its own git worktree; then report per unit."""
+    from agent.workflows.batch import WorkflowError, batch, batch_report
+
+    task = args.strip()
+    if not task:
+        ctx.say("usage: /batch <task>", "yellow")
+        return
+    runner = _runner(ctx)
+    if runner is None:
+        return
+    ctx.say("planning units…", "dim")
+    results: list[Any] = []
+    try:
+        await batch(runner, task, ctx.cfg.cwd, into=results, trusted=ctx.cfg.trusted)
+    except WorkflowError as e:
+        ctx.say(str(e), "yellow")
+        return
+    except asyncio.CancelledError:
+        if any(r.branch for r in results):  # the worktrees with work so far are kept
+            ctx.say(f"interrupted; the work so far is kept:\n{batch_report(results)}", "yellow")
+        raise
+    ctx.say(batch_report(results))
+
+
+@command("loop", usage="[<interval> <prompt>]")
+async def loop_cmd(ctx: Ctx, args: str) -> None:
+    """Rerun a prompt or a /command now and every interval (30s, 5m, 1h; a bare number is
+    minutes) without overlapping other turns; /loop alone stops it."""
+    from agent.commands.registry import dispatch
+    from agent.workflows.repeat import PromptLoop, describe, parse_args
+
+    extra = ctx.agent.ctx.extra
+    try:
+        parsed = parse_args(args)
+        slash = _loop_command(ctx, parsed[1]) if parsed is not None else False
+    except ValueError as e:
+        ctx.say(str(e), "yellow")
+        return
+    old = extra.pop("loop", None)
+    if old is not None and old.running:
+        await old.aclose()
+        ctx.say(f"stopped the loop ({old.runs} run(s) of: {old.prompt})")
+    elif parsed is None:
+        ctx.say("no loop is running; start one with /loop <interval> <prompt>")
+    if parsed is None:
+        return
+    seconds, prompt = parsed
+
+    def failed(e: BaseException) -> None:
+        ctx.say(f"/loop run failed: {type(e).__name__}: {e}", "red")
+
+    async def run(text: str) -> Any:
+        return await (dispatch(ctx, text) if slash else ctx.turn(text))
+
+    extra["loop"] = PromptLoop(seconds, prompt, run, failed).start()
+    ctx.say(f"looping every {describe(seconds)}: {prompt}  (/loop stops it)")
+
+
+def _loop_command(ctx: Ctx, prompt: str) -> bool:
+    """Whether a loop's prompt is a slash command (run as one each time, as the REPL would);
+    ValueError for an unknown command or /loop itself."""
+    from agent.commands.registry import ALIASES, parse
+
+    parsed = parse(prompt)
+    if parsed is None:  # plain text, or a path such as /usr/bin/env
+        return False
+    name = parsed[0] if parsed[0] in ctx.commands else ALIASES.get(parsed[0], "")
+    if name not in ctx.commands:
+        raise ValueError(f"unknown command /{parsed[0]} — /help lists the commands")
+    if name == "loop":
+        raise ValueError("a loop cannot run /loop")
+    return True
+
+
+def _wrap_clear() -> None:
+    """/clear also empties the todo list (recorded, so a resume does not bring it back)."""
+    orig = COMMANDS.get("clear")
+    if orig is None or getattr(orig.run, "clears_todo", False):
+        return
+
+    async def clear(ctx: Ctx, args: str) -> None:
+        await orig.run(ctx, args)
+        todo = ctx.agent.ctx.extra.get("todo")
+        if todo is not None and len(todo):
+            todo.clear()
+
+    clear.clears_todo = True  # type: ignore[attr-defined]
+    register(Command(orig.name, orig.help, clear, orig.usage, orig.source))
+
+
+_wrap_clear()

@@ -1,0 +1,258 @@
+"""load_config(flags, env, cwd) -> Config: environment, .env, settings files and flags merged."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.config import settings as st
+from agent.config.envfiles import load_env_files
+from agent.config.providers import PRESETS, Provider, preset, with_overrides
+from agent.config.settings import ConfigError
+
+__all__ = ["Config", "ConfigError", "Flags", "load_config"]
+
+UNTRUSTED = "project not trusted; run with --trust-project or answer the trust prompt"
+
+
+@dataclass(frozen=True)
+class Flags:
+    """Command-line choices that override settings (None = not given)."""
+
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    think: bool = False
+    max_turns: int | None = None
+    permission_mode: str | None = None
+    allowed_tools: tuple[str, ...] = ()
+    disallowed_tools: tuple[str, ...] = ()
+    trust_project: bool = False
+    no_mcp: bool = False
+    verbose: bool = False
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    """Seconds to wait for the first token, between data, and for a whole request."""
+
+    first_token: float = 120.0
+    idle: float = 90.0
+    total: float = 900.0
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything a run needs, resolved once at start-up."""
+
+    cwd: Path
+    root: Path
+    provider: Provider
+    model: str
+    base_url: str
+    api_key: str
+    think: bool
+    extra_body: dict[str, Any]
+    max_turns: int
+    temperature: float | None
+    permission_mode: str
+    permissions: dict[str, Any]
+    settings: dict[str, Any]
+    trusted: bool
+    # The environment `${VAR}` in settings (MCP servers) expands from: the real one, the user's
+    # .env, a trusted project's .env (never an untrusted one's), then settings' env.
+    env: dict[str, str] = field(default_factory=dict)
+    env_ignored: tuple[str, ...] = ()  # names an untrusted project's .env may not set
+    timeouts: Timeouts = field(default_factory=Timeouts)
+    warnings: tuple[str, ...] = ()
+    # Each settings file read, with what it held: the layers above check their own parts
+    # (permission rules, MCP entries, actions) and add warnings naming the file (agent.app).
+    sources: tuple[tuple[Path, dict[str, Any]], ...] = ()
+    no_mcp: bool = False
+    verbose: bool = False
+
+
+def load_settings(
+    root: Path, trusted: bool, sources: list[tuple[Path, dict[str, Any]]] | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """Merge user < project < local settings; restrict the project's files if untrusted.
+    Each file read is added to `sources` as it was written."""
+    merged: dict[str, Any] = {}
+    warnings: list[str] = []
+    user = st.user_dir() / "settings.json"
+    files = [(user, False)]
+    if (root / ".agent").resolve() != user.parent.resolve():  # a project at ~ is the user's
+        files += [
+            (root / ".agent/settings.json", True),
+            (root / ".agent/settings.local.json", True),
+        ]
+    for path, is_project in files:
+        data = st.read_settings(path)
+        warnings += st.unknown_keys(path, data)
+        if sources is not None and data:
+            sources.append((path, data))
+        own = path.name == "settings.local.json" and st.is_own(path)  # the user's answers
+        if is_project and not trusted and not own:
+            data, dropped = st.restrict_untrusted(path, data)
+            if dropped:
+                warnings.append(
+                    f"{path}: ignored {', '.join(dropped)} (project not trusted; "
+                    "run with --trust-project or answer the trust prompt)"
+                )
+        merged = st.merge(merged, data)
+    for path, is_project in [(p.parent / "hooks.json", proj) for p, proj in files[:2]]:
+        hooks = st.read_hooks(path)
+        if hooks and is_project and not trusted:
+            warnings.append(
+                f"{path}: hooks ignored (project not trusted; "
+                "run with --trust-project or answer the trust prompt)"
+            )
+        elif hooks:
+            merged = st.merge(merged, {"hooks": hooks})
+    servers, notes = project_servers(root, trusted or len(files) == 1)  # 1: the project is ~
+    warnings += notes
+    if servers:  # an entry of the same name in a settings file wins
+        merged["mcpServers"] = {**servers, **merged.get("mcpServers", {})}
+    return merged, warnings
+
+
+def project_servers(root: Path, trusted: bool) -> tuple[dict[str, Any], list[str]]:
+    """The raw `mcpServers` of `<root>/.mcp.json` (a settings file of its own), or a warning
+    when the project is untrusted: its servers start only once it is trusted."""
+    path = root / ".mcp.json"
+    if not path.is_file():
+        return {}, []
+    if not trusted:
+        return {}, [f"{path}: MCP servers not started ({UNTRUSTED})"]
+    data = st.read_settings_json(path)
+    servers = data.get("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise ConfigError(f"{path}: key 'mcpServers' must be an object, got {type(servers)}")
+    return servers, []
+
+
+def pick_provider(flags: Flags, env: dict[str, str], s: dict[str, Any]) -> Provider:
+    """--provider > settings > custom when AGENT_BASE_URL is set > deepseek (or openai)."""
+    name = flags.provider or s.get("provider")
+    if not name:
+        if env.get("AGENT_BASE_URL") or flags.base_url:
+            name = "custom"
+        elif not env.get("DEEPSEEK_API_KEY") and env.get("OPENAI_API_KEY"):
+            name = "openai"
+        else:
+            name = "deepseek"
+    try:
+        return with_overrides(preset(name), s)
+    except KeyError as e:
+        raise ConfigError(str(e.args[0])) from None
+
+
+def api_key(p: Provider, env: dict[str, str], s: dict[str, Any]) -> str:
+    """AGENT_API_KEY, else the provider's variable; exit 2 naming the variable if required."""
+    var = s.get("apiKeyEnv") or p.api_key_env
+    key = env.get("AGENT_API_KEY") or env.get(var, "")
+    if key:
+        return key
+    if p.needs_key:
+        raise ConfigError(f"no API key: set {var} (or AGENT_API_KEY) for provider {p.name}")
+    return "sk-no-key-needed"
+
+
+def _max_turns(flag: int | None, setting: Any) -> int:
+    value = flag if flag is not None else setting
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        where = "--max-turns" if flag is not None else "maxTurns in settings"
+        raise ConfigError(f"{where} must be a whole number of at least 1, not {value!r}")
+    return value
+
+
+def pick_model(p: Provider, flags: Flags, env: dict[str, str], s: dict[str, Any]) -> str:
+    """--model > AGENT_MODEL > settings > preset; --think swaps in the reasoning model."""
+    explicit = flags.model or env.get("AGENT_MODEL") or s.get("model")
+    if flags.think and not flags.model and p.thinking_model:
+        return p.thinking_model
+    model = explicit or p.model
+    if not model:
+        raise ConfigError(f"provider {p.name} needs a model: set AGENT_MODEL or pass --model")
+    return model
+
+
+def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | None = None) -> Config:
+    """Resolve the run's configuration; raises ConfigError (exit 2) with a fix-it message."""
+    cwd = (cwd or Path.cwd()).resolve()
+    root = st.project_root(cwd)
+    trusted = flags.trust_project or st.is_trusted(root)
+    sources: list[tuple[Path, dict[str, Any]]] = []
+    s, warnings = load_settings(root, trusted, sources)
+    guarded = [s.get("apiKeyEnv", ""), *(p.api_key_env for p in PRESETS.values())]
+    files = load_env_files(
+        dict(os.environ if env is None else env), root, st.user_dir(), trusted, guarded
+    )
+    env, warnings = files.env, [*files.warning(), *warnings]
+    # settings' env fills gaps only, as for the agent's own variables below
+    expand = {**{k: str(v) for k, v in s.get("env", {}).items()}, **files.expand}
+    env.update({k: str(v) for k, v in s.get("env", {}).items() if k not in env})
+    p = pick_provider(flags, env, s)
+    base_url = flags.base_url or env.get("AGENT_BASE_URL") or s.get("baseUrl") or p.base_url
+    if not base_url:
+        raise ConfigError("provider custom needs a base URL: set AGENT_BASE_URL or --base-url")
+    model = pick_model(p, flags, env, s)
+    think_body = p.thinking_body if flags.think and model != p.thinking_model else {}
+    if flags.think and not think_body and model != p.thinking_model:
+        warnings.append(
+            f"--think: provider {p.name} has no reasoning model or thinking switch configured; "
+            f"using {model} as it is (set thinkingModel or thinkingBody in settings, or pick a "
+            "reasoning model with --model)"
+        )
+    perms = dict(s.get("permissions", {}))
+    perms["alwaysAllow"] = [*perms.get("alwaysAllow", []), *flags.allowed_tools]
+    perms["neverAllow"] = [
+        *perms.get("neverAllow", []),
+        *s.get("disallowedTools", []),
+        *flags.disallowed_tools,
+    ]
+    t = s.get("timeouts", {})
+    return Config(
+        cwd=cwd,
+        root=root,
+        provider=p,
+        model=model,
+        base_url=base_url,
+        api_key=api_key(p, env, s),
+        think=flags.think,
+        extra_body=dict(think_body),
+        max_turns=_max_turns(flags.max_turns, s.get("maxTurns", 50)),
+        temperature=s.get("temperature"),
+        permission_mode=flags.permission_mode or perms.get("mode") or "default",
+        permissions=perms,
+        settings=s,
+        trusted=trusted,
+        env=expand,
+        env_ignored=files.ignored,
+        timeouts=Timeouts(
+            float(t.get("firstToken", 120)), float(t.get("idle", 90)), float(t.get("total", 900))
+        ),
+        warnings=tuple(warnings),
+        sources=tuple(sources),
+        no_mcp=flags.no_mcp,
+        verbose=flags.verbose,
+    )
+
+
+def flags_from(args: Any) -> Flags:
+    """The Flags of parsed command-line arguments (agent.cli's parser)."""
+    return Flags(
+        provider=args.provider,
+        model=args.model,
+        base_url=args.base_url,
+        think=args.think,
+        max_turns=args.max_turns,
+        permission_mode=args.permission_mode,
+        allowed_tools=st.split_rules(args.allowed_tools),
+        disallowed_tools=st.split_rules(args.disallowed_tools),
+        trust_project=args.trust_project,
+        no_mcp=args.no_mcp,
+        verbose=args.verbose,
+    )

@@ -1,0 +1,313 @@
+"""Settings files: read, validate and merge user < project < local (SPEC §3).
+
+A file that is not valid JSON or has a wrong type raises ConfigError naming the file and the
+line/column or key; unknown keys are warnings. A project's files are someone else's code: until
+the project is trusted, keys that could run code, redirect traffic or loosen permissions are
+dropped with one warning.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(Exception):
+    """Bad usage or configuration: the program stops with exit code 2 and this message."""
+
+
+# key -> (accepted types, what a user should read in the message)
+SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
+    "provider": ((str,), "a provider name"),
+    "model": ((str,), "a model name"),
+    "baseUrl": ((str,), "a URL"),
+    "apiKeyEnv": ((str,), "an environment variable name"),
+    "thinkingModel": ((str,), "a model name"),
+    "thinkingBody": ((dict,), "an object sent as extra request fields with --think"),
+    "webFetch": ((dict,), 'an object like {"allowedHosts": ["localhost:8000"]}'),
+    "contextLimit": ((int,), "a number of tokens"),
+    "compactThreshold": ((int, float), "a fraction of contextLimit like 0.8"),
+    "compactKeepTurns": ((int,), "a whole number of recent user turns"),
+    "maxTurns": ((int,), "a whole number"),
+    "temperature": ((int, float), "a number"),
+    "includeUsage": ((bool,), "true or false"),
+    "reasoningInput": ((str,), '"none", "tool_calls" or "all"'),
+    "priceIn": ((int, float), "USD per million tokens"),
+    "priceCached": ((int, float), "USD per million tokens"),
+    "priceOut": ((int, float), "USD per million tokens"),
+    "permissions": ((dict,), "an object"),
+    "mcpServers": ((dict,), "an object"),
+    "mcpTimeout": ((int, float), "seconds to wait for an MCP server to connect"),
+    "mcpToolTimeout": ((int, float), "seconds to wait for an MCP tool call"),
+    "hooks": ((dict,), "an object"),
+    "disallowedTools": ((list,), "a list of rules"),
+    "env": ((dict,), "an object of strings"),
+    "timeouts": ((dict,), 'an object like {"firstToken": 60, "idle": 60, "total": 600}'),
+    "retry": ((dict,), 'an object like {"attempts": 5, "baseDelay": 1.0, "maxDelay": 30}'),
+    "actions": ((dict,), "an object"),
+    "sessions": ((dict,), 'an object like {"keep": 200, "maxAgeDays": 60}'),
+    "subagents": (
+        (dict,),
+        'an object like {"maxDepth": 1, "maxTurns": 30, "maxParallel": 4, "tools": ["read_file"]}',
+    ),
+}
+PERMISSION_LISTS = ("alwaysAllow", "ask", "neverAllow", "approvedDirs", "additionalDirectories")
+MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
+# Keys a project may not set until it is trusted: they run code, send traffic elsewhere, or
+# (sessions: keep/maxAgeDays) delete the user's earlier sessions.
+UNTRUSTED_DROP = (
+    "baseUrl",
+    "apiKeyEnv",
+    "env",
+    "mcpServers",
+    "hooks",
+    "webFetch",
+    "thinkingBody",
+    "sessions",
+)
+
+
+def read_settings(path: Path) -> dict[str, Any]:
+    """Parse and type-check one settings file; {} when it does not exist."""
+    data = read_settings_json(path)
+    check_types(path, data)
+    return data
+
+
+def read_settings_json(path: Path) -> dict[str, Any]:
+    """Parse one JSON object file; {} when it does not exist; ConfigError naming the spot."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return {}
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read settings: {e.strerror}") from None
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ConfigError(
+            f"{path}: invalid JSON at line {e.lineno}, column {e.colno}: {e.msg}"
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a JSON object at the top level")
+    return data
+
+
+def check_types(path: Path, data: dict[str, Any]) -> None:
+    """Raise ConfigError for a known key with the wrong type."""
+    for key, value in data.items():
+        if key not in SCHEMA:
+            continue
+        types, expected = SCHEMA[key]
+        if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
+            got = type(value).__name__ if value is not None else "null"
+            raise ConfigError(f"{path}: key {key!r} must be {expected}, got {got}")
+    perms = data.get("permissions", {})
+    for key in PERMISSION_LISTS:
+        value = perms.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{path}: key 'permissions.{key}' must be a list of strings")
+    mode = perms.get("mode")
+    if mode is not None and mode not in MODES:
+        raise ConfigError(f"{path}: key 'permissions.mode' must be one of {', '.join(MODES)}")
+    if isinstance(data.get("hooks"), dict):
+        check_hooks(path, data["hooks"])
+    check_sessions(path, data.get("sessions", {}))
+
+
+def check_sessions(path: Path, sessions: dict[str, Any]) -> None:
+    """`sessions.keep` is a positive whole number, `sessions.maxAgeDays` a positive number."""
+    for key, types, expected in (
+        ("keep", (int,), "a positive whole number of sessions"),
+        ("maxAgeDays", (int, float), "a positive number of days"),
+    ):
+        value = sessions.get(key)
+        if value is None and key not in sessions:
+            continue
+        if isinstance(value, bool) or not isinstance(value, types) or not value > 0:
+            raise ConfigError(f"{path}: key 'sessions.{key}' must be {expected}, got {value!r}")
+
+
+def read_hooks(path: Path) -> dict[str, Any]:
+    """A `hooks.json` file: `{"PreToolUse": [...]}` (or `{"hooks": {...}}`); {} when absent."""
+    data = read_settings_json(path)
+    if isinstance(data.get("hooks"), dict):
+        data = data["hooks"]
+    check_hooks(path, data)
+    return data
+
+
+def check_hooks(path: Path, hooks: dict[str, Any]) -> None:
+    """Raise ConfigError for hook entries of the wrong shape."""
+    for event, entries in hooks.items():
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise ConfigError(f"{path}: hooks.{event} must be a list of objects")
+        for e in entries:
+            inner = e.get("hooks", [e])
+            if not isinstance(inner, list) or not all(
+                isinstance(h, dict)
+                and (isinstance(h.get("command"), str) or h.get("type", "command") != "command")
+                for h in inner
+            ):  # other hook types (Claude Code's "prompt") are skipped, not fatal
+                raise ConfigError(
+                    f'{path}: hooks.{event} entries need "command" (or "hooks": '
+                    '[{"type": "command", "command": "..."}])'
+                )
+
+
+def unknown_keys(path: Path, data: dict[str, Any]) -> list[str]:
+    """Warnings for keys this version does not know (typos, newer settings)."""
+    return [f"{path}: unknown setting {k!r} ignored" for k in data if k not in SCHEMA]
+
+
+def restrict_untrusted(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Drop what an untrusted project may not set; return the rest and the dropped keys."""
+    dropped = [k for k in UNTRUSTED_DROP if k in data]
+    out = {k: v for k, v in data.items() if k not in UNTRUSTED_DROP}
+    perms = dict(out.get("permissions", {}))
+    if perms.pop("alwaysAllow", None):
+        dropped.append("permissions.alwaysAllow")
+    if perms.get("mode") in ("bypassPermissions", "acceptEdits"):
+        dropped.append(f"permissions.mode={perms.pop('mode')}")
+    if perms.pop("approvedDirs", None):
+        dropped.append("permissions.approvedDirs")
+    if perms.pop("additionalDirectories", None):
+        dropped.append("permissions.additionalDirectories")
+    if "permissions" in out:
+        out["permissions"] = perms
+    return out, dropped
+
+
+def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """Later wins for scalars; lists are concatenated; objects merge key by key."""
+    out = dict(base)
+    for key, value in over.items():
+        old = out.get(key)
+        if key == "mcpServers" and isinstance(old, dict) and isinstance(value, dict):
+            out[key] = {**old, **value}  # a server defined again is replaced whole, not merged
+        elif isinstance(old, list) and isinstance(value, list):
+            out[key] = old + [v for v in value if v not in old]
+        elif isinstance(old, dict) and isinstance(value, dict):
+            out[key] = merge(old, value)
+        else:
+            out[key] = value
+    return out
+
+
+def user_dir() -> Path:
+    """~/.agent, where user settings, trust decisions and history live."""
+    return Path(os.path.expanduser("~")) / ".agent"
+
+
+def project_root(cwd: Path) -> Path:
+    """The nearest ancestor holding `.agent/` or `.git`, else cwd itself; inside a worktree made
+    by `--worktree` (`<repo>/.agent/worktrees/<name>`), the main repository."""
+    for d in (cwd, *cwd.parents):
+        in_worktrees = d.parent.name == "worktrees" and d.parent.parent.name == ".agent"
+        if in_worktrees and (d / ".git").is_file():
+            return d.parent.parent.parent
+        if (d / ".agent").is_dir() or (d / ".git").exists():
+            return d
+    return cwd
+
+
+def is_trusted(root: Path) -> bool:
+    """Whether the user trusted this project before (stored in ~/.agent/trusted.json)."""
+    try:
+        data = json.loads((user_dir() / "trusted.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and str(root) in data.get("projects", [])
+
+
+def trust(root: Path) -> None:
+    """Remember that the user trusts this project (atomic write)."""
+    path = user_dir() / "trusted.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        projects = list(data.get("projects", []))
+    except (OSError, ValueError, AttributeError):
+        projects = []
+    if str(root) not in projects:
+        projects.append(str(root))
+    try:
+        _save(path, json.dumps({"projects": projects}, indent=2))
+    except OSError as e:
+        raise ConfigError(f"cannot remember that this project is trusted: {e}") from None
+
+
+def _save(path: Path, text: str) -> None:
+    """Write a file of ~/.agent atomically (a unique temp file; a link there is refused)."""
+    from agent.config import safefile
+
+    safefile.write_atomic(path.parent, path, text.encode("utf-8"))
+
+
+# Local settings files the agent wrote from the user's own answers ("remember this"), by real
+# path → sha256 of their content: those apply even before the project is trusted, while a
+# settings.local.json that arrived with the repository (or was edited since) does not.
+OWN_FILE = "own-settings.json"
+
+
+def _digest(data: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def _own_table() -> dict[str, str]:
+    try:
+        data = json.loads((user_dir() / OWN_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def is_own(path: Path) -> bool:
+    """Whether `path` holds exactly what the agent last wrote there for the user.
+
+    Never through a symlink (the file or its `.agent` directory): a repository could link
+    its settings.local.json to another project's, whose recorded hash would then vouch for it."""
+    try:
+        if path.is_symlink() or path.parent.is_symlink():
+            return False
+        data = path.read_bytes()
+    except OSError:
+        return False
+    return _own_table().get(_own_key(path)) == _digest(data)
+
+
+def _own_key(path: Path) -> str:
+    return os.path.abspath(path)  # where it is, not where a link leads
+
+
+def mark_own(path: Path, text: str, was_own: bool) -> None:
+    """Record the agent's write of `text` to `path`, when the file was the user's before
+    (absent or written by the agent): a repository's file never becomes "own" this way."""
+    if not was_own:
+        return
+    table = _own_table()
+    table[_own_key(path)] = _digest(text.encode("utf-8"))
+    with contextlib.suppress(OSError):  # unrecorded, the file just needs trust like any other
+        _save(user_dir() / OWN_FILE, json.dumps(table, indent=2))
+
+
+def split_rules(values: list[str]) -> tuple[str, ...]:
+    """`a,b(c, d)` → ("a", "b(c, d)"): commas inside parentheses stay."""
+    out: list[str] = []
+    for value in values:
+        depth, cur = 0, ""
+        for ch in value:
+            depth += (ch == "(") - (ch == ")")
+            if ch == "," and depth == 0:
+                out.append(cur.strip())
+                cur = ""
+            else:
+                cur += ch
+        out.append(cur.strip())
+    return tuple(r for r in out if r)

@@ -1,0 +1,260 @@
+"""Compaction: replace older turns with a model-written working state when the context fills.
+
+The cut is made at a user message (or, when the current turn alone is too big, before an
+assistant message whose earlier tool calls are all answered), so no tool call is ever orphaned
+and the kept messages — DeepSeek's reasoning_content included — go back verbatim. The result is
+[system, summary (user), ack (assistant, when the kept part starts with a user message), kept…].
+If the summary cannot be had, the oldest whole turns are dropped instead: never a broken history.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent.base.events import Compacted, ErrorEvent, Event, Notice
+from agent.base.tokens import estimate_message
+
+if TYPE_CHECKING:
+    from agent.config.load import Config
+    from agent.core.loop import Agent
+
+Message = dict[str, Any]
+SUMMARY_PREFIX = "[agent] Summary of the earlier conversation (compacted to save context)."
+DROPPED_PREFIX = "[agent] Earlier turns were dropped to save context (no summary available)."
+ACK = "Understood. I will continue from this summary."
+_ENV = re.compile(r"<env>.*?</env>", re.S)
+CAPS = {"user": 8000, "assistant": 4000, "tool": 1500, "args": 500, "summary": 20_000}
+
+
+class NoSummary(Exception):
+    """The model gave no usable summary."""
+
+
+@dataclass(frozen=True)
+class Policy:
+    """When to compact and what to keep (settings compactThreshold, compactKeepTurns)."""
+
+    context_limit: int
+    threshold: float = 0.8
+    keep_turns: int = 2
+
+    @classmethod
+    def from_config(cls, cfg: Config) -> Policy:
+        s = cfg.settings
+        threshold = float(s.get("compactThreshold", 0.8))
+        threshold = threshold / 100 if threshold > 1 else threshold  # 80 means 80%
+        threshold = min(max(threshold, 0.1), 1.0)
+        keep = max(int(s.get("compactKeepTurns", 2)), 1)
+        return cls(cfg.provider.context_limit, threshold, keep)
+
+    @property
+    def trigger(self) -> int:
+        return int(self.context_limit * self.threshold)
+
+    @property
+    def keep_budget(self) -> int:
+        """Tokens the verbatim tail may use: half the trigger, so a compaction really frees room."""
+        return self.trigger // 2
+
+
+def should_compact(tokens: int, policy: Policy) -> bool:
+    """True when a request carrying `tokens` would pass the threshold."""
+    return tokens > policy.trigger
+
+
+def closed(messages: list[Message]) -> bool:
+    """Every tool call has its result right after it, and every result has its call."""
+    open_ids: set[str] = set()
+    for m in messages:
+        if m["role"] == "tool":
+            if m.get("tool_call_id") not in open_ids:
+                return False
+            open_ids.discard(m["tool_call_id"])
+            continue
+        if open_ids:
+            return False
+        open_ids = {c["id"] for c in m.get("tool_calls") or []}
+    return not open_ids
+
+
+def is_valid(messages: list[Message]) -> bool:
+    """A request any provider accepts: system first, calls paired, no assistant run-ons."""
+    if not messages or messages[0]["role"] != "system" or not closed(messages):
+        return False
+    roles = [m["role"] for m in messages[1:]]
+    return bool(roles) and roles[0] == "user" and "assistant assistant" not in " ".join(roles)
+
+
+def _is_marker(m: Message) -> bool:
+    content = str(m.get("content") or "")
+    return content == ACK or content.startswith((SUMMARY_PREFIX, DROPPED_PREFIX))
+
+
+def split_point(messages: list[Message], keep_turns: int, budget: int | None = None) -> int:
+    """Index where the verbatim tail starts (0 = nothing worth compacting).
+
+    Keeps the last `keep_turns` user turns, fewer when they alone exceed `budget` tokens; when
+    even the last turn is too big, cuts inside it before an assistant message.
+    """
+    starts = [i for i in range(1, len(messages)) if messages[i]["role"] == "user"]
+    if not starts:
+        return 0
+    tail = [0] * (len(messages) + 1)
+    for i in range(len(messages) - 1, 0, -1):
+        tail[i] = tail[i + 1] + estimate_message(messages[i])
+    cut = 0
+    for k in range(min(max(keep_turns, 1), len(starts)), 0, -1):
+        cut = starts[-k]
+        if budget is None or tail[cut] <= budget:
+            break
+    else:
+        steps = [
+            i
+            for i in range(cut + 1, len(messages))
+            if messages[i]["role"] == "assistant" and closed(messages[cut:i])
+        ]
+        cut = next(
+            (i for i in steps if budget is None or tail[i] <= budget), steps[-1] if steps else cut
+        )
+    worth = any(not _is_marker(m) for m in messages[1:cut])
+    return cut if worth else 0
+
+
+def render_transcript(messages: list[Message], max_chars: int) -> str:
+    """The older turns as plain text for the summariser (long parts cut in the middle)."""
+    from agent.base.record import cap
+
+    names: dict[str, str] = {}
+    out = []
+    for m in messages:
+        role, content = m["role"], str(m.get("content") or "")
+        if role == "tool":
+            name = names.get(m.get("tool_call_id", ""), "tool")
+            out.append(f"[{name} result]\n{cap(content, CAPS['tool'])}")
+            continue
+        limit = CAPS["summary"] if _is_marker(m) else CAPS.get(role, 4000)
+        out.append(f"[{role}]\n{cap(content, limit)}".rstrip())
+        for c in m.get("tool_calls") or []:
+            fn = c.get("function", {})
+            names[c.get("id", "")] = fn.get("name", "tool")
+            out.append(f"→ {fn.get('name')} {cap(fn.get('arguments', ''), CAPS['args'])}")
+    return cap("\n\n".join(out), max_chars)
+
+
+def _env(messages: list[Message]) -> str:
+    """The first message's <env> block, carried over so date/cwd survive compaction."""
+    for m in messages:
+        if m["role"] == "user":
+            found = _ENV.search(str(m.get("content") or ""))
+            return found.group(0) + "\n\n" if found else ""
+    return ""
+
+
+def rebuild(messages: list[Message], cut: int, summary: str | None) -> list[Message]:
+    """[system, summary, ack?, kept…]; `summary` None = the older turns were dropped."""
+    old = messages[1:cut]
+    turns = sum(1 for m in old if m["role"] == "user" and not _is_marker(m))
+    if summary is not None:
+        body = f"{SUMMARY_PREFIX}\n\n{_env(old)}{summary.strip()}"
+    else:
+        body = (
+            f"{DROPPED_PREFIX} {turns} earlier user turn(s) are gone; ask the user if you "
+            f"need details from them.\n\n{_env(old)}"
+        ).rstrip()
+    out = [messages[0], {"role": "user", "content": body}]
+    kept = messages[cut:]
+    if kept and kept[0]["role"] == "user":
+        out.append({"role": "assistant", "content": ACK})
+    return out + kept
+
+
+class _Quiet:
+    """Sink for the summarisation request: show retries, not the summary text."""
+
+    def __init__(self, sink: Any) -> None:
+        self.sink = sink
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, ErrorEvent):
+            self.sink.emit(event)
+
+
+async def _summarise(agent: Agent, old: list[Message], limit: int, notes: list[str]) -> str:
+    """Ask the model (no tools) for the working state; raises when there is none."""
+    from agent.base.record import cap
+
+    prompt = (Path(__file__).parents[1] / "prompts" / "compact.md").read_text(encoding="utf-8")
+    # about half the window in characters: the request must fit with room for the answer
+    user = f"<transcript>\n{render_transcript(old, limit * 2)}\n</transcript>"
+    for note in notes:
+        user += f"\n\n{note}"
+    request = [{"role": "system", "content": prompt}, {"role": "user", "content": user}]
+    reply = await agent.llm.complete(request, [], _Quiet(agent.sink), 0)
+    agent._count(reply)  # its cost is real; the meter is reset right after
+    if not reply.text.strip() or reply.calls:
+        raise NoSummary("the model returned no summary")
+    return cap(reply.text.strip(), CAPS["summary"])
+
+
+async def _pre_compact(agent: Agent, trigger: str, focus: str) -> list[str]:
+    """Fire the PreCompact hook; what it adds joins the summarisation instructions."""
+    if agent.hooks is None:
+        return []
+    out = await agent.hooks.fire("PreCompact", {"trigger": trigger, "custom_instructions": focus})
+    return [str(c) for c in getattr(out, "context", [])]
+
+
+async def compact(agent: Agent, focus: str = "", trigger: str = "manual") -> bool:
+    """Summarise older turns into a working state; True if the history was compacted."""
+    policy = agent.compaction or Policy(agent.llm.cfg.provider.context_limit)
+    msgs = agent.messages
+    cut = split_point(msgs, policy.keep_turns, policy.keep_budget)
+    if not cut or not is_valid(rebuild(msgs, cut, "")):  # never pay for an unusable summary
+        if trigger == "manual":
+            agent.sink.emit(Notice("nothing to compact yet: the conversation is short"))
+        return False
+    pre = agent.meter.now(msgs, agent._schemas)
+    agent.sink.emit(Notice(f"compacting the conversation ({pre:,} tokens, {trigger})"))
+    notes = [f"Focus especially on: {focus}"] if focus else []
+    notes += await _pre_compact(agent, trigger, focus)
+    summary: str | None
+    try:
+        summary = await _summarise(agent, msgs[1:cut], policy.context_limit, notes)
+    except Exception as e:  # any failure falls back to dropping whole turns
+        agent.sink.emit(Notice(f"summarising failed ({e}); dropping the oldest turns instead"))
+        summary = None
+    agent.meter.reset()  # the summarisation request's usage is not this history's size
+    new = rebuild(msgs, cut, summary)
+    msgs[:] = new
+    post = agent.meter.now(msgs, agent._schemas)
+    agent.sink.emit(Compacted(trigger, pre, post, messages=new))
+    return True
+
+
+async def auto_compact(agent: Agent) -> bool:
+    """Compact when the next request would pass the threshold (called before each step)."""
+    policy = agent.compaction
+    if policy is None or not should_compact(
+        agent.meter.now(agent.messages, agent._schemas), policy
+    ):
+        return False
+    return await compact(agent, trigger="auto")
+
+
+async def fit(agent: Agent, limit: int | None) -> bool:
+    """The provider said the request does not fit: learn its real window (or, when it did not
+    say, take the rejected size as an upper bound) and compact now. False when that is not
+    possible (auto-compaction off, or nothing left to compact)."""
+    policy = agent.compaction
+    if policy is None:
+        return False
+    sent = agent.meter.now(agent.messages, agent._schemas)
+    known = limit or int(sent * 0.9)
+    if known < policy.context_limit:
+        agent.compaction = replace(policy, context_limit=known)
+        said = f"is {known:,} tokens" if limit else f"is under {sent:,} tokens"
+        agent.sink.emit(Notice(f"the model's context window {said}; using that from now on"))
+    return await compact(agent, trigger="auto")

@@ -1,0 +1,188 @@
+"""Memory files, `@path` imports, system prompt assembly and the first message's env block (§7).
+
+The system prompt is byte-stable for a session (no dates, no git state): those go into the
+first user message instead, so the provider's prefix cache keeps hitting.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+from pathlib import Path
+from typing import Any
+
+from agent.base.tokens import estimate, estimate_tools
+from agent.context.memory_load import (
+    MAX_CHARS,
+    MAX_DEPTH,
+    MEMORY_NAMES,
+    MemoryFile,
+    find_imports,
+    load_memory,
+    memory_files,
+    memory_top,
+)
+
+__all__ = [
+    "MAX_CHARS",
+    "MAX_DEPTH",
+    "MEMORY_HEADER",
+    "MEMORY_NAMES",
+    "MemoryFile",
+    "find_imports",
+    "load_memory",
+    "memory_files",
+    "memory_top",
+]
+
+MEMORY_HEADER = "# Project memory"
+_PROMPTS = Path(__file__).parents[1] / "prompts"
+
+
+def base_prompt() -> str:
+    return (_PROMPTS / "system.md").read_text(encoding="utf-8")
+
+
+def _label(path: Path, root: Path, home: Path, top: Path | None = None) -> str:
+    """The path from the project root (`../AGENT.md` above it in the repository), else `~/`."""
+    if path.is_relative_to(root):
+        return path.relative_to(root).as_posix()
+    if top is not None and path.is_relative_to(top):
+        return Path(os.path.relpath(path, root)).as_posix()
+    if path.is_relative_to(home):
+        return "~/" + path.relative_to(home).as_posix()
+    return str(path)
+
+
+def memory_block(files: list[MemoryFile], root: Path, home: Path | None = None) -> str:
+    """The memory part of the system prompt ("" when there is none)."""
+    home = home or Path.home()
+    top = memory_top(root, home)
+    parts = [f"## {_label(f.path, root, home, top)}\n{f.text}" for f in files if f.text]
+    if not parts:
+        return ""
+    head = (
+        f"{MEMORY_HEADER}\nThe user's memory files (AGENT.md and the files they import). "
+        "Follow them unless they conflict with the rules above."
+    )
+    return "\n\n".join([head, *parts])
+
+
+def system_prompt(
+    cwd: Path, root: Path, home: Path | None = None, trusted: bool | None = None
+) -> str:
+    """Base prompt plus the memory files (read once per session: the prefix stays stable).
+    `trusted` is Config.trusted (None: the stored trust decision, see load_memory)."""
+    block = memory_block(load_memory(cwd, root, home, trusted), root, home)
+    return base_prompt().rstrip() + (f"\n\n{block}" if block else "") + "\n"
+
+
+def memory_report(
+    cwd: Path, root: Path, home: Path | None = None, trusted: bool | None = None
+) -> str:
+    """`/memory`: the loaded files as an import tree with sizes, tokens and notes."""
+    home = home or Path.home()
+    files = load_memory(cwd, root, home, trusted)
+    top = memory_top(root, home)
+    if not files:
+        return "No memory files. /init writes an AGENT.md for this project."
+    lines = []
+    for f in files:
+        size = f"{len(f.text):,} chars · ~{f.tokens:,} tokens" if f.text else ""
+        extra = " · ".join(x for x in (size, f.note) if x)
+        tree = f"{'  ' * f.depth}{'└ @' if f.depth else ''}"
+        lines.append(f"{tree}{_label(f.path, root, home, top)}  ({extra})")
+    total = sum(f.tokens for f in files)
+    lines.append(f"total ~{total:,} tokens in the system prompt")
+    return "\n".join(lines)
+
+
+def init_prompt(cwd: Path) -> str:
+    """The instruction `/init` sends through the loop: write (or improve) AGENT.md."""
+    text = (_PROMPTS / "init.md").read_text(encoding="utf-8")
+    existing = [n for n in MEMORY_NAMES if (cwd / n).is_file()]
+    if existing:
+        note = (
+            f"Existing memory files here: {', '.join(existing)}. Read them first and "
+            "improve AGENT.md instead of starting over: keep what is still true, fix what "
+            "is stale, and fold in useful points from the others."
+        )
+    else:
+        note = "There is no AGENT.md yet: create it."
+    return text.replace("{existing}", note).strip()
+
+
+def context_breakdown(agent: Any) -> dict[str, Any]:
+    """`/context` data: tokens by part (system prompt, tools, memory, messages) and the limit."""
+    system = str(agent.messages[0].get("content") or "") if agent.messages else ""
+    base, _, mem = system.partition(f"\n\n{MEMORY_HEADER}")
+    parts = {
+        "system prompt": estimate(base),
+        "tools": estimate_tools(agent._schemas),
+        "memory": estimate(mem),
+    }
+    total = agent.meter.now(agent.messages, agent._schemas)
+    parts["messages"] = max(total - sum(parts.values()), 0)
+    policy = agent.compaction
+    limit = policy.context_limit if policy else agent.llm.cfg.provider.context_limit
+    return {
+        "total": total,
+        "limit": limit,
+        "parts": parts,
+        "compact_at": policy.trigger if policy else None,
+        "free": max(limit - total, 0),
+    }
+
+
+BAR_GLYPHS = {"system prompt": "█", "tools": "▓", "memory": "▒", "messages": "░"}
+
+
+def context_report(agent: Any, width: int = 40) -> str:
+    """`/context` as text: a bar of the window and the breakdown."""
+    d = context_breakdown(agent)
+    limit = max(d["limit"], 1)
+    bar = "".join(BAR_GLYPHS[k] * round(v * width / limit) for k, v in d["parts"].items())
+    bar = (bar + "·" * width)[:width]
+    lines = [f"context [{bar}] {d['total']:,} / {d['limit']:,} tokens ({d['total'] / limit:.0%})"]
+    for name, value in d["parts"].items():
+        lines.append(f"  {BAR_GLYPHS[name]} {name:<14}{value:>10,}")
+    lines.append(f"  · {'free':<14}{d['free']:>10,}")
+    if d["compact_at"]:
+        lines.append(f"auto-compaction at {d['compact_at']:,} tokens")
+    return "\n".join(lines)
+
+
+def git_summary(root: Path) -> str:
+    """Branch name read from .git/HEAD (no subprocess: this is on the start-up path)."""
+    head = root / ".git" / "HEAD"
+    try:
+        if (root / ".git").is_file():  # a linked worktree: `gitdir: <repo>/.git/worktrees/<n>`
+            gitdir = (root / ".git").read_text(encoding="utf-8").strip().removeprefix("gitdir:")
+            head = (root / gitdir.strip()) / "HEAD"
+        ref = head.read_text(encoding="utf-8").strip()
+    except OSError:
+        return "not a git repository" if not (root / ".git").exists() else "git repository"
+    if ref.startswith("ref: refs/heads/"):
+        return f"git branch {ref.removeprefix('ref: refs/heads/')}"
+    return f"git detached HEAD at {ref[:12]}"
+
+
+def _checkout(cwd: Path, root: Path) -> Path:
+    """The git checkout holding cwd: a `--worktree` checkout inside root, or root itself."""
+    for d in (cwd, *cwd.parents):
+        if d == root:
+            break
+        if (d / ".git").is_file():
+            return d
+    return root
+
+
+def env_block(cwd: Path, root: Path) -> str:
+    """Facts that change between sessions: they go in the first user message."""
+    today = datetime.date.today().isoformat()
+    return (
+        f"<env>\ndate: {today}\ncwd: {cwd}\nproject root: {root}\n"
+        f"platform: {platform.system()} {platform.release()}\n{git_summary(_checkout(cwd, root))}"
+        "\n</env>"
+    )

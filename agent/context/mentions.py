@@ -1,0 +1,123 @@
+"""What the user attaches to a message: `@path` file contents and `!command` output."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+from collections.abc import Callable
+from pathlib import Path
+
+from agent.base.record import cap
+
+FILE_CHARS = 50_000  # of one attached file
+MAX_FILES = 10
+DIR_ENTRIES = 200
+SHELL_NOTE_CHARS = 4_000  # of a !command's output added to the next message
+_MENTION = re.compile(r'(?<![\w@`])@(?:"([^"\n]+)"|([^\s`]+))')  # @path or @"a path"
+
+
+def mentioned(text: str, cwd: Path) -> list[Path]:
+    """Existing files and directories named by `@path` in `text` (in order, no repeats)."""
+    out: list[Path] = []
+    for m in _MENTION.finditer(text):
+        raw = m.group(1) or m.group(2).rstrip(".,;:!?)]}'\"")
+        p = Path(os.path.expanduser(raw))
+        p = p if p.is_absolute() else cwd / p
+        if p.exists() and p not in out:
+            out.append(p)
+    return out[:MAX_FILES]
+
+
+def _label(p: Path, cwd: Path) -> str:
+    try:
+        return p.relative_to(cwd).as_posix()
+    except ValueError:
+        return str(p)
+
+
+def _content(p: Path) -> str:
+    if p.is_dir():
+        names = sorted(e.name + ("/" if e.is_dir() else "") for e in p.iterdir())
+        more = f"\n… {len(names) - DIR_ENTRIES} more" if len(names) > DIR_ENTRIES else ""
+        return "\n".join(names[:DIR_ENTRIES]) + more
+    with open(p, "rb") as fh:
+        data = fh.read(FILE_CHARS * 4 + 1)
+    if b"\0" in data[:8192]:
+        return "(binary file: not attached; use a tool to inspect it)"
+    text = data.decode("utf-8", errors="replace")
+    return cap(text, FILE_CHARS, how_to_see_more="read_file with offset/limit shows the rest")
+
+
+def attach(text: str, cwd: Path) -> str:
+    """`text` plus the content of each file or directory it @mentions."""
+    blocks = []
+    for p in mentioned(text, cwd):
+        try:
+            body = _content(p)
+        except OSError as e:
+            body = f"(cannot read: {e.strerror})"
+        kind = "directory" if p.is_dir() else "file"
+        blocks.append(f'<{kind} path="{_label(p, cwd)}">\n{body.rstrip()}\n</{kind}>')
+    return text if not blocks else text + "\n\n" + "\n\n".join(blocks)
+
+
+def shell_note(command: str, output: str, code: int | None) -> str:
+    """How a `!command` joins the conversation: the user's own action, with its output."""
+    status = "was interrupted" if code is None else f"exited {code}"
+    body = cap(output.rstrip(), SHELL_NOTE_CHARS) or "(no output)"
+    return f"I ran `{command}` myself; it {status}:\n```\n{body}\n```"
+
+
+async def run_shell(command: str, cwd: Path, show: Callable[[str], None], out: list[str]) -> int:
+    """Run `command` in a shell; its output lines go to `show` and `out` as they come.
+
+    Cancelling kills the whole process group."""
+    proc = await asyncio.create_subprocess_shell(
+        command,
+        cwd=cwd,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    try:
+        async for raw in proc.stdout:
+            line = raw.decode("utf-8", errors="replace").rstrip("\n")
+            out.append(line)
+            show(line)
+        return await proc.wait()
+    except asyncio.CancelledError:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        await proc.wait()
+        raise
+
+
+async def bang(command: str, cwd: Path, say: Callable[..., None], notes: list[str]) -> None:
+    """`!command` at the prompt: run it, show its output, and add it to `notes` for the next
+    message (what ran before an interrupt too)."""
+    if not command:
+        say("usage: !command (runs it in a shell; the output joins the next message)")
+        return
+    out: list[str] = []
+    code: int | None = None
+    try:
+        code = await run_shell(command, cwd, say, out)
+    finally:
+        notes.append(shell_note(command, "\n".join(out), code))
+        if code:
+            say(f"exit {code}", "dim")
+
+
+_PARTIAL = re.compile(r"\s*<(file|directory)\b[^\n]*\Z")  # cut inside the opening tag
+_ATTACHED = re.compile(r'\s*<(file|directory) path="[^"]*">\n.*?(?:\n</\1>|\Z)', re.S)
+
+
+def without_attachments(text: str) -> str:
+    """The user's words without the @file contents attached to them (for one-line summaries);
+    a block cut short by a length limit goes too."""
+    return _PARTIAL.sub("", _ATTACHED.sub("", text))

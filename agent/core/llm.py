@@ -1,0 +1,305 @@
+"""The model client: stream one chat completion with retries, backoff and three timeouts.
+
+Retries (429 with Retry-After, 5xx, connection errors, cut streams, timeouts) happen before any
+tool of the step has run, and a failed attempt never reaches the history. 400/401/402/422 are
+never retried; they end the turn with a one-line message saying what to do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agent.base.events import ErrorEvent, ReasoningDelta, Sink, TextDelta
+from agent.core.stream import Assembler, CutStream, Reply, StreamError
+
+if TYPE_CHECKING:
+    from agent.config.load import Config
+
+RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
+
+
+class LLMError(Exception):
+    """The request failed for good; the message tells the user what to do."""
+
+
+class ContextOverflow(LLMError):
+    """The request did not fit the model's context window; `limit` when the provider said."""
+
+    def __init__(self, message: str, limit: int | None) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+# How providers say the prompt is too long: OpenAI/DeepSeek/vLLM/OpenRouter ("maximum context
+# length is N tokens", code context_length_exceeded), llama.cpp (exceed_context_size_error,
+# n_ctx), Groq/OpenAI ("reduce the length of the messages"), Anthropic-style proxies.
+_OVERFLOW = re.compile(
+    r"maximum context length|context_length_exceeded|exceeds? the (?:available )?context"
+    r"|exceed_context_size|reduce the length of the messages|prompt is too long"
+    r"|context window|too many tokens|input is too long",
+    re.IGNORECASE,
+)
+_LIMIT = re.compile(
+    r"maximum context length is (\d+)|context (?:size|window|length)[^0-9]{0,20}(\d{4,})"
+    r"|\"n_ctx\"\s*:\s*(\d+)",
+    re.IGNORECASE,
+)
+
+
+def overflow(status: int, body: Any, msg: str) -> ContextOverflow | None:
+    """The error as a ContextOverflow when it says the context is full."""
+    raw = json.dumps(body) if isinstance(body, (dict, list)) else str(body or "")
+    if status not in (400, 413, 422) or not _OVERFLOW.search(f"{msg} {raw}"):
+        return None
+    m = _LIMIT.search(f"{msg} {raw}")
+    limit = int(next(g for g in m.groups() if g)) if m else None
+    return ContextOverflow(f"the conversation is too long for the model: {msg}", limit)
+
+
+class StreamTimeout(Exception):
+    """No first token, an idle gap, or the whole request took too long."""
+
+
+@dataclass
+class Retry:
+    attempts: int = 5
+    base_delay: float = 1.0
+    max_delay: float = 30.0
+
+
+def wire_messages(messages: list[dict[str, Any]], reasoning_input: str) -> list[dict[str, Any]]:
+    """Messages as this provider wants them: reasoning kept only where its rule says."""
+    out = []
+    for m in messages:
+        if m["role"] != "assistant" or "reasoning_content" not in m:
+            out.append(m)
+            continue
+        keep = reasoning_input == "all" or (reasoning_input == "tool_calls" and m.get("tool_calls"))
+        w = dict(m)
+        if not keep:
+            del w["reasoning_content"]
+        out.append(w)
+    return out
+
+
+def _status_message(status: int, body_msg: str, cfg: Config) -> str:
+    p = cfg.provider
+    if status == 401:
+        var = cfg.settings.get("apiKeyEnv") or p.api_key_env
+        return f"authentication failed (401): the API key was rejected — check {var}/AGENT_API_KEY"
+    if status == 402:
+        return f"insufficient balance (402): top up your {p.name} account, then retry"
+    if status == 404:
+        return f"not found (404) at {cfg.base_url}: check the base URL and model {cfg.model!r}"
+    return f"request rejected ({status}): {body_msg}"
+
+
+class LLM:
+    """One provider connection for a session; remembers what the provider rejected."""
+
+    def __init__(self, cfg: Config, retry: Retry | None = None) -> None:
+        self.cfg = cfg
+        r = cfg.settings.get("retry", {})
+        self.retry = retry or Retry(
+            int(r.get("attempts", 5)), float(r.get("baseDelay", 1.0)), float(r.get("maxDelay", 30))
+        )
+        self.include_usage = cfg.provider.include_usage
+        self.reasoning_input = cfg.provider.reasoning_input
+        self.model = cfg.model
+        self.extra_body = dict(cfg.extra_body)
+        self._client: Any = None
+        self.api_seconds = 0.0
+
+    def client(self) -> Any:
+        if self._client is None:
+            from openai import AsyncOpenAI
+
+            t = self.cfg.timeouts
+            self._client = AsyncOpenAI(
+                base_url=self.cfg.base_url,
+                api_key=self.cfg.api_key,
+                max_retries=0,
+                timeout=max(t.first_token, t.idle) + 5,
+            )
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the HTTP client (before the event loop closes)."""
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    def request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict:
+        kw: dict[str, Any] = {
+            "model": self.model,
+            "messages": wire_messages(messages, self.reasoning_input),
+            "stream": True,
+        }
+        if tools:
+            kw["tools"] = tools
+        if self.include_usage:
+            kw["stream_options"] = {"include_usage": True}
+        if self.cfg.temperature is not None and not self.cfg.think:
+            kw["temperature"] = self.cfg.temperature
+        if self.extra_body:
+            kw["extra_body"] = self.extra_body
+        return kw
+
+    async def complete(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        sink: Sink,
+        step: int,
+        *,
+        no_tools: bool = False,
+    ) -> Reply:
+        """Stream one reply, retrying what can be retried; raises LLMError otherwise.
+        `no_tools` keeps the tool list (a cache-identical prefix) but asks for a text answer."""
+        adapted: set[str] = set()
+        attempt = 0
+        while True:
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            asm = Assembler(
+                lambda s: sink.emit(TextDelta(s)), lambda s: sink.emit(ReasoningDelta(s)), step
+            )
+            try:
+                kw = self.request(messages, tools)
+                if no_tools and tools and "tool_choice" not in adapted:
+                    kw["tool_choice"] = "none"
+                return await self._once(kw, asm)
+            except Exception as e:
+                decision = self._classify(e, adapted)
+                if decision is None:
+                    raise
+                message, delay = decision
+            finally:
+                self.api_seconds += loop.time() - started
+            retry = ErrorEvent(message, retrying=True, discard=asm.shown)  # shown: start over
+            if delay is None:  # adapted the request: try again at once
+                sink.emit(retry)
+                continue
+            attempt += 1
+            if attempt >= self.retry.attempts:
+                raise LLMError(f"{message} (gave up after {attempt} attempts)") from None
+            sink.emit(retry)
+            await asyncio.sleep(delay if delay >= 0 else self._backoff(attempt))
+
+    def _backoff(self, attempt: int) -> float:
+        d = min(self.retry.base_delay * 2 ** (attempt - 1), self.retry.max_delay)
+        return d * (0.5 + random.random() / 2)
+
+    def _classify(self, e: Exception, adapted: set[str]) -> tuple[str, float | None] | None:
+        """(message, delay) to retry — delay None = retry now, -1 = backoff; or raise."""
+        import openai
+
+        if isinstance(e, (CutStream, StreamError, StreamTimeout)):
+            return f"{type(e).__name__}: {e}", -1
+        if isinstance(e, openai.APIStatusError):
+            return self._classify_status(e, adapted)
+        if isinstance(e, openai.APITimeoutError):
+            return "the request timed out", -1
+        if isinstance(e, openai.APIConnectionError):
+            return f"cannot reach {self.cfg.base_url}: {e.__cause__ or e}", -1
+        if isinstance(e, openai.APIError):  # an error event inside the stream
+            return f"error from the provider: {e.message}", -1
+        if isinstance(e, ValueError):  # an event that is not JSON (a proxy's error page…)
+            return f"the provider sent a malformed stream ({e})", -1
+        return None
+
+    def _classify_status(self, e: Any, adapted: set[str]) -> tuple[str, float | None]:
+        status = e.status_code
+        msg = _body_message(e)
+        low = msg.lower()
+        if status in (400, 422) and "stream_options" in low and "usage" not in adapted:
+            adapted.add("usage")
+            self.include_usage = False
+            return "the provider rejects stream_options; retrying without it", None
+        if status in (400, 422) and "tool_choice" in low and "tool_choice" not in adapted:
+            adapted.add("tool_choice")
+            return "the provider rejects tool_choice; retrying without it", None
+        if status == 400 and "reasoning_content" in low and "reasoning" not in adapted:
+            adapted.add("reasoning")
+            self.reasoning_input = "tool_calls" if "passed back" in low else "none"
+            return f"adapting reasoning_content to the provider ({self.reasoning_input})", None
+        if status in RETRY_STATUS:
+            return f"{status} from the provider: {msg}", _retry_after(e)
+        full = overflow(status, getattr(e, "body", None), msg)
+        if full is not None:
+            raise full from None
+        raise LLMError(_status_message(status, msg, self.cfg)) from None
+
+    async def _once(self, kw: dict[str, Any], asm: Assembler) -> Reply:
+        loop = asyncio.get_running_loop()
+        last: list[float] = []
+        consumer = asyncio.ensure_future(self._consume(kw, asm, last, loop))
+        t = self.cfg.timeouts
+        start = loop.time()
+        try:
+            while True:
+                limit = start + t.first_token if not last else last[0] + t.idle
+                limit = min(limit, start + t.total)
+                # wake at least once per idle window: the first chunk moves the deadline
+                wait = max(min(limit - loop.time(), t.idle), 0)
+                done, _ = await asyncio.wait({consumer}, timeout=wait)
+                if done:
+                    return consumer.result()
+                limit = start + t.first_token if not last else last[0] + t.idle
+                if loop.time() >= min(limit, start + t.total):
+                    what = "first token" if not last else "data (idle gap)"
+                    if loop.time() >= start + t.total:
+                        what = "the whole reply (total timeout)"
+                    raise StreamTimeout(f"no {what} within the time limit")
+        finally:
+            if not consumer.done():
+                consumer.cancel()
+                await asyncio.gather(consumer, return_exceptions=True)
+
+    async def _consume(
+        self, kw: dict[str, Any], asm: Assembler, last: list[float], loop: Any
+    ) -> Reply:
+        stream = await self.client().chat.completions.create(**kw)
+        try:
+            async for chunk in stream:
+                if last:
+                    last[0] = loop.time()
+                else:
+                    last.append(loop.time())
+                asm.feed(chunk)
+        except Exception as e:
+            import openai
+
+            if last and isinstance(e, openai.APIConnectionError):
+                raise CutStream(f"the connection dropped mid-reply ({e.__cause__ or e})") from e
+            raise
+        finally:
+            await stream.close()
+        reply = asm.finish()
+        if reply.finish_reason == "insufficient_system_resource":
+            raise CutStream("the provider cut generation short (insufficient_system_resource)")
+        return reply
+
+
+def _body_message(e: Any) -> str:
+    body = getattr(e, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])
+        if body.get("message"):
+            return str(body["message"])
+    return str(getattr(e, "message", e))
+
+
+def _retry_after(e: Any) -> float:
+    try:
+        value = float(e.response.headers.get("retry-after", ""))
+    except (ValueError, AttributeError):
+        return -1
+    return min(max(value, 0.0), 60.0)

@@ -1,0 +1,279 @@
+"""The agent loop: stream a reply, run its tool calls, append the results, repeat.
+
+It emits events to a sink and never prints. A turn ends when the model answers without tool
+calls, when the step limit is reached, when the request fails for good, or on interruption —
+and in every case the history stays a valid request for the next turn: every tool call answered,
+and roles alternating (a turn without a reply ends on a placeholder assistant message).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agent.base.events import (
+    AssistantMessage,
+    MessageAdded,
+    Notice,
+    Sink,
+    ToolEnd,
+    TurnEnd,
+    TurnStart,
+    Usage,
+)
+from agent.base.record import Call, Tool, ToolContext
+from agent.base.tokens import Meter
+from agent.context.compaction import Policy, auto_compact, fit
+from agent.core.dispatch import Dispatcher, prepare
+from agent.core.llm import LLM, ContextOverflow, LLMError
+from agent.core.stream import Reply
+from agent.core.turn_state import (
+    INTERRUPTED_MARK,
+    Seen,
+    Totals,
+    TurnState,
+    needs_reply,
+    no_reply,
+    wire,
+    wire_name,
+)
+
+INTERRUPTED = "Error: interrupted by the user before this tool call finished.\ncan_retry: false"
+REPEAT_LIMIT = 3  # identical calls in one turn before the model is told to change course
+RECOVERY_LIMIT = 2  # cut or malformed replies the loop re-prompts for within one turn
+STOP_HOOK_LIMIT = 3  # times a Stop hook may send the model back to work in one turn
+
+
+class TurnHooks(Protocol):
+    """What the loop needs of agent.hooks.Hooks: fire an event, get blocked/reason/context."""
+
+    async def fire(
+        self, event: str, payload: dict[str, Any] | None = None, tool: str | None = None
+    ) -> Any: ...
+
+
+@dataclass
+class Agent:
+    """One conversation: history, tools, the client, and where events go."""
+
+    llm: LLM
+    tools: dict[str, Tool]
+    dispatcher: Dispatcher
+    sink: Sink
+    ctx: ToolContext
+    system_prompt: str
+    max_turns: int = 50
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    totals: Totals = field(default_factory=Totals)
+    hooks: TurnHooks | None = None  # UserPromptSubmit, Stop and PreCompact hooks
+    compaction: Policy | None = None  # None = never compact automatically
+    meter: Meter = field(default_factory=Meter)  # context size: reported usage + estimates
+    tool_sync: Callable[[], bool] | None = None  # pulls tool-list changes (MCP) at turn start
+
+    def __post_init__(self) -> None:
+        if not self.messages:
+            self.messages.append({"role": "system", "content": self.system_prompt})
+        self._schemas = [t.schema() for t in self.tools.values()]  # fixed order: cache-stable
+        self._tools_stale = False
+        self._turn_lock = asyncio.Lock()  # turns never overlap (a /loop run waits for the user's)
+
+    def _add(self, message: dict[str, Any]) -> None:
+        """Append to the history; the session store records it from the event."""
+        self.messages.append(message)
+        self.sink.emit(MessageAdded(message))
+
+    def refresh_tools(self) -> None:
+        """Re-read `tools` (MCP changes) at the next turn start, never mid-turn: cache-stable."""
+        self._tools_stale = True
+
+    async def run_turn(self, content: str) -> TurnEnd:
+        """Run one user turn to its end; returns (and emits) the TurnEnd. A second caller
+        (a /loop run, a command) waits until the running turn has ended."""
+        async with self._turn_lock:
+            return await self._run_turn(content)
+
+    async def _run_turn(self, content: str) -> TurnEnd:
+        if self.tool_sync is not None and self.tool_sync():
+            self._tools_stale = True
+        if self._tools_stale:
+            self._schemas, self._tools_stale = [t.schema() for t in self.tools.values()], False
+        if self.hooks is not None:
+            out = await self.hooks.fire("UserPromptSubmit", {"prompt": content})
+            if out.blocked:
+                why = f"the prompt was blocked by a UserPromptSubmit hook: {out.reason}"
+                end = TurnEnd("error_during_execution", "", 0, why)
+                self.sink.emit(end)
+                return end
+            content += "".join(f"\n\n{c}" for c in out.context)
+        state = TurnState()
+        self._close_turn(state, "[no reply]")  # never two user messages in a row
+        self.sink.emit(TurnStart(content, len(self.messages)))
+        self._add({"role": "user", "content": content})
+        try:
+            end = await self._steps(state)
+            end = await self._stop_hooks(end, state)
+            self._close_turn(state, _mark(end))
+        except asyncio.CancelledError:
+            self._close_pending(state)
+            self._close_turn(state, INTERRUPTED_MARK)
+            end = TurnEnd("error_interrupted", state.last_text, state.steps, "interrupted")
+            self.sink.emit(end)
+            raise
+        except Exception as e:  # a bug must not leave tool calls unanswered in the history
+            why = f"internal error: {type(e).__name__}: {e}"
+            self._close_pending(state, f"Error: the agent failed ({why}).\ncan_retry: true")
+            self._close_turn(state, f"[no reply: the agent failed ({why})]")
+            end = TurnEnd("error_during_execution", state.last_text, state.steps, why)
+        self.sink.emit(end)
+        return end
+
+    def _close_turn(self, state: TurnState, mark: str) -> None:
+        """A turn ending without a reply still ends on an assistant message: the text the user
+        saw of the reply cut short, and why (strict chat templates need the alternation)."""
+        if needs_reply(self.messages):
+            self._add(no_reply(state.shown.text if state.shown else "", mark))
+        state.shown = None
+
+    async def _stop_hooks(self, end: TurnEnd, state: TurnState) -> TurnEnd:
+        """A Stop hook that blocks sends its reason as a new user message (a few times)."""
+        blocks = 0
+        while end.subtype == "success" and self.hooks is not None:
+            out = await self.hooks.fire(
+                "Stop", {"stop_hook_active": blocks > 0, "last_message": end.text}
+            )
+            if not out.blocked:
+                break
+            if blocks >= STOP_HOOK_LIMIT:
+                self.sink.emit(Notice(f"a Stop hook blocked {blocks} times; stopping anyway"))
+                break
+            blocks += 1
+            self._add({"role": "user", "content": out.reason or "Continue."})
+            end = await self._steps(state)
+        return end
+
+    async def _steps(self, state: TurnState) -> TurnEnd:
+        while True:
+            if state.steps >= self.max_turns:
+                msg = f"reached the turn limit ({self.max_turns}); raise it with --max-turns"
+                return TurnEnd("error_max_turns", state.last_text, state.steps, msg)
+            await auto_compact(self)
+            state.steps += 1
+            state.shown = Seen(self.sink)
+            try:
+                reply = await self.llm.complete(
+                    self.messages, self._schemas, state.shown, state.steps
+                )
+            except ContextOverflow as e:
+                if state.refit == state.steps or not await fit(self, e.limit):
+                    why = (
+                        f"{e} — it cannot be made to fit: shorten the input (or /clear in the REPL)"
+                    )
+                    return TurnEnd("error_during_execution", state.last_text, state.steps, why)
+                state.refit = state.steps  # the same step failing again means it cannot fit
+                state.steps -= 1
+                continue
+            except LLMError as e:
+                return TurnEnd("error_during_execution", state.last_text, state.steps, str(e))
+            state.shown = None  # the reply joins the history whole
+            self._count(reply)
+            state.last_text = reply.text or state.last_text
+            if not await self._handle(reply, state):
+                return TurnEnd("success", reply.text, state.steps)
+
+    async def _handle(self, reply: Reply, state: TurnState) -> bool:
+        """Add the reply to the history; run its tools. True = ask the model again."""
+        msg: dict[str, Any] = {"role": "assistant", "content": reply.text}
+        if reply.reasoning:
+            msg["reasoning_content"] = reply.reasoning
+        calls = [prepare(c.id, c.name, c.arguments, self.tools) for c in reply.calls]
+        broken = reply.finish_reason == "length" and any(c.problem for c in calls)
+        if calls and not broken:
+            msg["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": wire_name(c.name), "arguments": wire(c)},
+                }
+                for c in calls
+            ]
+        self._add(msg)
+        self.sink.emit(
+            AssistantMessage(
+                reply.text,
+                reply.reasoning,
+                [{"id": c.id, "name": c.name, "args": c.args} for c in calls] if not broken else [],
+                reply.usage,
+            )
+        )
+        if broken or reply.malformed:
+            return self._recover(state, broken, reply, calls)
+        if reply.finish_reason == "length":
+            self.sink.emit(Notice("the reply was cut at the model's output token limit"))
+        if not calls:
+            return False
+        await self._run_tools(calls, state)
+        return True
+
+    def _recover(self, state: TurnState, broken: bool, reply: Reply, calls: list[Call]) -> bool:
+        """Tell the model its tool call could not be used, instead of running a broken one."""
+        state.recoveries += 1
+        if state.recoveries > RECOVERY_LIMIT:
+            self.sink.emit(Notice("the model keeps sending unusable tool calls; stopping"))
+            return False
+        if broken:
+            names = ", ".join(c.name for c in calls)
+            note = (
+                f"Your reply hit the output token limit while writing the arguments of {names}; "
+                "nothing was executed. Retry with smaller arguments (e.g. write a file in parts)."
+            )
+        else:
+            note = (
+                f"Your tool call arrived as text markup and {reply.malformed}; nothing was "
+                "executed. Call tools through the function-calling interface."
+            )
+        self.sink.emit(Notice(note))
+        self._add({"role": "user", "content": f"[agent] {note}"})
+        return True
+
+    async def _run_tools(self, calls: list[Call], state: TurnState) -> None:
+        for c in calls:
+            key = (c.name, c.raw)
+            state.seen[key] = state.seen.get(key, 0) + 1
+            if state.seen[key] > REPEAT_LIMIT and not c.problem:
+                c.problem = (
+                    f"this exact {c.name} call was already made {REPEAT_LIMIT} times this turn "
+                    "with the same arguments; use its earlier result or try something different"
+                )
+        state.pending = calls
+        state.done = {}
+        await self.dispatcher.run_all(calls, self.ctx, self.sink, state.done)
+        for c in calls:
+            r = state.done[c.id]
+            self._add({"role": "tool", "tool_call_id": c.id, "content": r.output})
+        state.pending = []
+
+    def _close_pending(self, state: TurnState, why: str = INTERRUPTED) -> None:
+        """Give every call of an interrupted step a result, so the history stays valid."""
+        for c in state.pending:
+            r = state.done.get(c.id)
+            if r is None and c.meta.get("started"):  # a call shown as started is shown as ended
+                self.sink.emit(ToolEnd(c.id, c.name, c.args, why, True, 0, None))
+            out = r.output if r is not None else why
+            self._add({"role": "tool", "tool_call_id": c.id, "content": out})
+        state.pending = []
+
+    def _count(self, reply: Reply) -> None:
+        u = reply.usage
+        self.totals.add(u, self.llm.cfg.provider)
+        self.meter.observe(u, len(self.messages) + 1)  # this request and the reply it gave
+        if u:
+            self.sink.emit(Usage(**u))
+
+
+def _mark(end: TurnEnd) -> str:
+    """Why a turn has no reply, as the placeholder reply says it."""
+    if end.subtype == "error_max_turns":
+        return f"[stopped: {end.error}]"
+    return f"[no reply: {end.error or end.subtype}]"

@@ -1,0 +1,104 @@
+"""The loop's bookkeeping: session totals, one turn's state, and what the user saw of a reply.
+
+A turn that ends without a reply (interrupted, a failed request, the step limit) still leaves
+an assistant message after the user's message or the tool results: strict chat templates
+(Mistral, Gemma on vLLM/llama.cpp) reject two user messages in a row, or a user message right
+after tool results. That message keeps the text the user already saw, and says why it stops.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.base.events import ErrorEvent, Event, Sink, TextDelta
+from agent.base.record import Call
+
+INTERRUPTED_MARK = "[interrupted by the user]"
+
+
+@dataclass
+class Totals:
+    """Token and cost totals of a session, from the API's usage reports."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost_usd: float = 0.0
+    requests: int = 0
+
+    def add(self, usage: dict[str, int] | None, provider: Any) -> None:
+        """Count one request: its reported tokens, and their cost at the provider's prices."""
+        self.requests += 1
+        if not usage:
+            return
+        self.input_tokens += usage["input_tokens"]
+        self.output_tokens += usage["output_tokens"]
+        self.cached_tokens += usage["cached_tokens"]
+        self.reasoning_tokens += usage["reasoning_tokens"]
+        self.cost_usd += provider.cost(
+            usage["input_tokens"], usage["cached_tokens"], usage["output_tokens"]
+        )
+
+
+class Seen:
+    """The sink a request streams to: passes every event on, and keeps the text shown of the
+    reply being streamed (a retried attempt starts over, as the history never holds it)."""
+
+    def __init__(self, sink: Sink) -> None:
+        self.sink = sink
+        self.text = ""
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            self.text += event.text
+        elif isinstance(event, ErrorEvent) and event.retrying:
+            self.text = ""
+        self.sink.emit(event)
+
+
+def no_reply(seen: str, mark: str) -> dict[str, Any]:
+    """The assistant message closing a turn that got no (complete) reply."""
+    text = seen.rstrip()
+    return {"role": "assistant", "content": f"{text}\n\n{mark}" if text else mark}
+
+
+def needs_reply(messages: list[dict[str, Any]]) -> bool:
+    """The history ends with a user message or tool results: an assistant message must follow
+    before the next user message."""
+    return len(messages) > 1 and messages[-1].get("role") in ("user", "tool")
+
+
+@dataclass
+class TurnState:
+    steps: int = 0
+    last_text: str = ""
+    recoveries: int = 0
+    refit: int = -1  # the step retried after the provider said the context was full
+    seen: dict[tuple[str, str], int] = field(default_factory=dict)
+    pending: list[Call] = field(default_factory=list)
+    done: dict[str, Any] = field(default_factory=dict)
+    shown: Seen | None = None  # the request in flight, and the text it has shown
+
+
+def wire(call: Call) -> str:
+    """Arguments to keep in the history: the model's own text when it is valid JSON."""
+    try:
+        json.loads(call.raw or "{}")
+    except ValueError:
+        return json.dumps(call.args)  # providers may reject invalid JSON in the history
+    return call.raw or "{}"
+
+
+def wire_name(name: str) -> str:
+    """The tool name to keep in the history: providers refuse the whole request when an old
+    call's name is empty or not `[A-Za-z0-9_-]{1,64}` (a model may send one once)."""
+    if _NAME.fullmatch(name):
+        return name
+    return re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64] or "unnamed_tool"
+
+
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")

@@ -1,0 +1,86 @@
+"""The working tree's changes as one unified diff (for /diff, /review and /security-review)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from pathlib import Path
+
+GIT_TIMEOUT = 30.0
+UNTRACKED_FILES = 20  # new files whose content joins the diff
+UNTRACKED_BYTES = 100_000  # larger new files are listed, not shown
+# The agent's own bookkeeping in `.agent/` (see agent.session.GITIGNORE): never a change to
+# review while untracked. User-authored files there (settings.json, commands/) still count.
+BOOKKEEPING = re.compile(
+    r"(?:.*/)?\.agent/(?:\.gitignore|audit\.jsonl|settings\.local\.json|[^/]*\.log"
+    r"|(?:sessions|worktrees)/.*)"
+)
+
+
+class GitError(Exception):
+    """git is missing, timed out, or this is not a repository."""
+
+
+async def git(cwd: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
+    """Run git with the repository's own commands switched off (fsmonitor, hooks, filter
+    drivers, helper transports: agent.gitsafe.git_env); diffs add --no-ext-diff --no-textconv.
+    Callers check first that the repository is plain or the project trusted (working_diff)."""
+    from agent.git.safe import git_env
+
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            "git",
+            "--no-pager",
+            *args,
+            cwd=cwd,
+            env=git_env(cwd),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+    except OSError as e:
+        raise GitError(f"cannot run git: {e.strerror}") from None
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), GIT_TIMEOUT)
+    except (asyncio.TimeoutError, asyncio.CancelledError):
+        proc.kill()
+        await proc.wait()
+        raise
+    if proc.returncode not in ok:
+        raise GitError(err.decode("utf-8", "replace").strip() or f"git {args[0]} failed")
+    return out.decode("utf-8", "replace")
+
+
+async def working_diff(cwd: Path, trusted: bool = False) -> str:
+    """Staged and unstaged changes against HEAD, plus the content of small untracked files.
+    `trusted`: the project is trusted; otherwise a repository that is not plain is refused
+    (GitError), since its own config could make even these reading commands run a command."""
+    from agent.git.safe import refusal
+
+    why = "" if trusted else refusal(cwd, "/diff, /review, /security-review and /simplify")
+    if why:
+        raise GitError(why)
+    await git(cwd, "rev-parse", "--is-inside-work-tree")
+    base = ["diff", "--no-color", "--no-ext-diff", "--no-textconv"]
+    try:
+        await git(cwd, "rev-parse", "--verify", "-q", "HEAD")
+        parts = [await git(cwd, *base, "HEAD")]
+    except GitError:  # no commit yet: staged and unstaged separately
+        parts = [await git(cwd, *base, "--cached"), await git(cwd, *base)]
+    listed = await git(cwd, "ls-files", "--others", "--exclude-standard", "-z")
+    skipped: list[str] = []
+    for rel in (p for p in listed.split("\0") if p and not BOOKKEEPING.fullmatch(p)):
+        if len(parts) < UNTRACKED_FILES + 2 and _small(cwd / rel):
+            parts.append(await git(cwd, *base, "--no-index", "--", "/dev/null", rel, ok=(0, 1)))
+        else:
+            skipped.append(rel)
+    if skipped:
+        parts.append("# untracked files not shown: " + ", ".join(skipped[:50]) + "\n")
+    return "".join(p if p.endswith("\n") or not p else p + "\n" for p in parts)
+
+
+def _small(path: Path) -> bool:
+    try:
+        return path.is_file() and path.stat().st_size <= UNTRACKED_BYTES
+    except OSError:
+        return False

@@ -1,0 +1,289 @@
+"""Hooks (SPEC §6): user commands run at events, with a JSON payload on stdin.
+
+Configuration (merged by agent.config from settings files and `.agent/hooks.json`):
+`{"PreToolUse": [{"matcher": "bash|write_file", "hooks": [{"type": "command", "command":
+"…", "timeout": 30}]}]}` or the short form `{"PreToolUse": [{"command": "…"}]}`. The matcher is
+a regular expression that must match the whole tool name; empty or "*" matches every tool.
+
+Results: exit 0 with JSON on stdout may carry `decision: "block"` + `reason`,
+`permissionDecision` allow|deny|ask (+ `permissionDecisionReason`), `updatedInput`,
+`additionalContext`, `systemMessage`, also nested in `hookSpecificOutput` as Claude Code writes
+them. Exit 2 blocks with stderr as the reason. PreToolUse and UserPromptSubmit fail closed: any
+other non-zero exit, a crash, a timeout, or stdout that starts like JSON but does not parse
+blocks too. For other events such failures are warnings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.base.events import Notice, PermissionDenied, Sink
+from agent.base.record import Call, Next, Tool, ToolContext, ToolResult, error
+from agent.base.schema import validate
+from agent.hooks.run import Proc, run_command
+
+EVENTS = (
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PostToolUse",
+    "PreCompact",
+    "Stop",
+    "SubagentStop",
+    "SessionEnd",
+)
+TOOL_EVENTS = ("PreToolUse", "PostToolUse")
+FAIL_CLOSED = ("PreToolUse", "UserPromptSubmit")
+DEFAULT_TIMEOUT = 30.0
+STRENGTH = {"": 0, "allow": 1, "ask": 2, "deny": 3}
+
+
+@dataclass(frozen=True)
+class HookSpec:
+    event: str
+    command: str
+    matcher: str = ""
+    timeout: float = DEFAULT_TIMEOUT
+
+    def matches(self, tool: str | None) -> bool:
+        """The matcher (a regex over tool names) against the tool's name or the name Claude
+        Code gives it, case aside: `Bash`, `Write|Edit` work as written for Claude Code."""
+        if tool is None or self.matcher in ("", "*"):
+            return True
+        names = (tool, *CLAUDE_NAMES.get(tool, ()))
+        try:
+            return any(re.fullmatch(self.matcher, n, re.IGNORECASE) for n in names)
+        except re.error:
+            return any(self.matcher.lower() == n.lower() for n in names)
+
+
+# Claude Code's tool names, as hook matchers copied from it spell them.
+CLAUDE_NAMES = {
+    "bash": ("Bash",),
+    "read_file": ("Read",),
+    "write_file": ("Write",),
+    "edit_file": ("Edit", "MultiEdit"),
+    "glob": ("Glob", "LS"),
+    "grep": ("Grep",),
+    "web_fetch": ("WebFetch",),
+    "web_search": ("WebSearch",),
+    "task": ("Task",),
+    "todo": ("TodoWrite",),
+}
+
+
+@dataclass
+class Outcome:
+    """The combined answer of every hook that ran for one event."""
+
+    blocked: bool = False
+    reason: str = ""
+    permission: str = ""  # allow | ask | deny
+    permission_reason: str = ""
+    updated_input: dict[str, Any] | None = None
+    context: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+
+    def block(self, why: str) -> None:
+        self.blocked = True
+        self.reason = f"{self.reason}\n{why}".strip()
+
+
+def specs_from(config: dict[str, Any]) -> list[HookSpec]:
+    """Flatten the hooks configuration (both shapes) into specs, in file order."""
+    out: list[HookSpec] = []
+    for event, entries in config.items():
+        if event not in EVENTS or not isinstance(entries, list):
+            continue
+        for entry in entries:
+            if not isinstance(entry, dict):
+                continue
+            matcher = str(entry.get("matcher") or "")
+            listed = entry.get("hooks")
+            inner: list[Any] = listed if isinstance(listed, list) else [entry]
+            for h in inner:
+                if (
+                    isinstance(h, dict)
+                    and isinstance(h.get("command"), str)
+                    and h.get("type", "command") == "command"
+                ):
+                    t = h.get("timeout", DEFAULT_TIMEOUT)
+                    timeout = float(t) if isinstance(t, (int, float)) and t > 0 else 30.0
+                    out.append(HookSpec(event, h["command"], matcher, timeout))
+    return out
+
+
+def interpret(event: str, spec: HookSpec, proc: Proc, out: Outcome) -> None:
+    """Fold one hook's process result into the event's outcome."""
+    closed = event in FAIL_CLOSED
+    label = f"{event} hook `{_short(spec.command)}`"
+    if proc.error or proc.timed_out or proc.code != 0:
+        what = proc.error or (
+            f"timed out after {spec.timeout:g}s"
+            if proc.timed_out
+            else f"exited with status {proc.code}"
+        )
+        why = proc.stderr.strip() or f"{label} {what}"
+        if closed or proc.code == 2:
+            out.block(why)
+        else:
+            out.messages.append(f"{label} {what}: {proc.stderr.strip()[:500]}".rstrip(": "))
+        return
+    text = proc.stdout.strip()
+    if not text.startswith("{"):
+        if text and event in ("UserPromptSubmit", "SessionStart"):
+            out.context.append(text)
+        return
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        if closed:
+            out.block(f"{label} printed invalid JSON; blocking to be safe")
+        else:
+            out.messages.append(f"{label} printed invalid JSON (ignored)")
+        return
+    _apply(data, out)
+
+
+def _apply(data: dict[str, Any], out: Outcome) -> None:
+    specific = data.get("hookSpecificOutput")
+    inner: dict[str, Any] = specific if isinstance(specific, dict) else {}
+    if data.get("decision") == "block" or data.get("continue") is False:
+        out.block(str(data.get("reason") or data.get("stopReason") or "blocked by a hook"))
+    perm = inner.get("permissionDecision") or data.get("permissionDecision")
+    if data.get("decision") == "approve":
+        perm = perm or "allow"
+    if perm in ("allow", "ask", "deny") and STRENGTH[perm] > STRENGTH[out.permission]:
+        out.permission = perm
+        out.permission_reason = str(
+            inner.get("permissionDecisionReason")
+            or data.get("permissionDecisionReason")
+            or data.get("reason")
+            or ""
+        )
+    updated = inner.get("updatedInput", data.get("updatedInput"))
+    if isinstance(updated, dict):
+        out.updated_input = updated
+    ctx = inner.get("additionalContext") or data.get("additionalContext")
+    if ctx:
+        out.context.append(str(ctx))
+    if data.get("systemMessage"):
+        out.messages.append(str(data["systemMessage"]))
+
+
+def _short(command: str) -> str:
+    return command if len(command) <= 60 else command[:57] + "..."
+
+
+class Hooks:
+    """Fires events; also the PreToolUse/PostToolUse dispatch middleware."""
+
+    def __init__(
+        self,
+        config: dict[str, Any],
+        *,
+        session_id: str,
+        cwd: Path,
+        sink: Sink,
+        transcript_path: str = "",
+        mode: str = "default",
+        tools: dict[str, Tool] | None = None,
+    ) -> None:
+        self.specs = specs_from(config)
+        self.tools = tools or {}
+        self.session_id, self.cwd, self.sink = session_id, cwd, sink
+        self.transcript_path, self.mode = transcript_path, mode
+
+    def matching(self, event: str, tool: str | None = None) -> list[HookSpec]:
+        return [s for s in self.specs if s.event == event and s.matches(tool)]
+
+    async def fire(
+        self, event: str, payload: dict[str, Any] | None = None, tool: str | None = None
+    ) -> Outcome:
+        """Run every hook of `event` (concurrently) and combine their answers."""
+        out = Outcome()
+        specs = self.matching(event, tool)
+        if not specs:
+            return out
+        body = {
+            "session_id": self.session_id,
+            "transcript_path": self.transcript_path,
+            "cwd": str(self.cwd),
+            "hook_event_name": event,
+            "permission_mode": self.mode,
+            **(payload or {}),
+        }
+        data = json.dumps(body, default=str).encode()
+        env = {
+            **os.environ,
+            "AGENT_PROJECT_DIR": str(self.cwd),
+            "CLAUDE_PROJECT_DIR": str(self.cwd),
+            "AGENT_SESSION_ID": self.session_id,
+        }
+        procs = await asyncio.gather(
+            *(run_command(s.command, data, s.timeout, self.cwd, env) for s in specs)
+        )
+        for spec, proc in zip(specs, procs, strict=True):
+            interpret(event, spec, proc, out)
+        for m in out.messages:
+            self.sink.emit(Notice(m))
+        return out
+
+    async def __call__(self, call: Call, ctx: ToolContext, nxt: Next) -> ToolResult:
+        pre = await self.fire(
+            "PreToolUse", {"tool_name": call.name, "tool_input": call.args}, call.name
+        )
+        if pre.blocked or pre.permission == "deny":
+            why = pre.reason or pre.permission_reason or "blocked by a PreToolUse hook"
+            call.meta.update(decision="deny", source="hook", reason=why)
+            self.sink.emit(PermissionDenied(call.id, call.name, call.args, why))
+            return error(
+                f"{call.name} was blocked by a hook: {why}",
+                can_retry=False,
+                hint="do not retry the same call; adjust it to the hook's reason",
+            )
+        if pre.updated_input is not None:
+            problem = self._update(call, pre.updated_input)
+            if problem:
+                call.meta.update(decision="deny", source="hook", reason=problem)
+                return error(problem, can_retry=False)
+        if pre.permission:
+            call.meta["hook_decision"] = (pre.permission, pre.permission_reason)
+        result = await nxt(call, ctx)
+        notes = list(pre.context)
+        if call.meta.get("decision", "allow") == "allow":
+            post = await self.fire(
+                "PostToolUse",
+                {
+                    "tool_name": call.name,
+                    "tool_input": call.args,
+                    "tool_response": {"output": result.output, "is_error": result.is_error},
+                },
+                call.name,
+            )
+            notes += ([post.reason] if post.blocked else []) + post.context
+        if not notes:
+            return result
+        text = "\n".join(f"[hook] {n}" for n in notes)
+        return ToolResult(f"{result.output}\n\n{text}", result.is_error, result.display)
+
+    def _update(self, call: Call, updated: dict[str, Any]) -> str:
+        """Apply a hook's updatedInput, re-checked against the tool's schema."""
+        args = {**call.args, **updated}
+        tool = self.tools.get(call.name)
+        if tool is not None:
+            args, problems = validate(args, tool.parameters)
+            if problems:
+                bad = "; ".join(problems)
+                return f"a PreToolUse hook rewrote the {call.name} call badly: {bad}"
+        call.args = args
+        call.meta["updated_by_hook"] = True
+        return ""

@@ -1,0 +1,107 @@
+"""The MCP servers of a session: start them in the background, route calls, report, close.
+
+The connections run on a private event loop in a daemon thread (see agent.mcp_client), so the
+agent's own loop never waits on a server and the REPL can sit at its prompt while servers
+connect, send notifications or die. Calls cross over as futures.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from agent.base.record import ToolResult
+from agent.mcp.client import CLOSE_TIMEOUT, Connection
+from agent.mcp.config import ServerSpec
+from agent.mcp.results import unavailable
+
+
+class Manager:
+    """All servers of a session: starts them, answers calls, reports statuses, closes them."""
+
+    def __init__(self, specs: list[ServerSpec], root: Path) -> None:
+        self.conns = {s.name: Connection(s, root, self._bump) for s in specs}
+        self.version = 0  # bumped on every state or tool-list change
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="mcp", daemon=True)
+        self._closed = False
+
+    def start(self) -> None:
+        self._thread.start()
+        self._submit(self._each(lambda c: c.start()))
+        atexit.register(self.close)  # no orphans, whichever way the program ends
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until every server has connected, failed or timed out (bounded)."""
+        longest = max((c.spec.timeout for c in self.conns.values()), default=0.0)
+        deadline = time.monotonic() + (longest + 1 if timeout is None else timeout)
+        for c in self.conns.values():
+            c.settled.wait(max(0.0, deadline - time.monotonic()))
+
+    def statuses(self) -> list[dict[str, Any]]:
+        out = []
+        for name, c in self.conns.items():
+            st = c.state
+            item: dict[str, Any] = {"name": name, "status": st.status, "tools": len(st.tools)}
+            if st.error:
+                item["error"] = st.error
+            out.append(item)
+        return out
+
+    async def call(self, server: str, tool: str, args: dict[str, Any]) -> ToolResult:
+        conn = self.conns[server]
+        if self._closed:
+            return unavailable(server, "closed", "the session is shutting down")
+        return await asyncio.wrap_future(self._submit(conn.call(tool, args)))
+
+    async def reconnect(self, server: str) -> dict[str, Any]:
+        """Stop and start one server; returns its status once it settles."""
+
+        async def again(c: Connection) -> None:
+            await c.stop()
+            c.start()
+            await c.ready.wait()
+
+        await asyncio.wrap_future(self._submit(again(self.conns[server])))
+        return next(s for s in self.statuses() if s["name"] == server)
+
+    def close(self) -> None:
+        """Stop every server and the loop thread (idempotent; also runs at exit)."""
+        if self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(Exception):
+            atexit.unregister(self.close)
+        if self._thread.is_alive():
+            with contextlib.suppress(Exception):
+                self._submit(self._shutdown()).result(CLOSE_TIMEOUT + 2)
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(CLOSE_TIMEOUT)
+        if not self._thread.is_alive():
+            self._loop.close()
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self.close)
+
+    async def _shutdown(self) -> None:
+        await asyncio.gather(*(c.stop() for c in self.conns.values()), return_exceptions=True)
+        rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for t in rest:
+            t.cancel()
+        await asyncio.gather(*rest, return_exceptions=True)
+
+    async def _each(self, fn: Callable[[Connection], None]) -> None:
+        for c in self.conns.values():
+            fn(c)
+
+    def _bump(self) -> None:
+        self.version += 1
+
+    def _submit(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)

@@ -1,0 +1,171 @@
+"""MCP tools in the shared registry: names, Tool records, and applying tool-list changes.
+
+A server's tool `t` becomes `mcp__<server>__<t>`, sanitised to `[A-Za-z0-9_-]`, at most 64
+characters, unique (a hash suffix when cut or taken). Its description starts with the server.
+Tools are read-only (no permission prompt, allowed in plan mode, run concurrently) only when the
+server annotates them `readOnlyHint: true` and not `destructiveHint: true`. Changes (a server
+connecting, `tools/list_changed`, a reconnect) reach the registry only through `sync()`, which
+the loop calls at a turn boundary, so the request prefix never changes within a turn. A crashed
+server's tools stay listed and answer with an error saying so (no mid-session prefix change).
+This module imports the `mcp` SDK only through agent.mcp_manager, when servers are configured.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from agent.base.events import Notice
+from agent.base.record import Tool, ToolContext, ToolResult
+from agent.permissions.rules import Rule
+
+MAX_NAME = 64
+MAX_DESCRIPTION = 4000
+_BAD = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def sanitize(text: str) -> str:
+    return _BAD.sub("_", text) or "_"
+
+
+def tool_name(server: str, tool: str, taken: set[str] | dict[str, Any]) -> str:
+    """`mcp__server__tool`, sanitised, ≤ 64 chars, not in `taken` (deterministic)."""
+    name = f"mcp__{sanitize(server)}__{sanitize(tool)}"
+    salt = 0
+    while len(name) > MAX_NAME or name in taken:
+        digest = hashlib.sha1(f"{server}\0{tool}\0{salt}".encode()).hexdigest()[:8]
+        base = f"mcp__{sanitize(server)}__{sanitize(tool)}"
+        name = f"{base[: MAX_NAME - 9]}_{digest}"
+        salt += 1
+    return name
+
+
+class McpTools:
+    """The MCP side of one session: the manager and the MCP entries of the shared registry."""
+
+    def __init__(
+        self,
+        manager: Any,
+        tools: dict[str, Tool],
+        denied: Callable[[str], bool],
+        notify: Callable[[str], None] | None = None,
+    ) -> None:
+        self.manager = manager
+        self.tools = tools  # the registry the dispatcher, gate and hooks share
+        self.denied = denied
+        self.notify = notify  # tells the user, at a turn boundary, that a server went down
+        self.names: dict[str, tuple[str, str]] = {}  # registry name -> (server, tool)
+        self._seen = -1  # the manager's version last applied
+        self._unreported = False  # applied outside sync(): the loop must still refresh
+        self._told: set[tuple[str, str]] = set()
+
+    def sync(self) -> bool:
+        """At a turn boundary: apply changes; True when the list changed since the last sync."""
+        changed = self._apply() or self._unreported
+        self._unreported = False
+        for line in self._news():
+            if self.notify is not None:
+                self.notify(f"{line} (/mcp for details)")
+        return changed
+
+    def _apply(self) -> bool:
+        version = self.manager.version
+        if version == self._seen:
+            return False
+        self._seen = version
+        new, names = self._build()
+        old = [self.tools[n].schema() for n in self.names if n in self.tools]
+        if old == [t.schema() for t in new.values()]:
+            return False
+        for n in self.names:
+            self.tools.pop(n, None)
+        self.tools.update(new)
+        self.names = names
+        return True
+
+    def statuses(self) -> list[dict[str, Any]]:
+        return list(self.manager.statuses())
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until every server settled (bounded by the servers' timeouts), then sync."""
+        self.manager.wait(timeout)
+        self._unreported = self._apply() or self._unreported  # the loop refreshes next turn
+
+    def settle(self) -> None:
+        """One-shot start-up: wait (bounded), apply the tools, say on stderr what failed."""
+        try:
+            self.wait()
+        except KeyboardInterrupt:
+            self.close()
+            raise SystemExit(130) from None  # interrupted by the user, as in a turn
+        for line in self._news():
+            print(f"agent: warning: {line}", file=sys.stderr)
+
+    def _news(self) -> list[str]:
+        """Servers that failed or timed out since the last look, one line each."""
+        out = []
+        for s in self.manager.statuses():
+            key = (s["name"], f"{s['status']}:{s.get('error', '')}")
+            if s["status"] in ("failed", "timeout") and key not in self._told:
+                self._told.add(key)
+                out.append(f"MCP server {s['name']!r} {s['status']}: {s.get('error', '')}")
+        return out
+
+    def close(self) -> None:
+        self.manager.close()
+
+    async def aclose(self) -> None:
+        await self.manager.aclose()
+
+    def _build(self) -> tuple[dict[str, Tool], dict[str, tuple[str, str]]]:
+        taken = {n for n in self.tools if n not in self.names}  # built-in and other tools
+        out: dict[str, Tool] = {}
+        names: dict[str, tuple[str, str]] = {}
+        for server, conn in self.manager.conns.items():
+            for info in conn.state.tools:
+                name = tool_name(server, info.name, taken | names.keys())
+                names[name] = (server, info.name)
+                if not self.denied(name):
+                    out[name] = self._tool(server, info, name)
+        return out, names
+
+    def _tool(self, server: str, info: Any, name: str) -> Tool:
+        manager, tool = self.manager, info.name
+
+        async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+            return await manager.call(server, tool, args)
+
+        text = f"[MCP server {server}] {info.description}".strip()
+        if len(text) > MAX_DESCRIPTION:
+            text = text[: MAX_DESCRIPTION - 3] + "..."
+        return Tool(name, text, info.schema, run, read_only=info.read_only)
+
+
+def denied_by(never_allow: list[str]) -> Callable[[str], bool]:
+    """Whole-tool deny rules (`mcp__github`, `mcp__x__y`, `mcp__*`): such tools are not offered."""
+    rules = [Rule(r, r.strip()) for r in never_allow if "(" not in r and r.startswith("mcp__")]
+    return lambda name: any(r.covers_tool(name) for r in rules)
+
+
+def start(cfg: Any, tools: dict[str, Tool], sink: Any = None) -> McpTools | None:
+    """Start the configured servers in the background; None when there are none (or --no-mcp).
+
+    Bad entries were already reported with the configuration's warnings (agent.config).
+    """
+    if cfg.no_mcp or not cfg.settings.get("mcpServers"):
+        return None
+    from agent.mcp.config import load_specs
+
+    specs, _ = load_specs(cfg.settings, cfg.env)
+    if not specs:
+        return None
+    from agent.mcp.manager import Manager
+
+    manager = Manager(specs, cfg.root)
+    manager.start()
+    deny = denied_by(list(cfg.permissions.get("neverAllow", [])))
+    notify = (lambda text: sink.emit(Notice(text))) if sink is not None else None
+    return McpTools(manager, tools, deny, notify)

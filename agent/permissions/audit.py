@@ -1,0 +1,118 @@
+"""The audit log (SPEC §5): one JSON line per tool call in `.agent/audit.jsonl`.
+
+It is the outermost dispatch layer, so it sees every call that reached the pipeline —
+allowed, denied by a rule, the mode, the user or a hook — with the decision and who made it
+(from `call.meta`, filled by the gate and the hooks layer), the exit status and the duration.
+Long argument values are abbreviated. A failure to write the log is reported once and never
+fails the call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from agent.base.events import Notice, Sink
+from agent.base.record import Call, Next, ToolContext, ToolResult
+from agent.config import safefile
+from agent.session.store import ensure_agent_dir
+
+VALUE_CAP = 200  # characters kept of one string argument
+LIST_CAP = 20  # items kept of one list argument
+_EXIT = re.compile(r"(?:· exit |\[exit code )(-?\d+)")
+
+
+def abbreviate(value: Any, depth: int = 0) -> Any:
+    """The value with long strings and lists cut, marked with how much was cut."""
+    if isinstance(value, str):
+        if len(value) <= VALUE_CAP:
+            return value
+        return f"{value[: VALUE_CAP - 40]}…[{len(value)} chars]"
+    if isinstance(value, dict):
+        if depth > 3:
+            return "{…}"
+        return {str(k): abbreviate(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        items = [abbreviate(v, depth + 1) for v in value[:LIST_CAP]]
+        if len(value) > LIST_CAP:
+            items.append(f"…[{len(value)} items]")
+        return items
+    return value
+
+
+def exit_status(result: ToolResult) -> int | None:
+    """The exit code of a command-like tool, when its result states one."""
+    for text in (result.display or "", result.output[-400:]):
+        m = _EXIT.search(text)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+class Audit:
+    """Middleware writing one line per call (after it ends, or when it is interrupted)."""
+
+    def __init__(self, root: Path, session_id: str, sink: Sink | None = None) -> None:
+        self.root, self.session_id, self.sink = root, session_id, sink
+        self.path = root / ".agent" / "audit.jsonl"
+        self.failed = False
+
+    async def __call__(self, call: Call, ctx: ToolContext, nxt: Next) -> ToolResult:
+        t0 = time.perf_counter()
+        try:
+            result = await nxt(call, ctx)
+        except asyncio.CancelledError:
+            self.record(call, None, time.perf_counter() - t0)
+            raise
+        self.record(call, result, time.perf_counter() - t0)
+        return result
+
+    def entry(self, call: Call, result: ToolResult | None, seconds: float) -> dict[str, Any]:
+        m = call.meta
+        line: dict[str, Any] = {
+            "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+            "session": self.session_id,
+            "id": call.id,
+            "tool": call.name,
+            "args": abbreviate(call.args),
+            "decision": m.get("decision", "allow"),
+            "source": m.get("source", "none"),
+        }
+        for key in ("rule", "reason", "mode"):
+            if m.get(key):
+                line[key] = m[key]
+        line["trigger"] = m.get("trigger", "model")  # who asked: the model, or the user (/run)
+        if result is None:
+            line.update(status="interrupted", is_error=True)
+        else:
+            verdict = line["decision"]
+            line["status"] = (
+                "invalid"  # not run: it could not have worked (checked before asking)
+                if verdict == "skip"
+                else "denied"
+                if verdict != "allow"
+                else ("error" if result.is_error else "ok")
+            )
+            line["is_error"] = result.is_error
+            code = exit_status(result)
+            if code is not None:
+                line["exit_code"] = code
+        line["duration_ms"] = int(seconds * 1000)
+        return line
+
+    def record(self, call: Call, result: ToolResult | None, seconds: float) -> None:
+        text = json.dumps(self.entry(call, result, seconds), ensure_ascii=False, default=str)
+        try:
+            ensure_agent_dir(self.root)
+            # Never through a link: a committed audit.jsonl -> ~/.bashrc would get the model's
+            # denied `$(…)` appended, for the shell to run. One write per line (O_APPEND).
+            safefile.append_text(self.root, self.path, text + "\n", 0o644)
+        except OSError as e:
+            if not self.failed and self.sink is not None:
+                self.sink.emit(Notice(f"cannot write the audit log {self.path}: {e}"))
+            self.failed = True

@@ -1,0 +1,292 @@
+"""Permission facts for a bash command: parse it, then judge each simple command on its own.
+
+A command is allowed only when it parses, has no escape hatch (shellrisk.escape), every simple
+command is allowed by a rule or is a built-in read-only command whose paths stay inside the
+workspace, and its redirections write nowhere outside the workspace. Deny and ask rules are
+matched generously instead: through wrappers (`sudo curl`, `env X=1 curl`, `xargs curl`), by
+the program's base name (`/usr/bin/curl`), inside substitutions and inside `bash -c '…'` /
+`eval '…'` strings; a word only known at run time is a possible match ("maybe" → ask).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+from agent.permissions.gate import Facts
+from agent.permissions.paths import Workspace, check, expand_glob, names_protected, secret_name
+from agent.permissions.rules import Rule, RuleSet, words_match
+from agent.permissions.shell import risk as risk
+from agent.permissions.shell.git import git_config_read, git_repo_hazard, without_git_options
+from agent.permissions.shell.parse import Command, Parsed, Redirect, Word, parse
+from agent.permissions.shell.reach import recursive_read
+
+_HOME_PWD = re.compile(r"\$\{?(HOME|PWD)\}?")
+HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+PEEL = risk.WRAPPERS - {"eval", "source", ".", "trap", "alias", "fc", "let"}
+MAX_DEPTH = 3
+
+
+def bash_facts(rs: RuleSet, command: str, ws: Workspace) -> Facts:
+    """What decide needs to know about one bash command (see the module docstring)."""
+    f = Facts(target=command)
+    p = parse(command)
+    _rule_scan(f, rs, p)
+    if not p.parsed:
+        f.problem = p.problems[0]
+        return f
+    problems = list(p.problems)
+    bases = [ws.root]
+    writes = _redirects(f, p.redirects, ws, bases, problems)
+    judged: list[tuple[str, bool]] = []
+    for cmd in p.commands:
+        j = None if cmd.nested else _judge(f, rs, cmd, ws, bases, problems)
+        judged += [j] if j is not None else []
+    if problems:
+        f.problem, f.suggest = problems[0], []
+        return f
+    f.read_only = not writes and all(ro for _, ro in judged)
+    if all(rule or ro for rule, ro in judged) and not f.read_only:
+        f.allow = next((rule for rule, _ in judged if rule), "")
+    f.suggest = list(dict.fromkeys(f.suggest))
+    return f
+
+
+def _judge(
+    f: Facts, rs: RuleSet, cmd: Command, ws: Workspace, bases: list[Path], problems: list[str]
+) -> tuple[str, bool] | None:
+    """(allow rule, built-in read-only) for one simple command; None when it runs nothing."""
+    cmd = _expand(cmd, bases)
+    f.protected = f.protected or _secret_args(cmd, ws, bases) or git_config_read(cmd)
+    esc = risk.escape(cmd)
+    if esc:
+        problems.append(esc)
+        return None
+    if not cmd.argv:
+        return None
+    name = risk.name_of(cmd)
+    rule = _allow_rule(rs, cmd)
+    ro = risk.read_only(cmd) and _inside(cmd, ws, bases)
+    reach = recursive_read(cmd, ws, bases)
+    f.protected = f.protected or reach.secret
+    hazard = git_repo_hazard(cmd, bases) if risk.read_only(cmd) else ""
+    if hazard:  # a repository's own command: no rule covers it, as with `git -c core.pager=`
+        problems.append(hazard)
+        return None
+    if reach.unsure and ro:
+        ro, f.why = False, f.why or reach.unsure
+    if name in ("cd", "pushd", "popd"):  # later relative paths may start from there
+        where = cmd.argv[1].value if len(cmd.argv) > 1 else "~"
+        if where is None or name == "popd" or where.startswith(("+", "-")):
+            problems.append(f"{name} to a directory known only at run time")
+            return None
+        # bash's cd folds `l/..` lexically, git and the kernel follow `l` first: both count
+        bases += [Path(p) for p in check(where or "~", ws, bases[-1]).paths]
+    if not (rule or ro):
+        f.suggest.append(f"bash({prefix_suggestion(cmd)}:*)")
+        f.why = f.why or (
+            f"{name} reaches outside the workspace"
+            if risk.read_only(cmd)
+            else f"{name} is not allowed by a rule"
+        )
+    return rule, ro
+
+
+def _rule_scan(f: Facts, rs: RuleSet, p: Parsed) -> None:
+    """Deny and ask rules, matched generously (see the module docstring)."""
+    deny = rs.for_tool("deny", "bash")
+    ask = rs.for_tool("ask", "bash")
+    for rules, kind in ((deny, "deny"), (ask, "ask")):
+        if not rules:
+            continue
+        hit, maybe = _scan(rules, p, 0)
+        if hit:
+            setattr(f, kind, hit)
+        elif maybe and kind == "deny":
+            f.deny_reason = f"the command might match deny rule {maybe!r} when it runs"
+        elif maybe:
+            f.ask = maybe
+    if f.deny:
+        f.deny_reason = f"denied by rule {f.deny!r}"
+
+
+def _scan(rules: list[Rule], p: Parsed, depth: int) -> tuple[str, str]:
+    bare = next((r.text for r in rules if not r.words), "")
+    if bare:
+        return bare, ""
+    maybe = "" if p.parsed else rules[0].text
+    for cmd in p.commands:
+        argv = [w.value for w in cmd.argv]
+        if argv and argv[0] is None:
+            maybe = maybe or rules[0].text
+        for variant in _variants(argv):
+            for r in rules:
+                m = words_match(r, variant, for_deny=True)
+                if m == "yes":
+                    return r.text, ""
+                maybe = maybe or (r.text if m == "maybe" else "")
+        inner = _inner_script(argv)
+        if inner is None:
+            continue
+        if not inner or depth >= MAX_DEPTH:
+            maybe = maybe or rules[0].text
+            continue
+        hit, m2 = _scan(rules, parse(inner), depth + 1)
+        if hit:
+            return hit, ""
+        maybe = maybe or m2
+    return "", maybe
+
+
+def _variants(argv: list[str | None]) -> list[list[str | None]]:
+    """argv itself, and when it starts with a wrapper, every tail that may be the real command;
+    for git, also the command without git's own options (`git -C . push` is `git push`)."""
+    out = [argv]
+    if argv and argv[0] is not None and argv[0].rsplit("/", 1)[-1] in PEEL:
+        for i in range(1, len(argv)):
+            word = argv[i]
+            if word is None or not word.startswith("-"):
+                out.append(argv[i:])
+    for variant in list(out):
+        bare = without_git_options(variant)
+        if bare is not None:
+            out.append(bare)
+    return out
+
+
+def _inner_script(argv: list[str | None]) -> str | None:
+    """The command string run by `bash -c S`, `eval S…` (None: not such a command)."""
+    if not argv or argv[0] is None:
+        return None
+    base = argv[0].rsplit("/", 1)[-1]
+    if base == "eval":
+        return " ".join(a or "" for a in argv[1:]) if None not in argv[1:] else ""
+    if base in risk.SHELLS:
+        for i, a in enumerate(argv[1:], 1):
+            if a and a.startswith("-") and not a.startswith("--") and "c" in a:
+                nxt = argv[i + 1] if i + 1 < len(argv) else ""
+                return nxt or ""
+    return None
+
+
+def _allow_rule(rs: RuleSet, cmd: Command) -> str:
+    argv = [w.value for w in cmd.argv]
+    for r in rs.bash_allow(argv[0] or ""):
+        if words_match(r, argv, for_deny=False) == "yes":
+            return r.text
+    return ""
+
+
+def _expand(cmd: Command, bases: list[Path]) -> Command:
+    """Glob words replaced by what the shell would expand them to (unknown when too many)."""
+    if not any(w.glob for w in cmd.argv):
+        return cmd
+    argv: list[Word] = []
+    for i, w in enumerate(cmd.argv):
+        if not w.glob or w.value is None or i == 0:
+            argv.append(Word(None) if w.glob else w)
+            continue
+        hits: list[str] = []
+        for base in bases:
+            found = expand_glob(w.value, base)
+            if found is None:
+                hits = []
+                argv.append(Word(None))
+                break
+            hits += [h for h in found if h not in hits]
+        argv += [Word(h) for h in hits]
+    return Command(argv, cmd.assigns, cmd.nested)
+
+
+def _secret_args(cmd: Command, ws: Workspace, bases: list[Path]) -> str:
+    for raw in risk.path_args(cmd):
+        if "\n" in raw:
+            continue
+        for base in bases:
+            why = check(raw, ws, base).secret
+            if why:
+                return why
+    for w in cmd.argv[1:]:
+        why = _run_time_secret(w, ws, bases[-1])
+        if why:
+            return why
+    return ""
+
+
+def _run_time_secret(w: Word, ws: Workspace, base: Path) -> str:
+    """Why a word known only at run time may name a protected path (`$HOME/.ssh/id_rsa`,
+    `${PWD}/.env`): a protected path always asks, so it cannot hide behind a variable."""
+    if w.value is not None or not w.raw:
+        return ""
+    text = w.raw.replace('"', "").replace("'", "")
+    known = _HOME_PWD.sub(lambda m: str(ws.home if m.group(1) == "HOME" else base), text)
+    if not any(c in known for c in "$`{*?["):
+        why = check(known, ws, base).secret  # only $HOME / $PWD in it: the path is known
+        if why:
+            return why
+    if names_protected(text) or any(secret_name(part) for part in text.split("/")):
+        return f"{w.raw} may name a protected path when it runs"
+    return ""
+
+
+def _inside(cmd: Command, ws: Workspace, bases: list[Path]) -> bool:
+    if risk.name_of(cmd) == "cd" and len(cmd.argv) < 2:
+        return False  # `cd` alone goes home
+    return all(check(raw, ws, base).inside for raw in risk.path_args(cmd) for base in bases)
+
+
+def _redirects(
+    f: Facts, redirects: list[Redirect], ws: Workspace, bases: list[Path], problems: list[str]
+) -> bool:
+    """Check redirection targets; True when one writes a file (not read-only any more)."""
+    writes = False
+    for r in redirects:
+        v = r.target.value
+        if r.fd_dup or v in HARMLESS_TARGETS:
+            continue
+        if v is None or r.target.glob:
+            problems.append(f"redirection {r.op} to a file decided at run time")
+            f.protected = f.protected or _run_time_secret(r.target, ws, bases[-1])
+            continue
+        for base in bases:
+            verdict = check(v, ws, base)
+            f.protected = f.protected or verdict.secret
+            if r.writes and not verdict.inside:
+                problems.append(f"redirection {r.op} {v} writes outside the workspace")
+            writes = writes or r.writes or not verdict.inside
+    return writes
+
+
+INTERPRETERS = risk.SHELLS | risk.words(
+    "python python2 python3 node deno bun ruby perl php lua Rscript julia java"
+)
+
+
+def prefix_suggestion(cmd: Command) -> str:
+    """A rule prefix to remember for this command: `npm test`, `git status`, `ls`; for an
+    interpreter, up to its script or module (`python tools/gen.py`, `python -m pytest`), never
+    the bare interpreter, which would allow any code."""
+    words = [w.value or "" for w in cmd.argv]
+    if words and words[0].rsplit("/", 1)[-1] in INTERPRETERS:
+        for i, w in enumerate(words[1:], 1):
+            if w in ("-c", "-e", "--eval", "-E"):
+                return shlex.join(words)  # inline code: only this exact command
+            if not w.startswith("-"):
+                return " ".join(words[: i + 1])
+        return " ".join(words)
+    if len(words) >= 2 and words[1].startswith("-") and words[0].rsplit("/", 1)[-1] in _SUBS:
+        return shlex.join(words)  # `git -C sub commit`: not all of git, only this command
+    if (
+        len(words) >= 2
+        and not words[1].startswith("-")
+        and "/" not in words[1]
+        and "." not in words[1]
+    ):
+        return " ".join(words[:2])
+    return words[0] if words else ""
+
+
+# Programs whose first word picks what they do (git commit, npm install, cargo build…): with
+# options before it, the whole program is never offered as the rule.
+_SUBS = risk.words("git npm npx pnpm yarn cargo go docker kubectl pip pip3 uv poetry make gh")

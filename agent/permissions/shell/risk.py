@@ -1,0 +1,307 @@
+"""Escape hatches in simple commands, and the built-in read-only commands.
+
+`escape(cmd)` says why a simple command may never be allowed by a rule: it runs another
+command (wrappers, `eval`, `bash -c`), its environment changes what runs (`PATH=`, `LD_PRELOAD=`,
+`GIT_PAGER=`), or a flag turns a reading command into one that writes or executes
+(`find -exec`, `git -c`, `sed -i`, `rg --pre`, `sort -o`, awk's `system()`…). `read_only(cmd)`
+says whether it is one of the few commands allowed without a rule in default mode.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.permissions.shell.parse import Command, words
+from agent.permissions.shell.scripts import awk_escape, sed_escape
+
+WRAPPERS = words(
+    "eval exec env command builtin timeout nice ionice nohup sudo doas su xargs parallel time "
+    "stdbuf chroot setsid strace ltrace watch flock script unbuffer busybox source . trap "
+    "coproc fc let alias caffeinate chrt taskset runuser pkexec"
+)
+SHELLS = words("sh bash zsh dash ksh mksh fish csh tcsh ash yash")
+_ENV_EXACT = words(
+    "PATH BASH_ENV ENV PROMPT_COMMAND IFS PS4 SHELLOPTS BASHOPTS CDPATH HOME PAGER EDITOR "
+    "VISUAL LESSOPEN LESSCLOSE MANPAGER BROWSER TMPDIR PERL5OPT RUBYOPT NODE_OPTIONS "
+    "PYTHONSTARTUP PYTHONPATH PYTHONHOME SSH_ASKPASS SUDO_ASKPASS"
+)
+_ENV_PATTERN = re.compile(r"^(LD_|DYLD_|GIT_|BASH_FUNC_)|(PATH|_OPTIONS|_OPTS|PAGER|EDITOR)$")
+
+# command -> flags (exact, "--long=value", or a short flag with its value attached/clustered)
+# that write files or run programs
+RISKY_FLAGS: dict[str, tuple[str, ...]] = {
+    "find": (
+        "-exec",
+        "-execdir",
+        "-ok",
+        "-okdir",
+        "-delete",
+        "-fprint",
+        "-fprint0",
+        "-fprintf",
+        "-fls",
+    ),
+    "fd": ("-x", "--exec", "-X", "--exec-batch"),
+    "rg": ("--pre", "--search-zip", "-z", "--hostname-bin"),
+    # --files0-from: sort reads every file named inside a file, paths no check has seen
+    "sort": ("-o", "--output", "--compress-program", "--files0-from"),
+    "tar": (
+        "--checkpoint-action",
+        "--to-command",
+        "--use-compress-program",
+        "-I",
+        "--info-script",
+        "-F",
+        "--new-volume-script",
+        "--rsh-command",
+        "--index-file",
+    ),
+    "date": ("-s", "--set"),
+    "file": ("-C", "--compile"),
+    "tree": ("-o", "-R"),  # -R with -H writes 00Tree.html files
+}
+GIT_GLOBAL_OK = ("--no-pager", "-P", "-C", "--no-optional-locks", "--literal-pathspecs")
+GIT_RISKY = (
+    "--output",
+    "--ext-diff",
+    "--textconv",  # a diff driver's command, even where git would not use one by default
+    "-O",
+    "--open-files-in-pager",
+    "--upload-pack",
+    "--receive-pack",
+    "--exec",
+    "--config",
+    "--extcmd",
+    "--show-signature",  # runs gpg (or the program gpg.program names) on the commit's data
+    "--submodule",  # =diff runs git in a submodule found through history, not the index
+)
+GIT_SUB_RISKY = {
+    "rebase": ("-x",),
+    "difftool": ("-x", "-t", "--tool"),
+    "clone": ("-c", "-u"),
+    "fetch": ("-u",),
+    "pull": ("-u",),
+    "cat-file": ("--filters",),  # runs the smudge filter
+    "grep": ("--recurse-submodules",),
+    "ls-files": ("--recurse-submodules",),
+    "tag": ("-v", "--verify"),  # runs gpg
+}
+# Long options are matched as git (parse-options) and GNU getopt match them: any unambiguous
+# prefix counts (`git grep --open-files-in=…`, `sort --o=FILE`), except where the prefix is an
+# option of its own, which then wins (`git diff --text`, `tar --checkpoint`).
+EXACT_OPTIONS = frozenset({"--text", "--checkpoint"})
+GIT_RUNS = {"filter-branch": "", "mergetool": "", "submodule": "foreach", "bisect": "run"}
+# Commands whose flag checks need every argument to be static (a `$X` could be `-exec`); glob
+# words are expanded by the caller before the checks, like the shell would.
+STRICT = frozenset(RISKY_FLAGS) | {"git", "sed", "awk", "gawk", "mawk", "nawk"}
+
+READ_ONLY = words(
+    "ls cat head tail wc pwd echo printf true false which file stat du df tree grep egrep fgrep "
+    "rg find sort uniq cut tr diff cmp basename dirname realpath readlink whoami id uname nl "
+    "md5sum sha1sum sha256sum sha512sum od hexdump column fold fmt expand unexpand rev tac "
+    "paste join comm seq sleep test [ type cd date sed awk gawk mawk nawk uptime free exit :"
+)
+GIT_READ_ONLY = words(
+    "status diff log show rev-parse ls-files blame describe shortlog grep show-ref cat-file "
+    "ls-tree merge-base rev-list"
+)
+LISTING_FLAGS = frozenset(
+    {
+        "-a",
+        "-r",
+        "-v",
+        "-vv",
+        "--all",
+        "--list",
+        "-l",
+        "--show-current",
+        "--remotes",
+        "--merged",
+        "--no-merged",
+        "--contains",
+        "--points-at",
+        "-n",
+        "--sort",
+        "--format",
+        "--column",
+        "--no-column",
+    }
+)
+TAKES_NAMES = frozenset({"--list", "-l", "--contains", "--merged", "--no-merged", "--points-at"})
+GIT_FIRST = {  # subcommands that only read when their first argument is one of these
+    "remote": {"-v", "--verbose", "show", "get-url"},
+    "stash": {"list", "show"},
+    "config": {"--get", "--get-all", "--get-regexp", "--list", "-l"},
+    "worktree": {"list"},
+}
+GIT_WRITES = frozenset(
+    {
+        "--add",
+        "--unset",
+        "--unset-all",
+        "--replace-all",
+        "--edit",
+        "-e",
+        "--rename-section",
+        "--remove-section",
+    }
+)
+
+
+def name_of(cmd: Command) -> str | None:
+    """The command name as written (None when it is not static)."""
+    return cmd.argv[0].value if cmd.argv else None
+
+
+def bad_env(name: str) -> bool:
+    """Assignments that change which program runs or what it loads."""
+    return name in _ENV_EXACT or bool(_ENV_PATTERN.search(name))
+
+
+def escape(cmd: Command) -> str:
+    """Why this simple command can never match an allow rule ("" when it can)."""
+    for var, _ in cmd.assigns:
+        if bad_env(var):
+            return f"sets {var}, which changes what runs"
+    if not cmd.argv:
+        return ""
+    name = name_of(cmd)
+    if name is None:
+        return "the command name is decided at run time"
+    base = name.rsplit("/", 1)[-1]
+    if base in WRAPPERS:
+        return f"{base} runs another command"
+    args = [w.value for w in cmd.argv[1:]]
+    if base in SHELLS:
+        return _shell(base, args)
+    if base in STRICT and any(w.value is None for w in cmd.argv[1:]):
+        return f"{base} with arguments decided at run time"
+    if base in RISKY_FLAGS or base == "git":
+        hit = _git(args) if base == "git" else _risky(args, RISKY_FLAGS[base], base == "find")
+        if hit:
+            return f"{base} {hit} writes or executes"
+    if base == "sed":
+        return sed_escape(args)
+    if base in ("awk", "gawk", "mawk", "nawk"):
+        return awk_escape(args)
+    return ""
+
+
+def _risky(args: list[str | None], flags: tuple[str, ...], past_dashes: bool = False) -> str:
+    """The first flag of `flags` in `args`; options end at `--`, except for find, whose
+    expression (`-exec`, `-delete`) follows its paths (`find -- . -delete`)."""
+    short = {f[1] for f in flags if len(f) == 2}
+    for a in args:
+        if a is None or (a == "--" and not past_dashes):
+            break
+        head = a.split("=", 1)[0]
+        hit = _long(head, flags) if head.startswith("--") else head if head in flags else ""
+        if hit:
+            return hit
+        if short and len(a) > 2 and a[0] == "-" and a[1] != "-" and a[1] in short:
+            return a[:2]  # value attached: -ofile
+        if (
+            short
+            and re.fullmatch(r"-[A-Za-z]{2,}", a)
+            and short & set(a[1:])
+            and not any(len(f) > 2 and not f.startswith("--") for f in flags)
+        ):
+            return a  # clustered: -uo
+    return ""
+
+
+def _long(head: str, flags: tuple[str, ...]) -> str:
+    """The risky long option `head` is, or abbreviates (shown as written and in full)."""
+    if len(head) < 3 or head in EXACT_OPTIONS:
+        return ""
+    hit = next((f for f in flags if f.startswith(head)), "")
+    return hit if hit in ("", head) else f"{head} ({hit})"
+
+
+def _signature_format(args: list[str | None]) -> str:
+    """A `--format=`/`--pretty=` asking for signature data (`%G?`, `%GS`…): git runs gpg."""
+    for a in args:
+        if a is None or a == "--":
+            break
+        if a.startswith(("--format=", "--pretty=")) and "%G" in a:
+            return a.split("=", 1)[0] + "=…%G"
+    return ""
+
+
+def _git(args: list[str | None]) -> str:
+    i = 0
+    while i < len(args) and (args[i] or "").startswith("-"):
+        a = args[i] or ""
+        if a.split("=", 1)[0] not in GIT_GLOBAL_OK:
+            return a.split("=", 1)[0]  # -c, --config-env, --exec-path, --git-dir, ...
+        i += 2 if a == "-C" else 1
+    sub = args[i] if i < len(args) else ""
+    rest = args[i + 1 :]
+    if sub in GIT_RUNS and (not GIT_RUNS[sub] or GIT_RUNS[sub] in rest):
+        return f"{sub} {GIT_RUNS[sub]}".strip()  # runs commands given to it
+    hit = _risky(rest, GIT_RISKY + GIT_SUB_RISKY.get(sub or "", ()))
+    return hit or _signature_format(rest)
+
+
+def _shell(base: str, args: list[str | None]) -> str:
+    script = [a for a in args if a is not None and not a.startswith(("-", "+"))]
+    flags = "".join(a[1:] for a in args if a and a.startswith("-") and not a.startswith("--"))
+    if "c" in flags or "s" in flags or not script:
+        return f"{base} runs commands from a string or stdin"
+    return ""
+
+
+def read_only(cmd: Command) -> bool:
+    """One of the built-in read-only commands (flag checks are done by `escape`)."""
+    name = name_of(cmd)
+    if name not in READ_ONLY and name != "git":
+        return False
+    if cmd.assigns or any(w.value is None for w in cmd.argv):
+        return False  # expansions could leak environment secrets or hide paths
+    args = [w.value or "" for w in cmd.argv[1:]]
+    if name == "git":
+        return _git_read_only(args)
+    if name == "uniq":
+        return len([a for a in args if not a.startswith("-")]) <= 1  # 2nd operand is output
+    return name not in ("date",) or not args or all(a.startswith("+") for a in args)
+
+
+def _git_read_only(args: list[str]) -> bool:
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        if args[i] not in ("--no-pager", "-P", "-C"):
+            return False
+        i += 2 if args[i] == "-C" else 1
+    if i >= len(args):
+        return False
+    sub, rest = args[i], args[i + 1 :]
+    if sub in GIT_READ_ONLY:
+        return True
+    if sub in ("branch", "tag"):
+        flags = [a.split("=", 1)[0] for a in rest if a.startswith("-")]
+        names = [a for a in rest if not a.startswith("-")]
+        return all(f in LISTING_FLAGS for f in flags) and (
+            not names or any(f in TAKES_NAMES for f in flags)
+        )
+    firsts = GIT_FIRST.get(sub)
+    if firsts is None:
+        return False
+    return (not rest and sub == "remote") or (
+        bool(rest) and rest[0] in firsts and not GIT_WRITES.intersection(rest)
+    )
+
+
+def path_args(cmd: Command) -> list[str]:
+    """Arguments that may name files (option values after `=` and attached to -X included)."""
+    out: list[str] = []
+    for w in cmd.argv[1:]:
+        a = w.value
+        if not a:
+            continue
+        if a.startswith("--") and "=" in a:
+            out.append(a.split("=", 1)[1])
+        elif a.startswith("-") and len(a) > 2 and ("/" in a or "~" in a):
+            out.append(a[2:])
+        elif not a.startswith("-"):
+            out.append(a)
+    return out

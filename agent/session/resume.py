@@ -1,0 +1,82 @@
+"""Choosing a session to continue: `-c` (latest here), `-r ID`, `-r` (a picker)."""
+
+from __future__ import annotations
+
+import datetime
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from agent.config.settings import ConfigError
+from agent.context.mentions import without_attachments
+from agent.session.store import Summary, in_use, list_sessions, resumable, sessions_dir
+
+
+class PickInterrupted(ConfigError):
+    """Ctrl-C at the picker: the program exits 130, like any interrupt."""
+
+
+def describe(s: Summary) -> str:
+    when = datetime.datetime.fromtimestamp(s.mtime).strftime("%Y-%m-%d %H:%M")
+    prompt = " ".join(without_attachments(s.first_prompt).split())[:60] or "(no prompt)"
+    return f"{when}  {s.turns:>3} turns  ${s.cost:.4f}  {s.id}  {prompt}"
+
+
+def find(root: Path, cwd: Path, ident: str | None) -> Summary:
+    """The session for `-c` (ident None) or `-r ID` (an id or unique prefix); ConfigError else."""
+    if ident is None:
+        here = resumable(root, cwd)
+        if not here:
+            raise ConfigError(f"no previous session in {cwd} to continue")
+        return here[0]
+    matches = [s for s in list_sessions(root) if s.id.startswith(ident)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise ConfigError(f"no session {ident!r} in {root}/.agent/sessions (agent -r lists them)")
+    raise ConfigError(f"session id {ident!r} is ambiguous: {', '.join(s.id for s in matches)}")
+
+
+def pick(root: Path, cwd: Path, out: TextIO = sys.stderr, inp: TextIO = sys.stdin) -> Summary:
+    """Show this directory's sessions, newest first, and read a number."""
+    here = resumable(root, cwd)[:20]
+    if not here:
+        raise ConfigError(f"no previous session in {cwd} to resume")
+    if not inp.isatty():
+        listing = "\n".join(f"  {describe(s)}" for s in here)
+        raise ConfigError(f"agent -r needs an ID without a terminal; sessions here:\n{listing}")
+    for n, s in enumerate(here, 1):
+        print(f"{n:>3}. {describe(s)}", file=out)
+    print("resume which? [1] ", end="", file=out, flush=True)
+    try:
+        line = inp.readline()
+    except KeyboardInterrupt:
+        print(file=out)
+        raise PickInterrupted("no session chosen") from None
+    if not line:  # Ctrl-D: no choice made
+        print(file=out)
+        raise ConfigError("no session chosen")
+    answer = line.strip() or "1"
+    if not answer.isdigit() or not 1 <= int(answer) <= len(here):
+        raise ConfigError(f"no session number {answer!r}")
+    return here[int(answer) - 1]
+
+
+def chosen(args: object, root: Path, cwd: Path, out: TextIO = sys.stderr) -> str | None:
+    """The session id that `-c` / `-r [ID]` ask for, or None for a new session. Lines of its
+    file that cannot be read are said on `out` (and the file kept) before anything opens it."""
+    if getattr(args, "cont", False):
+        found = find(root, cwd, None).id
+    else:
+        ident = getattr(args, "resume", None)
+        if ident is None:
+            return None
+        found = (find(root, cwd, ident) if ident else pick(root, cwd)).id
+    if in_use(root, found):
+        raise ConfigError(f"session {found} is in use by another agent; finish that one first")
+    from agent.session.salvage import check
+
+    lost = check(sessions_dir(root) / f"{found}.jsonl")
+    if lost:
+        print(f"agent: warning: {lost}", file=out)
+    return found

@@ -1,0 +1,102 @@
+"""What /rewind does: list checkpoints; put the conversation, the files, or both back.
+
+The conversation is replayed from the session file up to the checkpoint, so it can go back
+past compactions, /clear and earlier rewinds.
+
+Only files this session changed are restored: through its file tools, and files its bash
+commands deleted or wrote over (`rm`, `unlink`, `git rm`, `mv` sources, what `mv`, `cp` or
+`install` replaced, a file `>` truncated), brought back with their content and mode. A file
+changed outside the agent since (a deleted file re-created, say) is not overwritten unless the
+user confirms. Other changes made by bash commands are not tracked, and the listing says so.
+Files are named by their path from the project root (src/main.py and tests/main.py differ).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from agent.session.checkpoints import Checkpoint, FilePlan, checkpoints, plan_restore, restore
+from agent.session.store import load, messages_of
+
+BASH_NOTE = (
+    "of bash commands, only the files they delete or write over (rm, unlink, git rm, mv, cp, "
+    "install, > file) are tracked; their other changes are not restored"
+)
+
+
+def listing(run: Any) -> list[Checkpoint]:
+    """This session's checkpoints, oldest first."""
+    cps = checkpoints(load(run.store.path).records)
+    root = os.path.realpath(run.cfg.root)  # snapshots name files by their real path
+    for cp in cps:
+        cp.root = root
+    return cps
+
+
+def describe(cp: Checkpoint) -> str:
+    when = datetime.datetime.fromtimestamp(cp.time).strftime("%H:%M:%S")
+    prompt = " ".join(cp.prompt.split())[:60]
+    shown = sorted(cp.files, key=lambda p: p not in cp.deleted)[:3]  # deletions first
+    names = ", ".join(_name(p, cp) + (" (deleted)" if p in cp.deleted else "") for p in shown)
+    more = f" +{len(cp.files) - 3}" if len(cp.files) > 3 else ""
+    files = f"changed since: {names}{more}" if cp.files else "no file changes since"
+    untracked = f" · not tracked: {', '.join(cp.untracked)}" if cp.untracked else ""
+    return f"#{cp.n} {when} · {prompt} · {files}{untracked}"
+
+
+def _name(path: str, cp: Checkpoint) -> str:
+    """The path from the project root; a file outside it keeps its full path."""
+    if cp.root and path.startswith(cp.root.rstrip(os.sep) + os.sep):
+        return os.path.relpath(path, cp.root)
+    return path
+
+
+@dataclass
+class Outcome:
+    conversation: bool = False
+    restored: list[str] | None = None
+    conflicts: list[str] | None = None
+    message: str = ""
+
+
+def rewind_conversation(run: Any, cp: Checkpoint) -> Outcome:
+    """Put the conversation back as it was just before checkpoint `cp`'s user message.
+
+    The history is replayed from the session file up to that checkpoint, so this works after
+    compactions, /clear and earlier rewinds alike; the result is recorded as a rewind."""
+    records = load(run.store.path).records
+    at = next(i for i, r in enumerate(records) if r.get("t") == "checkpoint" and r.get("n") == cp.n)
+    history = [m for m in messages_of(records[:at]) if m.get("role") != "system"]
+    agent = run.agent
+    agent.messages[1:] = history
+    run.store.append({"t": "rewind", "reason": "rewind", "checkpoint": cp.n, "messages": history})
+    run.first_turn = not history  # back at the start: the next message carries the env block
+    agent.meter.reset()  # the history changed under the reported usage
+    return Outcome(conversation=True, message=f"conversation rewound to before #{cp.n}")
+
+
+def file_plans(run: Any, cp: Checkpoint) -> list[FilePlan]:
+    return plan_restore(load(run.store.path).records, cp.n)
+
+
+def rewind_files(run: Any, cp: Checkpoint, force: bool = False) -> Outcome:
+    """Restore files changed since `cp`; conflicts are skipped unless `force`."""
+    plans = file_plans(run, cp)
+    conflicts = [p.path for p in plans if p.conflict]
+    restored = restore(run.store, plans, force=force)
+    back = [_name(p.path, cp) for p in plans if p.missing and p.restore_to and p.path in restored]
+    msg = f"restored {len(restored)} file(s)"
+    if back:
+        msg += f", {len(back)} of them deleted: {', '.join(back[:5])}"
+        msg += f" +{len(back) - 5}" if len(back) > 5 else ""
+    if conflicts and not force:
+        msg += f"; skipped {len(conflicts)} changed outside the agent since"
+    failed = [p.path for p in plans if p.path not in restored and (force or not p.conflict)]
+    if failed:
+        msg += "; could not write " + ", ".join(failed)
+    if cp.untracked:
+        msg += "; not snapshotted, not restored: " + ", ".join(cp.untracked)
+    return Outcome(restored=restored, conflicts=conflicts, message=f"{msg} ({BASH_NOTE})")

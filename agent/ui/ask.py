@@ -1,0 +1,153 @@
+"""The permission prompt inside the REPL (SPEC §5): one keypress, No by default.
+
+It shows the tool, the resolved path or the full command, the coloured diff of a write or an
+edit, and the rules "remember" would add; then `y` once · `s` this session · `d`/`a` remember
+(directory / command prefix) · `n` or Enter no, with an optional reason for the model. Esc or
+Ctrl-C says no and stops the turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from contextlib import AbstractAsyncContextManager
+from typing import Any, Protocol
+
+from agent.permissions.asking import Answer, AskRequest
+
+DIFF_LINES = 120
+LABELS = {
+    "y": "yes, once",
+    "s": "yes, this session",
+    "d": "yes, remember this directory",
+    "a": "yes, remember this command prefix",
+    "n": "no",
+}
+KEYS = {
+    "y": "[y] once",
+    "s": "[s] this session",
+    "d": "[d] remember dir",
+    "a": "[a] remember prefix",
+    "n": "[N]o",
+}
+
+
+class AskHost(Protocol):
+    """What the prompt needs from the REPL: the console, and the terminal to itself."""
+
+    console: Any
+
+    def asking(self) -> AbstractAsyncContextManager[None]: ...
+    def cancel_turn(self) -> None: ...
+    def keep_typed(self, text: str) -> None: ...
+    def last_key(self) -> float: ...
+
+
+def show_request(console: Any, req: AskRequest) -> None:
+    from rich.text import Text
+
+    from agent.ui.tui import diff_text
+
+    console.print(Text(f"── permission: {req.tool} ──", style="bold yellow"))
+    what = "command" if req.tool == "bash" else "target"
+    console.print(Text.assemble((f"{what}: ", "bold"), req.target), soft_wrap=True)
+    if req.reason:
+        console.print(Text(f"why: {req.reason}", style="dim"), soft_wrap=True)
+    if req.diff:
+        lines = req.diff.splitlines()
+        if len(lines) > DIFF_LINES:
+            lines = [*lines[:DIFF_LINES], f"... ({len(lines) - DIFF_LINES} more diff lines)"]
+        console.print(diff_text("\n".join(lines)))
+    if req.remember and {"d", "a"} & set(req.choices):
+        console.print(Text(f"remember adds: {', '.join(req.remember)}", style="dim"))
+
+
+QUIET = 0.4  # an answer key counts after this long without other keys
+ALONE = 0.2  # ... and when no other key follows it this soon (it was not a typed word)
+
+
+async def one_key(choices: tuple[str, ...], keep: Any = None, last_key: float = 0.0) -> str:
+    """Wait for one of `choices` (Enter = n); "cancel" on Esc or Ctrl-C.
+
+    Only a deliberate key answers: one pressed after a pause in typing (`last_key`: when the
+    last key was typed before the prompt, time.monotonic()), not within a word. Keys typed
+    while a message is being typed ahead ("yes I think…") go to `keep`, the REPL's
+    typed-ahead text, instead of answering the question."""
+    from prompt_toolkit.application import Application
+    from prompt_toolkit.key_binding import KeyBindings
+    from prompt_toolkit.layout import Layout, Window
+    from prompt_toolkit.layout.controls import FormattedTextControl
+
+    loop = asyncio.get_running_loop()
+    state: dict[str, Any] = {"last": last_key, "pending": None, "data": ""}
+
+    def typing(data: str) -> None:
+        """A key that does not answer: it, and an answer it showed to be typing, are kept."""
+        pending = state["pending"]
+        if pending is not None:
+            pending.cancel()
+            data, state["pending"] = state["data"] + data, None
+        state["last"] = time.monotonic()
+        if keep is not None and data:
+            keep(data)
+            state["kept"] = True
+
+    def answer(e: Any, c: str) -> None:
+        quiet = time.monotonic() - state["last"] >= QUIET and state["pending"] is None
+        if not quiet:
+            typing(e.data)
+            return
+        state["last"], state["data"] = time.monotonic(), e.data
+        state["pending"] = loop.call_later(ALONE, lambda: e.app.exit(result=c))
+
+    kb = KeyBindings()
+    for c in choices:
+        for key in {c, c.upper()}:
+            kb.add(key)(lambda e, c=c: answer(e, c))
+    kb.add("enter")(lambda e: answer(e, "n"))
+    kb.add("c-c")(lambda e: e.app.exit(result="cancel"))
+    kb.add("escape", eager=True)(lambda e: e.app.exit(result="cancel"))
+    kb.add("<any>")(lambda e: typing(e.data))
+    keys = " · ".join(KEYS[c] for c in choices)
+
+    def text() -> Any:
+        kept = ("class:dim", " (typing kept for your next message; pause, then answer)")
+        return [("bold", "Allow? "), ("", keys), kept if state.get("kept") else ("", ""), ("", " ")]
+
+    app: Application[str] = Application(
+        layout=Layout(Window(FormattedTextControl(text), height=1, dont_extend_height=True)),
+        key_bindings=kb,
+        full_screen=False,
+    )
+    return await app.run_async()
+
+
+async def ask_reason() -> str:
+    from prompt_toolkit import PromptSession
+
+    try:
+        return (
+            await PromptSession[str]().prompt_async("reason for the model (Enter to skip): ")
+        ).strip()
+    except (KeyboardInterrupt, EOFError):
+        return ""
+
+
+class TerminalAsker:
+    """An `Asker` for the gate that works while prompt_toolkit owns the terminal."""
+
+    def __init__(self, host: AskHost) -> None:
+        self.host = host
+
+    async def __call__(self, req: AskRequest) -> Answer:
+        async with self.host.asking():
+            show_request(self.host.console, req)
+            key = await one_key(req.choices, self.host.keep_typed, self.host.last_key())
+            if key == "cancel":
+                self.host.console.print("→ no (interrupted)", style="red", markup=False)
+                self.host.cancel_turn()
+                raise asyncio.CancelledError  # now, not at the turn's next pause
+            reason = await ask_reason() if key == "n" and req.for_model else ""
+            style = "red" if key == "n" else "green"
+            self.host.console.print(f"→ {LABELS.get(key, key)}", style=style, markup=False)
+            return Answer(key, reason)

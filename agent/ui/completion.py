@@ -1,0 +1,90 @@
+"""Completion at the prompt: `/commands` (help as meta) and `@path` mentions of project files."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit.completion import Completer, Completion
+
+MAX_SHOWN = 40
+MAX_PATHS = 50_000  # files offered for @ completion
+_MENTION = re.compile(r"(?:^|(?<=\s))@([^\s@]*)$")
+
+
+def rank_paths(paths: Iterable[str], frag: str, limit: int = MAX_SHOWN) -> list[str]:
+    """Paths for `@frag`: path prefix, then name prefix, then substring, then subsequence."""
+    low = frag.lower()
+    buckets: list[list[str]] = [[], [], [], []]
+    sub = re.compile(".*?".join(map(re.escape, low))) if low else None
+    for p in paths:
+        lp = p.lower()
+        name = lp.rstrip("/").rsplit("/", 1)[-1]
+        if lp.startswith(low):
+            buckets[0].append(p)
+        elif name.startswith(low):
+            buckets[1].append(p)
+        elif low in lp:
+            buckets[2].append(p)
+        elif sub is not None and sub.search(lp):
+            buckets[3].append(p)
+    out: list[str] = []
+    for b in buckets:
+        out += sorted(b, key=lambda p: (p.count("/"), len(p), p))
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def with_dirs(files: list[str]) -> list[str]:
+    """Files plus their directories (with a trailing slash), directories first."""
+    dirs: set[str] = set()
+    for f in files:
+        parts = f.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            dirs.add("/".join(parts[:i]) + "/")
+    return sorted(dirs) + files
+
+
+async def project_paths(cwd: Path) -> list[str]:
+    """The project's files (gitignore-aware, as the glob tool sees them) and directories."""
+    from agent.base.record import ToolContext
+    from agent.tools.globbing import list_files
+
+    files = await list_files(ToolContext(cwd=cwd), cwd)
+    return with_dirs(sorted(files)[:MAX_PATHS])
+
+
+class ReplCompleter(Completer):
+    """Completes `/name` at the start of the input and `@path` anywhere."""
+
+    def __init__(
+        self, commands: Callable[[], dict[str, Any]], paths: Callable[[], list[str]]
+    ) -> None:
+        self.commands, self.paths = commands, paths
+
+    def get_completions(self, document: Any, complete_event: Any) -> Iterator[Completion]:
+        text = document.text_before_cursor
+        if text.startswith("/") and not any(c.isspace() for c in text):
+            yield from self._commands(text[1:])
+            return
+        m = _MENTION.search(text)
+        if m:
+            frag = m.group(1)
+            for p in rank_paths(self.paths(), frag.lstrip('"')):
+                shown = f'"{p}"' if any(c.isspace() for c in p) else p  # @"my notes.txt"
+                yield Completion(shown, start_position=-len(frag), display=p)
+
+    def _commands(self, word: str) -> Iterator[Completion]:
+        from agent.commands.registry import first_line
+
+        cmds = self.commands()
+        for name in sorted(cmds):
+            if name.startswith(word):
+                cmd = cmds[name]
+                meta = first_line(cmd.help)
+                if cmd.source != "built-in":
+                    meta = f"{meta} ({cmd.source.split(':')[0]})"
+                yield Completion("/" + name, start_position=-len(word) - 1, display_meta=meta)

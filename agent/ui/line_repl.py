@@ -1,0 +1,244 @@
+"""A plain line-based REPL: one turn per line, Ctrl-C stops a turn, Ctrl-D exits.
+
+A stand-in until the prompt_toolkit REPL lands; it uses the same loop and text renderer and asks
+permission on the terminal (y once, s this session, d/a remember, n no with a reason). A project
+that brings its own configuration is trusted only after the user says so (asked once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from typing import Any
+
+from agent.config.load import flags_from
+from agent.ui.process import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+
+CHOICES = {
+    "y": "[y] once",
+    "s": "[s] this session",
+    "d": "[d] remember this directory",
+    "a": "[a] remember this command prefix",
+    "n": "[N]o (n <reason> tells the model why)",
+}
+DIFF_LINES = 120  # diff lines shown in the prompt
+
+
+def _paint(diff: str, color: bool) -> str:
+    lines = diff.splitlines()
+    if len(lines) > DIFF_LINES:
+        lines = [*lines[:DIFF_LINES], f"... ({len(lines) - DIFF_LINES} more diff lines)"]
+    if not color:
+        return "\n".join(lines)
+    codes = {"+": "\033[32m", "-": "\033[31m", "@": "\033[36m"}
+    return "\n".join(
+        f"{codes[ln[0]]}{ln}\033[0m"
+        if ln[:1] in codes and not ln.startswith(("+++", "---"))
+        else ln
+        for ln in lines
+    )
+
+
+def parse_answer(text: str, choices: tuple[str, ...]) -> tuple[str, str]:
+    """(choice, reason): y/s/d/a when offered; anything else is no, with the text as reason."""
+    words = text.strip().split(maxsplit=1)
+    first = words[0].lower() if words else "n"
+    if first in choices and first != "n":
+        return first, ""
+    if first in ("yes",):
+        return "y", ""
+    if first in ("n", "no"):
+        return "n", words[1] if len(words) > 1 else ""
+    return "n", text.strip()
+
+
+async def ask_on_terminal(req: Any) -> Any:
+    """The permission prompt: tool, resolved path or full command, diff, then the answer."""
+    from agent.permissions.asking import Answer
+
+    color = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+    out = [f"\n── permission: {req.tool} ──"]
+    out.append(f"command: {req.target}" if req.tool == "bash" else f"target: {req.target}")
+    if req.reason:
+        out.append(f"why: {req.reason}")
+    if req.diff:
+        out.append(_paint(req.diff, color))
+    if req.remember:
+        out.append(f"remember adds: {', '.join(req.remember)}")
+    out.append(" · ".join(CHOICES[c] for c in req.choices) + " : ")
+    print("\n".join(out), end="", file=sys.stderr, flush=True)
+    line = await asyncio.to_thread(sys.stdin.readline)
+    choice, reason = parse_answer(line, req.choices)
+    return Answer(choice, reason)
+
+
+def _home_imports(cfg: Any) -> str:
+    """The project's memory files that import from outside it (skipped until trusted)."""
+    from agent.context.memory import load_memory
+
+    refused = {
+        f.parent
+        for f in load_memory(cfg.cwd, cfg.root, trusted=False)
+        if f.parent is not None and "untrusted project's memory" in f.note
+    }
+    names = sorted(os.path.relpath(p, cfg.root) for p in refused)
+    return f"{', '.join(names)} importing files from your home directory" if names else ""
+
+
+def trust_prompt(cfg: Any) -> bool:
+    """Ask once whether to trust a project that brings its own settings, hooks or servers."""
+    from agent.config import settings as st
+
+    files = [
+        cfg.root / ".agent" / n
+        for n in ("settings.json", "settings.local.json", "hooks.json", "actions.json")
+    ] + [cfg.root / ".mcp.json"]
+    # A settings.local.json the agent wrote from the user's own answers needs no trust.
+    present = [f for f in files if f.is_file() and not st.is_own(f)]
+    if cfg.env_ignored:  # its .env names an endpoint or a key
+        present.append(cfg.root / ".env")
+    if cfg.trusted or (cfg.root / ".agent").resolve() == st.user_dir().resolve():
+        return False
+    names = ", ".join(str(f.relative_to(cfg.root)) for f in present)
+    importing = _home_imports(cfg)  # CLAUDE.md importing ~/.claude/…: loaded once trusted
+    if not present and not importing:
+        return False
+    names = ", ".join(x for x in (names, importing) if x)
+    print(
+        f"This project has its own agent configuration ({names}). Trusting it lets it run "
+        "hooks, start MCP servers, loosen permissions and choose the model endpoint and key."
+        "\nTrust this project? [y/N]: ",
+        end="",
+        file=sys.stderr,
+        flush=True,
+    )
+    if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+        return False
+    st.trust(cfg.root)
+    return True
+
+
+def load(args: Any) -> tuple[Any, str | None] | int:
+    """(Config, session id to resume) for an interactive session — after the trust question and
+    the `-c` / `-r [ID]` choice (the picker) — or an exit code."""
+    from agent.app import configure
+    from agent.config.load import ConfigError
+    from agent.session.resume import PickInterrupted, chosen
+
+    try:
+        cfg = configure(flags_from(args))
+        if trust_prompt(cfg):
+            cfg = configure(flags_from(args))
+        resume_id = chosen(args, cfg.root, cfg.cwd)
+    except ConfigError as e:
+        print(f"agent: {e}", file=sys.stderr)
+        return EXIT_INTERRUPTED if isinstance(e, PickInterrupted) else EXIT_USAGE
+    for w in cfg.warnings:
+        print(f"agent: warning: {w}", file=sys.stderr)
+    return cfg, resume_id
+
+
+def run_repl(args: Any) -> int:
+    from agent.app import build
+    from agent.ui.render import TextRenderer
+
+    loaded = load(args)
+    if isinstance(loaded, int):
+        return loaded
+    cfg, resume_id = loaded
+    run = build(cfg, TextRenderer(verbose=args.verbose), ask_on_terminal, resume_id=resume_id)
+    print(f"agent · {run.agent.llm.model} · Ctrl-C stops a turn, Ctrl-D exits", file=sys.stderr)
+    if resume_id:
+        print(resumed_note(run), file=sys.stderr)
+    loop = asyncio.new_event_loop()  # one loop for the session: the HTTP client lives on it
+    loop.run_until_complete(run.start())
+    ctx = _commands(run, args)
+    try:
+        while not ctx.exit:
+            try:
+                line = input("> ")
+            except EOFError:
+                print(file=sys.stderr)
+                return EXIT_OK
+            except KeyboardInterrupt:
+                print(file=sys.stderr)
+                continue
+            if not line.strip():
+                continue
+            loop.run_until_complete(_interruptible(_line(ctx, line)))
+        return EXIT_OK
+    finally:
+        _cancel_pending(loop)  # a turn a signal cut short: its shell commands are killed
+        loop.run_until_complete(run.agent.llm.aclose())
+        loop.run_until_complete(run.end())
+        loop.close()
+
+
+def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
+    pending = asyncio.all_tasks(loop)
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+
+
+def _commands(run: Any, args: Any) -> Any:
+    """The slash commands, printing plainly to stdout like the answers."""
+    from rich.console import Console
+
+    from agent.commands.registry import LOAD_PROBLEMS, Ctx, all_commands
+
+    commands = all_commands(run.cfg.root)
+    for problem in LOAD_PROBLEMS:
+        print(f"agent: warning: {problem}", file=sys.stderr)
+
+    async def turn(text: str) -> Any:
+        return await run.agent.run_turn(run.user_message(text))
+
+    console = Console(highlight=False, color_system=None, soft_wrap=True)
+    return Ctx(run, console, turn, run.agent.sink, commands)
+
+
+async def _line(ctx: Any, line: str) -> None:
+    from agent.commands.registry import dispatch
+
+    try:
+        if await dispatch(ctx, line):
+            return
+    except Exception as e:  # a failing command must not end the session
+        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
+        return
+    from agent.context.mentions import attach
+
+    await ctx.turn(attach(line, ctx.cfg.cwd))
+
+
+async def _interruptible(work: Any) -> None:
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(work)
+    loop.add_signal_handler(signal.SIGINT, task.cancel)
+    try:
+        await task
+    except asyncio.CancelledError:
+        print("\n[interrupted]", file=sys.stderr)
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
+def resumed_note(run: Any) -> str:
+    """What a resumed session starts with: which one, how long, and the last exchange."""
+    from agent.session.checkpoints import own_words
+
+    msgs = run.agent.messages[1:]
+    users = [m for m in msgs if m.get("role") == "user" and isinstance(m.get("content"), str)]
+    from agent.context.mentions import without_attachments
+
+    words = without_attachments(own_words(users[-1]["content"])) if users else ""
+    last = " ".join(words.split())[:80]
+    note = f"resumed {run.session_id} ({len(msgs)} messages)"
+    note += f" · last: {last}" if last else ""
+    if run.moved_from:
+        note += f"\nit ran in {run.moved_from} until now; it continues here, in {run.cfg.cwd}"
+    return note

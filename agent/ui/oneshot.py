@@ -1,0 +1,216 @@
+"""One-shot runs: `agent "question"`, `agent -`, piped stdin; text, json or stream-json output."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import select
+import signal
+import sys
+import time
+from typing import Any
+
+from agent.config.load import flags_from
+from agent.tools import stop_background
+from agent.ui.process import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_MAX_TURNS, EXIT_OK, EXIT_USAGE
+
+EXIT_BY_SUBTYPE = {
+    "success": EXIT_OK,
+    "error_max_turns": EXIT_MAX_TURNS,
+    "error_during_execution": EXIT_FAIL,
+    "error_interrupted": EXIT_INTERRUPTED,
+}
+STDIN_WAIT = 3.0  # seconds to wait for piped context when a prompt is also given
+
+
+def _read_stdin() -> str:
+    data = sys.stdin.buffer.read()
+    return data.decode("utf-8", errors="replace")
+
+
+def read_prompt(words: list[str]) -> str | None:
+    """The prompt from arguments and/or stdin; None means "open the REPL"."""
+    if words == ["-"]:
+        return _read_stdin()
+    tty = sys.stdin is None or sys.stdin.closed or sys.stdin.isatty()
+    if not words:
+        return None if tty else _read_stdin()
+    wait = len(words) > 1 and words[-1] == "-"  # `slow | agent "review this" -`: wait for it
+    prompt = " ".join(words[:-1] if wait else words)
+    if tty:
+        return prompt
+    try:  # a prompt plus piped data: attach it, but never hang on a silent open pipe
+        ready, _, _ = select.select([sys.stdin], [], [], None if wait else STDIN_WAIT)
+    except (OSError, ValueError):
+        ready = []
+    if not ready:
+        print(
+            f"agent: nothing arrived on stdin within {STDIN_WAIT:g} s; going on without it "
+            '(add `-` to wait for it: cmd | agent "question" -)',
+            file=sys.stderr,
+        )
+    context = _read_stdin() if ready else ""
+    if context.strip():
+        return f"{prompt}\n\n<stdin>\n{context.rstrip()}\n</stdin>"
+    return prompt
+
+
+def make_renderer(fmt: str, verbose: bool) -> Any:
+    from agent.ui import render
+
+    if fmt == "json":
+        return render.JsonRenderer()
+    if fmt == "stream-json":
+        return render.StreamJsonRenderer()
+    return render.TextRenderer(verbose=verbose)
+
+
+def result_line(subtype: str, text: str, **extra: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "type": "result",
+        "subtype": subtype,
+        "is_error": subtype != "success",
+        "result": text,
+        "session_id": "",
+        "num_turns": 0,
+        "duration_ms": 0,
+        "duration_api_ms": 0,
+        "usage": {
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "reasoning_tokens": 0,
+        },
+        "total_cost_usd": 0.0,
+        "permission_denials": [],
+    }
+    base.update(extra)
+    return base
+
+
+def _oversized(prompt: str, window: int) -> str:
+    """Why the prompt (piped stdin included) cannot fit the model's context window, if so:
+    said before sending megabytes the provider would refuse."""
+    if len(prompt) < window:  # every token is at least a character: fits, or nearly
+        return ""
+    from agent.base.tokens import estimate
+
+    tokens = estimate(prompt)
+    if tokens <= window:
+        return ""
+    return (
+        f"the prompt is about {tokens:,} tokens ({len(prompt):,} characters), more than the "
+        f"model's {window:,}-token context window: send a part of it (e.g. head -c 200000 FILE "
+        '| agent "question" -) or ask the agent to read the file with its tools'
+    )
+
+
+def _fail_early(renderer: Any, fmt: str, message: str, code: int) -> int:
+    print(f"agent: {message}", file=sys.stderr)
+    if fmt != "text":
+        renderer.finish(result_line("error_during_execution", "", error=message))
+    return code
+
+
+def run_oneshot(args: Any, prompt: str) -> int:
+    from agent.app import configure
+    from agent.config.load import ConfigError
+
+    t0 = time.monotonic()
+    fmt = args.output_format
+    renderer = make_renderer(fmt, args.verbose)
+    if args.worktree is not None:  # make it, run this one-shot inside, then keep or remove it
+        from agent.subagents.worktree import with_worktree
+
+        return with_worktree(
+            args,
+            lambda: run_oneshot(args, prompt),
+            lambda msg: _fail_early(renderer, fmt, msg, EXIT_USAGE),
+        )
+    try:
+        cfg = configure(flags_from(args))
+    except ConfigError as e:
+        return _fail_early(renderer, fmt, str(e), EXIT_USAGE)
+    for w in cfg.warnings:
+        print(f"agent: warning: {w}", file=sys.stderr)
+    if not prompt.strip():
+        why = "empty prompt: pass a question or pipe one in"
+        if args.cont or args.resume is not None:  # `agent -r < /dev/null`, `agent -c` in a pipe
+            flag = "-c" if args.cont else f"-r {args.resume or 'ID'}"
+            why = (
+                f'{flag} without a terminal needs a prompt: agent {flag} "and now…" '
+                "(or run it in a terminal to continue interactively)"
+            )
+        return _fail_early(renderer, fmt, why, EXIT_USAGE)
+    too_big = _oversized(prompt, cfg.provider.context_limit)
+    if too_big:
+        return _fail_early(renderer, fmt, too_big, EXIT_USAGE)
+    from agent.app import build
+    from agent.session.resume import chosen
+
+    try:
+        resume_id = chosen(args, cfg.root, cfg.cwd)
+    except ConfigError as e:
+        return _fail_early(renderer, fmt, str(e), EXIT_USAGE)
+    run = build(cfg, renderer, resume_id=resume_id)
+    if run.moved_from:
+        print(
+            f"agent: warning: session {resume_id} ran in {run.moved_from}; it continues in "
+            f"{cfg.cwd}",
+            file=sys.stderr,
+        )
+    if run.mcp is not None:
+        run.mcp.settle()  # waits at most the servers' timeouts; failures go to stderr
+    renderer.start(run.init_event())
+    subtype, text, error = asyncio.run(_drive(run, prompt))
+    a = run.agent
+    t = a.totals
+    extra: dict[str, Any] = {"error": error} if error else {}
+    renderer.finish(
+        result_line(
+            subtype,
+            text,
+            session_id=run.session_id,
+            num_turns=t.requests,
+            duration_ms=int((time.monotonic() - t0) * 1000),
+            duration_api_ms=int(a.llm.api_seconds * 1000),
+            usage={
+                "input_tokens": t.input_tokens,
+                "output_tokens": t.output_tokens,
+                "cache_read_input_tokens": t.cached_tokens,
+                "reasoning_tokens": t.reasoning_tokens,
+            },
+            total_cost_usd=round(t.cost_usd, 6),
+            permission_denials=run.denials.items,
+            **extra,
+        )
+    )
+    return EXIT_BY_SUBTYPE[subtype]
+
+
+async def _drive(run: Any, prompt: str) -> tuple[str, str, str | None]:
+    """Run the turn; SIGINT/SIGTERM cancel it and still leave a valid history."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.ensure_future(_session(run, prompt))
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, task.cancel)
+    reason = "exit"
+    try:
+        end = await task
+    except asyncio.CancelledError:
+        reason = "interrupted"
+        return "error_interrupted", "", "interrupted"
+    finally:
+        await run.stop_background()  # background subagents use the client: stop them first
+        await asyncio.to_thread(stop_background)
+        if run.mcp is not None:
+            await run.mcp.aclose()
+        await run.agent.llm.aclose()
+        await run.end(reason)
+    return end.subtype, end.text, end.error
+
+
+async def _session(run: Any, prompt: str) -> Any:
+    await run.start()  # SessionStart hooks may add context to the first message
+    return await run.agent.run_turn(run.user_message(prompt))

@@ -1,0 +1,167 @@
+"""The JSON writers: `--output-format json` (JSON Lines of every event) and `stream-json`
+(Claude Code's system/assistant/user/result shape). stdout holds JSON Lines and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import IO, Any
+
+from agent.base.events import (
+    AssistantMessage,
+    Compacted,
+    ErrorEvent,
+    Event,
+    Notice,
+    ReasoningDelta,
+    SubagentProgress,
+    TextDelta,
+    TodoChanged,
+    ToolEnd,
+    ToolStart,
+)
+
+RESULT_PREVIEW = 2000  # chars of a tool result in a JSON tool_result event
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def subagent_line(event: SubagentProgress) -> dict[str, Any]:
+    """A subagent's progress as a JSON line (its own type: never mistaken for the parent's)."""
+    line: dict[str, Any] = {
+        "type": "subagent",
+        "task_id": event.task_id,
+        "agent": event.agent,
+        "event": event.kind,
+        "message": event.message,
+    }
+    if event.tool:
+        line["tool"] = event.tool
+    if event.args:
+        line["args"] = event.args
+    return line
+
+
+class JsonRenderer:
+    """`--output-format json`: the JSON Lines of SPEC §9, the result line last."""
+
+    def __init__(self, out: IO[str] = sys.stdout) -> None:
+        self.out = out
+
+    def write(self, obj: dict[str, Any]) -> None:
+        self.out.write(dumps(obj) + "\n")
+        self.out.flush()
+
+    def start(self, init: dict[str, Any]) -> None:
+        self.write(init)
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            self.write({"type": "text", "text": event.text})
+        elif isinstance(event, ReasoningDelta):
+            self.write({"type": "reasoning", "text": event.text})
+        elif isinstance(event, ToolStart):
+            self.write(
+                {"type": "tool_call", "id": event.id, "tool": event.name, "args": event.args}
+            )
+        elif isinstance(event, ToolEnd):
+            self.write(
+                {
+                    "type": "tool_result",
+                    "id": event.id,
+                    "tool": event.name,
+                    "result": event.output[:RESULT_PREVIEW],
+                    "is_error": event.is_error,
+                    "duration_ms": event.duration_ms,
+                }
+            )
+        elif isinstance(event, Compacted):
+            self.write(
+                {
+                    "type": "compact",
+                    "trigger": event.trigger,
+                    "pre_tokens": event.pre_tokens,
+                    "post_tokens": event.post_tokens,
+                }
+            )
+        elif isinstance(event, ErrorEvent):  # discard_partial: drop the text/reasoning lines
+            self.write(  # streamed since the last assistant message: the reply starts over
+                {
+                    "type": "error",
+                    "message": event.message,
+                    "retrying": event.retrying,
+                    "discard_partial": event.discard,
+                }
+            )
+        elif isinstance(event, TodoChanged):
+            self.write({"type": "todo", "items": event.items})
+        elif isinstance(event, SubagentProgress):
+            self.write(subagent_line(event))
+        elif isinstance(event, Notice):  # not a §9 event: stdout stays exactly the schema
+            sys.stderr.write(f"agent: {event.message}\n")
+
+    def finish(self, result: dict[str, Any]) -> None:
+        self.write(result)
+
+
+class StreamJsonRenderer(JsonRenderer):
+    """`--output-format stream-json`: Claude Code's shape (system/assistant/user/result)."""
+
+    def __init__(self, out: IO[str] = sys.stdout) -> None:
+        super().__init__(out)
+        self.session_id = ""
+        self.model = ""
+        self.n = 0
+
+    def start(self, init: dict[str, Any]) -> None:
+        self.session_id, self.model = init["session_id"], init["model"]
+        self.write({**init, "permissionMode": init["permission_mode"], "apiKeySource": "env"})
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, AssistantMessage):
+            self.n += 1
+            content: list[dict[str, Any]] = []
+            if event.reasoning:
+                content.append({"type": "thinking", "thinking": event.reasoning})
+            if event.text:
+                content.append({"type": "text", "text": event.text})
+            for c in event.tool_calls:
+                content.append(
+                    {"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["args"]}
+                )
+            u = event.usage or {}
+            message = {
+                "id": f"msg_{self.session_id[:8]}_{self.n}",
+                "type": "message",
+                "role": "assistant",
+                "model": self.model,
+                "content": content,
+                "stop_reason": "tool_use" if event.tool_calls else "end_turn",
+                "usage": {
+                    "input_tokens": u.get("input_tokens", 0),
+                    "output_tokens": u.get("output_tokens", 0),
+                    "cache_read_input_tokens": u.get("cached_tokens", 0),
+                },
+            }
+            self._wrap("assistant", message)
+        elif isinstance(event, ToolEnd):
+            block = {
+                "type": "tool_result",
+                "tool_use_id": event.id,
+                "content": event.output,
+                "is_error": event.is_error,
+            }
+            self._wrap("user", {"role": "user", "content": [block]})
+
+    def _wrap(self, kind: str, message: dict[str, Any]) -> None:
+        self.write(
+            {
+                "type": kind,
+                "message": message,
+                "parent_tool_use_id": None,
+                "session_id": self.session_id,
+            }
+        )

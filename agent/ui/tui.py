@@ -1,0 +1,272 @@
+"""The REPL's renderer (a Sink): markdown answers, dimmed reasoning, tool lines, a spinner.
+
+Finished markdown blocks (paragraphs, lists, closed code fences) are printed once, for good; only
+the block still being written lives in a transient rich Live region, cut to the screen height.
+So nothing is printed twice and the region never scrolls out of reach (no flicker, no copies).
+A reply cut off and retried drops its unprinted text; if blocks of it were printed already, a
+dim line says the reply starts over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from agent.base.events import (
+    AssistantMessage,
+    Compacted,
+    ErrorEvent,
+    Event,
+    Notice,
+    PermissionDenied,
+    ReasoningDelta,
+    TextDelta,
+    ToolEnd,
+    ToolStart,
+    TurnEnd,
+)
+from agent.ui.render import result_line, summarize_args
+from agent.ui.tui_blocks import diff_text, finished, tail
+
+FPS = 12
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+CODE_THEME = "monokai"
+
+
+class LiveRenderer:
+    """Renders a turn's events; `begin`/`end` bracket a busy period (turn or command)."""
+
+    def __init__(self, console: Any) -> None:
+        self.c = console
+        self.live: Any = None
+        self.ticker: asyncio.Task[None] | None = None
+        self.text = ""  # answer text not yet printed
+        self.think = ""  # reasoning not yet printed
+        self.thinking = False
+        self.blocks = 0  # markdown blocks printed in this reply (for spacing)
+        self.reasoned = False  # reasoning of this reply was printed
+        self.running: dict[str, tuple[str, float]] = {}
+        self.since: float | None = None  # waiting for the model since
+        self.streaming = False  # the current reply has started to arrive
+        self.label = "thinking"
+        self.interrupted = False  # the last busy period ended with an interrupted turn
+        self.at_prompt: Callable[[Callable[[], None]], None] | None = None  # prints above a prompt
+        self.typed: Callable[[], str] = str  # what was typed during the turn, as a status line
+        self.held: list[tuple[Any, Any]] | None = None  # printed while a prompt has the screen
+
+    # -- busy periods --------------------------------------------------------------------
+    def begin(self, label: str = "thinking") -> None:
+        from rich.live import Live
+
+        self.label, self.since = label, time.monotonic()
+        self.interrupted = self.streaming = False
+        if self.live is None:
+            self.live = Live(
+                self,
+                console=self.c,
+                auto_refresh=False,
+                transient=True,
+                redirect_stdout=False,
+                redirect_stderr=False,
+            )
+            self.live.start()
+        if self.ticker is None:
+            self.ticker = asyncio.ensure_future(self._tick())
+
+    def end(self) -> None:
+        self._flush()
+        self.pause()
+        self.running.clear()
+        self.since = None
+
+    def pause(self) -> None:
+        """Stop drawing the live region (a permission prompt takes the screen)."""
+        self._flush_text()
+        if self.ticker is not None:
+            self.ticker.cancel()
+            self.ticker = None
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
+
+    def resume(self) -> None:
+        interrupted = self.interrupted
+        self.begin(self.label)
+        self.interrupted = interrupted
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(1 / FPS)
+            if self.live is not None:
+                self.live.refresh()
+
+    # -- the live region -----------------------------------------------------------------
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.markdown import Markdown
+        from rich.segment import Segment
+        from rich.text import Text
+
+        room = max(console.size.height - 4, 3)
+        parts: list[Any] = []
+        if self.thinking and self.think:
+            parts.append(Text(self.think[-options.max_width :], style="dim"))
+        if self.text.strip():
+            parts.append(Markdown(tail(self.text, room), code_theme=CODE_THEME))
+        status = self._status()
+        if status:
+            parts.append(Text(status, style="cyan"))
+        typed = self.typed()
+        if typed:
+            parts.append(Text(typed, style="dim"))
+        lines: list[list[Any]] = []
+        for part in parts:
+            lines += console.render_lines(part, options, pad=False)
+        for line in lines[-room:]:
+            yield from line
+            yield Segment.line()
+
+    def _status(self) -> str:
+        now = time.monotonic()
+        frame = SPINNER[int(now * 10) % len(SPINNER)]
+        if self.running:
+            items = list(self.running.values())
+            first, t0 = items[0]
+            more = f" (+{len(items) - 1} more)" if len(items) > 1 else ""
+            return f"{frame} {first}{more} · {now - t0:.0f}s · esc to interrupt"
+        if self.since is not None and not self.streaming:
+            return f"{frame} {self.label}… {now - self.since:.0f}s · esc to interrupt"
+        return ""
+
+    # -- printing ------------------------------------------------------------------------
+    def hold(self) -> None:
+        """Keep what is printed (a parallel subagent's progress) off a permission prompt."""
+        self.held = []
+
+    def release(self) -> None:
+        held, self.held = self.held or [], None
+        for objs, kw in held:
+            self._print(*objs, **kw)
+
+    def _print(self, *objs: Any, **kw: Any) -> None:
+        kw.setdefault("highlight", False)
+        if self.held is not None:
+            self.held.append((objs, kw))
+        elif self.live is None and self.at_prompt is not None:
+            self.at_prompt(lambda: self.c.print(*objs, **kw))
+        else:
+            self.c.print(*objs, **kw)
+
+    def line(self, text: str, style: str = "") -> None:
+        self._print(text, style=style, markup=False, soft_wrap=True)
+
+    def _markdown(self, block: str) -> None:
+        from rich.markdown import Markdown
+
+        if not block.strip():
+            return
+        if self.blocks:
+            self._print()
+        self.blocks += 1
+        self._print(Markdown(block.strip("\n"), code_theme=CODE_THEME))
+
+    def _flush_text(self) -> None:
+        self._end_thinking()
+        if self.text:
+            self._markdown(self.text)
+            self.text = ""
+
+    def _flush(self) -> None:
+        self._flush_text()
+        self.blocks, self.reasoned = 0, False
+
+    def _end_thinking(self) -> None:
+        if self.thinking:
+            if self.think:
+                self.line(self.think, "dim")
+            self.line("[/thinking]", "dim")
+            self.think, self.thinking = "", False
+
+    # -- events --------------------------------------------------------------------------
+    def emit(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            self.streaming = True
+            self._end_thinking()
+            self.text += event.text
+            cut = finished(self.text) if "\n" in event.text else 0
+            if cut:
+                block, self.text = self.text[:cut], self.text[cut:]
+                self._markdown(block)
+        elif isinstance(event, ReasoningDelta):
+            self.streaming = self.reasoned = True
+            if not self.thinking:
+                self.line("[thinking]", "dim")
+                self.thinking = True
+            self.think += event.text
+            done, _, self.think = self.think.rpartition("\n")
+            if done:
+                self.line(done, "dim")
+        elif isinstance(event, AssistantMessage):
+            self._flush()
+            self.since, self.streaming = time.monotonic(), False
+        else:
+            self._other(event)
+
+    def _other(self, event: Event) -> None:
+        if isinstance(event, ToolStart):
+            self._flush()
+            self.running[event.id] = (
+                f"{event.name} {summarize_args(event.args)}",
+                time.monotonic(),
+            )
+        elif isinstance(event, ToolEnd):
+            self._tool_end(event)
+        elif isinstance(event, PermissionDenied):
+            self.line(f"  denied: {event.name} — {event.reason}", "yellow")
+        elif isinstance(event, ErrorEvent):
+            self.line(
+                f"warning: {event.message}{' — retrying' if event.retrying else ''}", "yellow"
+            )
+            if event.discard:
+                self._restart()
+        elif isinstance(event, Notice):
+            self.line(f"note: {event.message}", "yellow")
+        elif isinstance(event, Compacted):
+            self.line(
+                f"compacted context: {event.pre_tokens:,} → {event.post_tokens:,} tokens", "dim"
+            )
+        elif isinstance(event, TurnEnd):
+            self._flush()
+            if event.subtype == "error_interrupted":
+                self.interrupted = True
+                self.line("⎿ interrupted · the conversation is intact", "dim")
+            elif event.error:
+                self.line(f"error: {event.error}", "red")
+
+    def _restart(self) -> None:
+        """The reply is requested again from its start: forget what the live region held of it
+        and, when part of it was printed for good, say that the reply starts over."""
+        printed = self.blocks > 0 or self.reasoned
+        if self.thinking:
+            self.think, self.thinking = "", False
+            self.line("[/thinking]", "dim")
+        self.text, self.blocks, self.reasoned = "", 0, False
+        self.since, self.streaming = time.monotonic(), False
+        if printed:
+            self.line("↻ reply cut off; retrying", "dim")
+
+    def _tool_end(self, e: ToolEnd) -> None:
+        self.running.pop(e.id, None)
+        if not self.running:
+            self.since, self.label = time.monotonic(), "thinking"
+        rest = (e.display or "").partition("\n")[2]
+        line = result_line(e.name, e.args, e.output, e.is_error, e.display or "")
+        mark = ("✗", "red") if e.is_error else ("✓", "green")
+        from rich.text import Text
+
+        self._print(
+            Text.assemble(("  " + mark[0], mark[1]), f" {line} ", (f"· {e.duration_ms} ms", "dim"))
+        )
+        if rest and not e.is_error:
+            self._print(diff_text(rest))

@@ -1,0 +1,58 @@
+"""Session wiring of the todo list and the subagents (called by agent.app.build)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent.base.events import TodoChanged
+from agent.base.record import Tool
+from agent.subagents.defs import AgentDef, load_defs
+from agent.subagents.runner import Limits, Subagents
+from agent.subagents.tool import task_tools
+from agent.tools.todo_list import TodoList, last_saved
+
+if TYPE_CHECKING:
+    from agent.config.load import Config
+    from agent.core.loop import Agent
+
+
+def subagent_tools(cfg: Config) -> tuple[dict[str, Tool], dict[str, AgentDef], list[str]]:
+    """task and task_result (listing the project's agent definitions), the definitions, and
+    warnings about definition files that were skipped."""
+    defs, warnings = load_defs(cfg.root)
+    return {t.name: t for t in task_tools(defs)}, defs, warnings
+
+
+def attach(
+    agent: Agent,
+    layers: tuple[Any, ...],
+    cfg: Config,
+    *,
+    hooks: Any = None,
+    defs: dict[str, AgentDef] | None = None,
+    resumed: Path | None = None,
+    warnings: list[str] | None = None,
+) -> None:
+    """Give the session its todo list (restored from `resumed`) and its subagent runner."""
+    todo = TodoList(lambda items: agent.sink.emit(TodoChanged(items)))
+    if resumed is not None:
+        from agent.session.store import load
+
+        saved = last_saved(load(resumed).records)
+        if saved:
+            todo.load(saved)
+    agent.ctx.extra["todo"] = todo
+    limits = Limits.from_settings(cfg.settings)
+    runner = Subagents(agent, layers, root=cfg.root, hooks=hooks, defs=defs, limits=limits)
+    runner.warnings = list(warnings or [])
+    agent.ctx.extra["subagents"] = runner
+
+
+async def stop_background(agent: Agent) -> None:
+    """Cancel what runs in the background of a session (subagents, /loop) before it closes."""
+    for key in ("loop", "subagents"):
+        obj = agent.ctx.extra.get(key)
+        close = getattr(obj, "aclose", None)
+        if close is not None:
+            await close()
