@@ -21,7 +21,6 @@ from agent.context.compaction import (
     SUMMARY_PREFIX,
     Policy,
     closed,
-    compact,
     is_valid,
     rebuild,
     should_compact,
@@ -210,12 +209,12 @@ class FakeHooks:
 async def test_manual_compact_with_focus_and_hook(fake: FakeOpenAI, tmp_path: Path) -> None:
     fake.script(text("a1"), text("a2"), text("a3"), text(SUMMARY))
     agent, rec = make_agent(fake, tmp_path)
-    assert not await compact(agent, "anything")  # nothing to compact yet
+    assert not await agent.compact("anything")  # nothing to compact yet
     assert "nothing to compact" in of_type(rec, Notice)[-1].message
     for q in ("q1", "q2", "q3"):
         await agent.run_turn(q)
     agent.hooks = FakeHooks()
-    assert await compact(agent, focus="the parser changes")
+    assert await agent.compact(focus="the parser changes")
     assert agent.hooks.fired == [
         ("PreCompact", {"trigger": "manual", "custom_instructions": "the parser changes"})
     ]

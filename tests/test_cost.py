@@ -81,12 +81,12 @@ async def test_context_size_is_reported_usage_plus_estimate(
 ) -> None:
     fake.script(text("ok", usage=OPENAI_USAGE))
     agent, _ = make_agent(fake, tmp_path)
-    assert agent.meter.now(agent.messages, agent._schemas) > 0  # nothing sent yet: estimated
+    assert agent.meter.now(agent.messages, agent.schemas) > 0  # nothing sent yet: estimated
     await agent.run_turn("go")
-    assert agent.meter.now(agent.messages, agent._schemas) == 1200
+    assert agent.meter.now(agent.messages, agent.schemas) == 1200
     agent.messages.append({"role": "user", "content": "one more question"})
     extra = estimate_message(agent.messages[-1])
-    assert agent.meter.now(agent.messages, agent._schemas) == 1200 + extra
+    assert agent.meter.now(agent.messages, agent.schemas) == 1200 + extra
 
 
 async def test_context_breakdown_and_report(fake: FakeOpenAI, tmp_path: Path) -> None:

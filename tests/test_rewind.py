@@ -99,14 +99,14 @@ async def test_changed_outside_is_refused(fake: FakeOpenAI, run: object, repo: P
 async def test_rewind_past_a_compaction_uses_the_session_file(
     fake: FakeOpenAI, run: object, repo: Path
 ) -> None:
-    from agent.context.compaction import SUMMARY_PREFIX, Policy, compact, is_valid
+    from agent.context.compaction import SUMMARY_PREFIX, Policy, is_valid
 
     await _two_turns(fake, run)
     agent = run.agent  # type: ignore[attr-defined]
     before = [dict(m) for m in agent.messages]
     fake.script(text("## Task\nchange things"))
     agent.compaction = Policy(100_000, keep_turns=1)
-    assert await compact(agent)
+    assert await agent.compact()
     assert agent.messages[1]["content"].startswith(SUMMARY_PREFIX)
     assert "change things" not in [m["content"] for m in agent.messages]
     out = rewind_conversation(run, listing(run)[1])

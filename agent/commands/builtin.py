@@ -67,9 +67,7 @@ async def clear_cmd(ctx: Ctx, args: str) -> None:
 @command("compact", usage="[focus]")
 async def compact_cmd(ctx: Ctx, args: str) -> None:
     """Summarise older turns now to free context; an optional focus says what to keep."""
-    from agent.context.compaction import compact
-
-    if not await compact(ctx.agent, args.strip(), "manual"):
+    if not await ctx.agent.compact(args.strip(), "manual"):
         return
     ctx.say("compacted", "dim")
 
@@ -156,7 +154,7 @@ async def btw_cmd(ctx: Ctx, args: str) -> None:
     display = ctx.display or a.sink
     messages = [*a.messages, {"role": "user", "content": f"{BTW_NOTE}\n\n{q}"}]
     # Same tools list as the session (never called): the request prefix stays cache-identical.
-    reply = await a.llm.complete(messages, a._schemas, display, 0, no_tools=True)
+    reply = await a.llm.complete(messages, a.schemas, display, 0, no_tools=True)
     a.totals.add(reply.usage, a.llm.cfg.provider)  # counted, but not in the context meter
     display.emit(AssistantMessage(reply.text, reply.reasoning, [], reply.usage))
     if reply.calls and not reply.text:

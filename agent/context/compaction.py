@@ -10,18 +10,23 @@ If the summary cannot be had, the oldest whole turns are dropped instead: never 
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.base.events import Compacted, ErrorEvent, Event, Notice
-from agent.base.tokens import estimate_message
+from agent.base.events import Compacted, ErrorEvent, Event, Notice, Sink
+from agent.base.tokens import Meter, estimate_message
 
 if TYPE_CHECKING:
     from agent.config.load import Config
-    from agent.core.loop import Agent
 
 Message = dict[str, Any]
+# One request without tools (the summarisation): the reply's text, "" when it had tool calls.
+# The caller (agent.core.loop) counts its cost.
+Ask = Callable[[list[Message], Sink], Awaitable[str]]
+# The PreCompact hook: (trigger, focus) -> what it adds to the instructions.
+PreCompact = Callable[[str, str], Awaitable[list[str]]]
 SUMMARY_PREFIX = "[agent] Summary of the earlier conversation (compacted to save context)."
 DROPPED_PREFIX = "[agent] Earlier turns were dropped to save context (no summary available)."
 ACK = "Understood. I will continue from this summary."
@@ -31,6 +36,22 @@ CAPS = {"user": 8000, "assistant": 4000, "tool": 1500, "args": 500, "summary": 2
 
 class NoSummary(Exception):
     """The model gave no usable summary."""
+
+
+@dataclass
+class Conversation:
+    """What compaction works on, never the Agent itself: the history (rewritten in place), the
+    tool schemas and meter that size it, where notices go, how to ask the model, the hook."""
+
+    messages: list[Message]
+    schemas: list[dict[str, Any]]
+    meter: Meter
+    sink: Sink
+    ask: Ask
+    pre_compact: PreCompact | None = None
+
+    def size(self) -> int:
+        return self.meter.now(self.messages, self.schemas)
 
 
 @dataclass(frozen=True)
@@ -174,7 +195,7 @@ def rebuild(messages: list[Message], cut: int, summary: str | None) -> list[Mess
 class _Quiet:
     """Sink for the summarisation request: show retries, not the summary text."""
 
-    def __init__(self, sink: Any) -> None:
+    def __init__(self, sink: Sink) -> None:
         self.sink = sink
 
     def emit(self, event: Event) -> None:
@@ -182,7 +203,7 @@ class _Quiet:
             self.sink.emit(event)
 
 
-async def _summarise(agent: Agent, old: list[Message], limit: int, notes: list[str]) -> str:
+async def _summarise(conv: Conversation, old: list[Message], limit: int, notes: list[str]) -> str:
     """Ask the model (no tools) for the working state; raises when there is none."""
     from agent.base.record import cap
 
@@ -192,69 +213,60 @@ async def _summarise(agent: Agent, old: list[Message], limit: int, notes: list[s
     for note in notes:
         user += f"\n\n{note}"
     request = [{"role": "system", "content": prompt}, {"role": "user", "content": user}]
-    reply = await agent.llm.complete(request, [], _Quiet(agent.sink), 0)
-    agent._count(reply)  # its cost is real; the meter is reset right after
-    if not reply.text.strip() or reply.calls:
+    text = (await conv.ask(request, _Quiet(conv.sink))).strip()
+    if not text:
         raise NoSummary("the model returned no summary")
-    return cap(reply.text.strip(), CAPS["summary"])
+    return cap(text, CAPS["summary"])
 
 
-async def _pre_compact(agent: Agent, trigger: str, focus: str) -> list[str]:
-    """Fire the PreCompact hook; what it adds joins the summarisation instructions."""
-    if agent.hooks is None:
-        return []
-    out = await agent.hooks.fire("PreCompact", {"trigger": trigger, "custom_instructions": focus})
-    return [str(c) for c in getattr(out, "context", [])]
-
-
-async def compact(agent: Agent, focus: str = "", trigger: str = "manual") -> bool:
+async def compact(
+    conv: Conversation, policy: Policy, focus: str = "", trigger: str = "manual"
+) -> bool:
     """Summarise older turns into a working state; True if the history was compacted."""
-    policy = agent.compaction or Policy(agent.llm.cfg.provider.context_limit)
-    msgs = agent.messages
+    msgs = conv.messages
     cut = split_point(msgs, policy.keep_turns, policy.keep_budget)
     if not cut or not is_valid(rebuild(msgs, cut, "")):  # never pay for an unusable summary
         if trigger == "manual":
-            agent.sink.emit(Notice("nothing to compact yet: the conversation is short"))
+            conv.sink.emit(Notice("nothing to compact yet: the conversation is short"))
         return False
-    pre = agent.meter.now(msgs, agent._schemas)
-    agent.sink.emit(Notice(f"compacting the conversation ({pre:,} tokens, {trigger})"))
+    pre = conv.size()
+    conv.sink.emit(Notice(f"compacting the conversation ({pre:,} tokens, {trigger})"))
     notes = [f"Focus especially on: {focus}"] if focus else []
-    notes += await _pre_compact(agent, trigger, focus)
+    if conv.pre_compact is not None:
+        notes += await conv.pre_compact(trigger, focus)
     summary: str | None
     try:
-        summary = await _summarise(agent, msgs[1:cut], policy.context_limit, notes)
+        summary = await _summarise(conv, msgs[1:cut], policy.context_limit, notes)
     except Exception as e:  # any failure falls back to dropping whole turns
-        agent.sink.emit(Notice(f"summarising failed ({e}); dropping the oldest turns instead"))
+        conv.sink.emit(Notice(f"summarising failed ({e}); dropping the oldest turns instead"))
         summary = None
-    agent.meter.reset()  # the summarisation request's usage is not this history's size
+    conv.meter.reset()  # the summarisation request's usage is not this history's size
     new = rebuild(msgs, cut, summary)
     msgs[:] = new
-    post = agent.meter.now(msgs, agent._schemas)
-    agent.sink.emit(Compacted(trigger, pre, post, messages=new))
+    conv.sink.emit(Compacted(trigger, pre, conv.size(), messages=new))
     return True
 
 
-async def auto_compact(agent: Agent) -> bool:
+async def auto_compact(conv: Conversation, policy: Policy | None) -> bool:
     """Compact when the next request would pass the threshold (called before each step)."""
-    policy = agent.compaction
-    if policy is None or not should_compact(
-        agent.meter.now(agent.messages, agent._schemas), policy
-    ):
+    if policy is None or not should_compact(conv.size(), policy):
         return False
-    return await compact(agent, trigger="auto")
+    return await compact(conv, policy, trigger="auto")
 
 
-async def fit(agent: Agent, limit: int | None) -> bool:
+async def fit(
+    conv: Conversation, policy: Policy | None, limit: int | None
+) -> tuple[bool, Policy | None]:
     """The provider said the request does not fit: learn its real window (or, when it did not
-    say, take the rejected size as an upper bound) and compact now. False when that is not
-    possible (auto-compaction off, or nothing left to compact)."""
-    policy = agent.compaction
+    say, take the rejected size as an upper bound) and compact now. Returns whether it
+    compacted (not when auto-compaction is off or nothing is left to compact) and the policy
+    to keep using."""
     if policy is None:
-        return False
-    sent = agent.meter.now(agent.messages, agent._schemas)
+        return False, None
+    sent = conv.size()
     known = limit or int(sent * 0.9)
     if known < policy.context_limit:
-        agent.compaction = replace(policy, context_limit=known)
+        policy = replace(policy, context_limit=known)
         said = f"is {known:,} tokens" if limit else f"is under {sent:,} tokens"
-        agent.sink.emit(Notice(f"the model's context window {said}; using that from now on"))
-    return await compact(agent, trigger="auto")
+        conv.sink.emit(Notice(f"the model's context window {said}; using that from now on"))
+    return await compact(conv, policy, trigger="auto"), policy

@@ -119,10 +119,10 @@ def context_breakdown(agent: Any) -> dict[str, Any]:
     base, _, mem = system.partition(f"\n\n{MEMORY_HEADER}")
     parts = {
         "system prompt": estimate(base),
-        "tools": estimate_tools(agent._schemas),
+        "tools": estimate_tools(agent.schemas),
         "memory": estimate(mem),
     }
-    total = agent.meter.now(agent.messages, agent._schemas)
+    total = agent.meter.now(agent.messages, agent.schemas)
     parts["messages"] = max(total - sum(parts.values()), 0)
     policy = agent.compaction
     limit = policy.context_limit if policy else agent.llm.cfg.provider.context_limit

@@ -25,7 +25,7 @@ from agent.base.events import (
 )
 from agent.base.record import Call, Tool, ToolContext
 from agent.base.tokens import Meter
-from agent.context.compaction import Policy, auto_compact, fit
+from agent.context.compaction import Conversation, Policy, auto_compact, compact, fit
 from agent.core.dispatch import Dispatcher, prepare
 from agent.core.llm import LLM, ContextOverflow, LLMError
 from agent.core.stream import Reply
@@ -75,7 +75,7 @@ class Agent:
     def __post_init__(self) -> None:
         if not self.messages:
             self.messages.append({"role": "system", "content": self.system_prompt})
-        self._schemas = [t.schema() for t in self.tools.values()]  # fixed order: cache-stable
+        self.schemas = [t.schema() for t in self.tools.values()]  # fixed order: cache-stable
         self._tools_stale = False
         self._turn_lock = asyncio.Lock()  # turns never overlap (a /loop run waits for the user's)
 
@@ -98,7 +98,7 @@ class Agent:
         if self.tool_sync is not None and self.tool_sync():
             self._tools_stale = True
         if self._tools_stale:
-            self._schemas, self._tools_stale = [t.schema() for t in self.tools.values()], False
+            self.schemas, self._tools_stale = [t.schema() for t in self.tools.values()], False
         if self.hooks is not None:
             out = await self.hooks.fire("UserPromptSubmit", {"prompt": content})
             if out.blocked:
@@ -158,15 +158,16 @@ class Agent:
             if state.steps >= self.max_turns:
                 msg = f"reached the turn limit ({self.max_turns}); raise it with --max-turns"
                 return TurnEnd("error_max_turns", state.last_text, state.steps, msg)
-            await auto_compact(self)
+            await auto_compact(self.conversation(), self.compaction)
             state.steps += 1
             state.shown = Seen(self.sink)
             try:
                 reply = await self.llm.complete(
-                    self.messages, self._schemas, state.shown, state.steps
+                    self.messages, self.schemas, state.shown, state.steps
                 )
             except ContextOverflow as e:
-                if state.refit == state.steps or not await fit(self, e.limit):
+                fitted, self.compaction = await fit(self.conversation(), self.compaction, e.limit)
+                if state.refit == state.steps or not fitted:
                     why = (
                         f"{e} — it cannot be made to fit: shorten the input (or /clear in the REPL)"
                     )
@@ -263,6 +264,35 @@ class Agent:
             out = r.output if r is not None else why
             self._add({"role": "tool", "tool_call_id": c.id, "content": out})
         state.pending = []
+
+    def conversation(self) -> Conversation:
+        """The history as compaction sees it (agent.context.compaction)."""
+        return Conversation(
+            self.messages,
+            self.schemas,
+            self.meter,
+            self.sink,
+            self._ask_without_tools,
+            self._pre_compact if self.hooks is not None else None,
+        )
+
+    async def compact(self, focus: str = "", trigger: str = "manual") -> bool:
+        """Compact now (/compact): with the session's policy, or the provider's window."""
+        policy = self.compaction or Policy(self.llm.cfg.provider.context_limit)
+        return await compact(self.conversation(), policy, focus, trigger)
+
+    async def _ask_without_tools(self, request: list[dict[str, Any]], sink: Sink) -> str:
+        reply = await self.llm.complete(request, [], sink, 0)
+        self._count(reply)  # its cost is real
+        return "" if reply.calls else reply.text
+
+    async def _pre_compact(self, trigger: str, focus: str) -> list[str]:
+        """Fire the PreCompact hook; what it adds joins the summarisation instructions."""
+        if self.hooks is None:
+            return []
+        payload = {"trigger": trigger, "custom_instructions": focus}
+        out = await self.hooks.fire("PreCompact", payload)
+        return [str(c) for c in getattr(out, "context", [])]
 
     def _count(self, reply: Reply) -> None:
         u = reply.usage

@@ -46,7 +46,7 @@ def toolbar_text(model: str, mode: str, pct: float, cost: float, cache: float) -
 
 def stats_of(agent: Any) -> tuple[float, float, float]:
     """(context used / compaction threshold, session cost, cache-hit rate) for the toolbar."""
-    used = agent.meter.now(agent.messages, agent._schemas)
+    used = agent.meter.now(agent.messages, agent.schemas)
     p = agent.llm.cfg.provider
     limit = agent.compaction.trigger if agent.compaction else p.context_limit
     t = agent.totals
