@@ -29,12 +29,6 @@ async def export_cmd(ctx: Ctx, args: str) -> None:
     ctx.say(f"exported {len(ctx.agent.messages) - 1} messages to {path}")
 
 
-def print_diff(ctx: Ctx, diff: str) -> None:
-    from agent.ui.tui import diff_text
-
-    ctx.console.print(diff_text(diff), soft_wrap=True)
-
-
 async def _diff_or_say(ctx: Ctx) -> str:
     from agent.git.diff import GitError, working_diff
 
@@ -53,7 +47,7 @@ async def diff_cmd(ctx: Ctx, args: str) -> None:
     """Show the uncommitted changes (staged, unstaged and new files), coloured."""
     diff = await _diff_or_say(ctx)
     if diff.strip():
-        print_diff(ctx, diff)
+        ctx.diff(diff)
 
 
 async def _review(ctx: Ctx, template: str, focus: str) -> None:

@@ -54,6 +54,8 @@ class Ctx:
     commands: dict[str, Command] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)  # per-session command state
     exit: bool = False  # set by /exit
+    # How the front end shows a unified diff (the REPL colours it); None = as plain text.
+    show_diff: Callable[[str], None] | None = None
 
     @property
     def agent(self) -> Any:
@@ -66,6 +68,13 @@ class Ctx:
     def say(self, text: str = "", style: str | None = None) -> None:
         """Print plain text (no markup, no highlighting)."""
         self.console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
+
+    def diff(self, text: str) -> None:
+        """Show a unified diff the way the front end draws diffs."""
+        if self.show_diff is not None:
+            self.show_diff(text)
+        else:
+            self.say(text)
 
 
 def register(cmd: Command, *aliases: str) -> Command:

@@ -189,6 +189,7 @@ def _commands(run: Any, args: Any) -> Any:
     from rich.console import Console
 
     from agent.commands.registry import LOAD_PROBLEMS, Ctx, all_commands
+    from agent.ui.tui import show_diff
 
     commands = all_commands(run.cfg.root)
     for problem in LOAD_PROBLEMS:
@@ -198,7 +199,7 @@ def _commands(run: Any, args: Any) -> Any:
         return await run.agent.run_turn(run.user_message(text))
 
     console = Console(highlight=False, color_system=None, soft_wrap=True)
-    return Ctx(run, console, turn, run.agent.sink, commands)
+    return Ctx(run, console, turn, run.agent.sink, commands, show_diff=show_diff(console))
 
 
 async def _line(ctx: Any, line: str) -> None:

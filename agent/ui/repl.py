@@ -255,6 +255,7 @@ class Repl:
 
     async def _start(self) -> Any:
         from agent.commands.registry import LOAD_PROBLEMS, Ctx, all_commands
+        from agent.ui.tui import show_diff
 
         run = await asyncio.to_thread(self._build)
         self._at_prompt(self.prompting)  # from now on the renderer prints above the prompt
@@ -265,7 +266,14 @@ class Repl:
             from agent.ui.line_repl import resumed_note
 
             self.renderer.line(resumed_note(run), "dim")
-        self.ctx = Ctx(run, self.console, self.turn, self.renderer, self.commands)
+        self.ctx = Ctx(
+            run,
+            self.console,
+            self.turn,
+            self.renderer,
+            self.commands,
+            show_diff=show_diff(self.console),
+        )
         run.gate.mode = run.hooks.mode = self._mode  # Shift-Tab may have been pressed already
         self.run = run
         await run.start()

@@ -270,3 +270,8 @@ class LiveRenderer:
         )
         if rest and not e.is_error:
             self._print(diff_text(rest))
+
+
+def show_diff(console: Any) -> Callable[[str], None]:
+    """How slash commands (/diff) print a unified diff on this console: coloured."""
+    return lambda diff: console.print(diff_text(diff), soft_wrap=True)
