@@ -23,6 +23,7 @@ from agent.base.events import (
     TurnStart,
     Usage,
 )
+from agent.base.messages import wire_name
 from agent.base.record import Call, Tool, ToolContext
 from agent.base.tokens import Meter
 from agent.context.compaction import Conversation, Policy, auto_compact, compact, fit
@@ -37,7 +38,6 @@ from agent.core.turn_state import (
     needs_reply,
     no_reply,
     wire,
-    wire_name,
 )
 
 INTERRUPTED = "Error: interrupted by the user before this tool call finished.\ncan_retry: false"

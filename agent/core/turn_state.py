@@ -9,7 +9,6 @@ after tool results. That message keeps the text the user already saw, and says w
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -91,14 +90,3 @@ def wire(call: Call) -> str:
     except ValueError:
         return json.dumps(call.args)  # providers may reject invalid JSON in the history
     return call.raw or "{}"
-
-
-def wire_name(name: str) -> str:
-    """The tool name to keep in the history: providers refuse the whole request when an old
-    call's name is empty or not `[A-Za-z0-9_-]{1,64}` (a model may send one once)."""
-    if _NAME.fullmatch(name):
-        return name
-    return re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64] or "unnamed_tool"
-
-
-_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")

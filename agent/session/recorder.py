@@ -18,6 +18,7 @@ from agent.base.events import (
     TurnStart,
     Usage,
 )
+from agent.base.messages import wire_name
 from agent.config.providers import Provider
 from agent.session.checkpoints import Snapshots
 from agent.session.store import SessionFile
@@ -142,8 +143,6 @@ def repair_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _named(call: dict[str, Any]) -> dict[str, Any]:
     """A stored call whose name a provider would refuse (saved before names were checked)."""
-    from agent.core.turn_state import wire_name
-
     fn = call.get("function") or {}
     name = str(fn.get("name", ""))
     if wire_name(name) == name:

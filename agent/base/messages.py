@@ -1,0 +1,15 @@
+"""Chat messages as they go over the wire and into the session: the names providers accept."""
+
+from __future__ import annotations
+
+import re
+
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def wire_name(name: str) -> str:
+    """The tool name to keep in the history: providers refuse the whole request when an old
+    call's name is empty or not `[A-Za-z0-9_-]{1,64}` (a model may send one once)."""
+    if _NAME.fullmatch(name):
+        return name
+    return re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64] or "unnamed_tool"
