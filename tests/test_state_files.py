@@ -17,7 +17,8 @@ from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import run_agent
 
 from agent.config import safefile
-from agent.session.store import SessionFile, ensure_agent_dir, new_id, prune, sessions_dir
+from agent.config.agentdir import ensure_agent_dir
+from agent.session.store import SessionFile, new_id, prune, sessions_dir
 
 TINY = {"sessions": {"keep": 1, "maxAgeDays": 0.00001}}  # under a second: everything is "old"
 OLD = time.time() - 3600  # older than TINY allows, well within the default 60 days

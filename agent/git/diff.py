@@ -9,7 +9,7 @@ from pathlib import Path
 GIT_TIMEOUT = 30.0
 UNTRACKED_FILES = 20  # new files whose content joins the diff
 UNTRACKED_BYTES = 100_000  # larger new files are listed, not shown
-# The agent's own bookkeeping in `.agent/` (see agent.session.GITIGNORE): never a change to
+# The agent's own bookkeeping in `.agent/` (see agent.config.agentdir.GITIGNORE): never a change to
 # review while untracked. User-authored files there (settings.json, commands/) still count.
 BOOKKEEPING = re.compile(
     r"(?:.*/)?\.agent/(?:\.gitignore|audit\.jsonl|settings\.local\.json|[^/]*\.log"

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.base.record import Call
+from agent.config.agentdir import ensure_agent_dir
 from agent.config.settings import ConfigError, is_own, mark_own, read_settings, split_rules
 from agent.permissions.paths import lexical
-from agent.session.store import ensure_agent_dir
 
 if TYPE_CHECKING:
     from agent.base.record import ToolResult

@@ -20,7 +20,7 @@ from typing import Any
 from agent.base.events import Notice, Sink
 from agent.base.record import Call, Next, ToolContext, ToolResult
 from agent.config import safefile
-from agent.session.store import ensure_agent_dir
+from agent.config.agentdir import ensure_agent_dir
 
 VALUE_CAP = 200  # characters kept of one string argument
 LIST_CAP = 20  # items kept of one list argument

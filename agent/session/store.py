@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.config import safefile
+from agent.config.agentdir import ensure_agent_dir
 from agent.config.safefile import SymlinkRefused
 from agent.session.listing import (
     Summary,
@@ -43,25 +44,6 @@ __all__ = [  # the listing side lives in session_list; these names stay importab
     "sessions_dir",
     "summarize",
 ]
-GITIGNORE = "sessions/\nsettings.local.json\naudit.jsonl\n*.log\nworktrees/\n"
-
-
-def ensure_agent_dir(root: Path, notes: list[str] | None = None) -> Path:
-    """Create `.agent/` with a .gitignore for what is personal (first creation only).
-
-    Never through a link: a linked `.agent` is left to the writes that need it (they refuse
-    it); a linked `.gitignore`, even dangling, is not followed (that would create its target)
-    and is said in `notes` when given."""
-    d = root / ".agent"
-    try:
-        safefile.make_dirs(root, d)
-        safefile.create_new(root, d / ".gitignore", GITIGNORE.encode("utf-8"))
-    except SymlinkRefused as e:
-        if notes is not None and e.link == e.path:
-            notes.append(f"{e}; not written")
-    except OSError:
-        pass
-    return d
 
 
 class SessionBusy(Exception):

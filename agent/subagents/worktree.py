@@ -126,7 +126,7 @@ def _ignore(top: Path) -> None:
     or else `info/exclude` gets a line — never written through a link the repository holds
     (`info/exclude` pointing at ~/.bashrc): that refuses the worktree, saying why."""
     from agent.config import safefile
-    from agent.session.store import ensure_agent_dir
+    from agent.config.agentdir import ensure_agent_dir
 
     ensure_agent_dir(top)  # its .gitignore lists worktrees/
     try:
