@@ -21,7 +21,7 @@ from agent.mcp.tools import start as start_mcp
 from agent.permissions.asking import Asker
 from agent.permissions.audit import Audit
 from agent.permissions.gate import Gate
-from agent.permissions.rules import ALIASES, bad_rules
+from agent.permissions.rules import Vocabulary, bad_rules
 from agent.session.checkpoints import Snapshots
 from agent.session.listing import prune_notice
 from agent.session.recorder import SessionRecorder, repair_history
@@ -46,7 +46,8 @@ def configure(flags: Flags, env: dict[str, str] | None = None, cwd: Path | None 
     from agent.mcp.config import load_specs
 
     cfg = load_config(flags, env, cwd)
-    notes = [w for path, data in cfg.sources for w in bad_rules(path, data, cfg.root)]
+    vocab = Vocabulary.of(builtin_tools())  # what a rule's specifier means for each tool
+    notes = [w for path, data in cfg.sources for w in bad_rules(path, data, cfg.root, vocab)]
     notes += load_actions(cfg.root, cfg.trusted).warnings
     if cfg.settings.get("mcpServers") and not cfg.no_mcp:
         notes += load_specs(cfg.settings, cfg.env)[1]
@@ -175,10 +176,10 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     tools.update(task_tools)
     actions = project_actions(cfg, session_id, out)
     if actions is not None and actions.exposed:
-        tools["run_action"] = actions.tool()  # last: a fixed position keeps the prefix stable
-    disabled = {
-        ALIASES.get(r.lower(), r) for r in cfg.permissions.get("neverAllow", []) if "(" not in r
-    }
+        action_tool = actions.tool()
+        tools[action_tool.name] = action_tool  # last: a fixed position keeps the prefix stable
+    vocab = Vocabulary.of(tools.values())
+    disabled = {vocab.tool(r) for r in cfg.permissions.get("neverAllow", []) if "(" not in r}
     tools = {n: t for n, t in tools.items() if n not in disabled}  # a denied tool is not offered
     mcp = start_mcp(cfg, tools, out)  # connects in the background; tools join at a turn boundary
     gate = Gate(
@@ -193,7 +194,10 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
         mode=cfg.permission_mode,
         tools=tools,
     )
-    snapshots.workspace = gate.ws  # bash deletions are tracked in every allowed directory
+    snapshots.workspace, snapshots.tools = (
+        gate.ws,
+        tools,
+    )  # bash deletions are tracked in every allowed directory
     ctx = ToolContext(cwd=cfg.cwd, session_id=session_id, sink=out)
     fetch = cfg.settings.get("webFetch", {})  # local docs servers, intranet hosts
     ctx.extra["allowed_hosts"] = {str(h).lower() for h in fetch.get("allowedHosts", [])}

@@ -34,20 +34,24 @@ from agent.actions.registry import (
     workspace_for,
 )
 from agent.actions.schema import SLUG
-from agent.base.record import Call, Tool, ToolContext, ToolResult, error
+from agent.base.record import Call, Target, Tool, ToolContext, ToolResult, error
 from agent.permissions.audit import Audit
+from agent.permissions.decide import register
+from agent.permissions.facts import Facts
+from agent.permissions.paths import Workspace
+from agent.permissions.rules import RuleSet, action_match
 from agent.tools.shell import OnData, child_env, execute_argv
 
 if TYPE_CHECKING:
     from agent.base.events import Sink
     from agent.config.load import Config
-    from agent.permissions.gate import Facts
-    from agent.permissions.rules import RuleSet
 
 MAX_RUNNING = 2
 OUTPUT_CAP = 6_000  # characters of stdout the model sees (stderr: half); head + tail kept
 TAIL_KEEP = 200
 _current: ContextVar[str] = ContextVar("agent_running_action", default="")
+
+NAME = "run_action"  # the model's one tool for project actions
 
 
 def inside_action() -> str:
@@ -196,10 +200,12 @@ class ActionRunner:
     def tool(self) -> ActionTool:
         """The run_action tool offering the exposed actions."""
         return ActionTool(
-            name="run_action",
+            name=NAME,
             description=describe(tuple(self.exposed.values())),
             parameters=parameters(sorted(self.exposed)),
             run=self._tool_run,
+            kind="exec",
+            target=Target("action", "action_id"),
             runner=self,
         )
 
@@ -262,14 +268,11 @@ def parameters(ids: list[str]) -> dict[str, Any]:
 def action_facts(rs: RuleSet, tool: Tool, args: dict[str, Any], cwd: Path | None = None) -> Facts:
     """What the gate needs: matching `run_action(id)` rules, requiresConfirm, the command (as
     it runs for a caller in `cwd`, when the gate passes its workspace)."""
-    from agent.permissions.gate import Facts
-    from agent.permissions.rules import action_match
-
     aid = str(args.get("action_id", ""))
     f = Facts(read_only=False, why="project actions run commands")
-    f.suggest = [f"run_action({aid})"] if re.fullmatch(SLUG, aid) else []
+    f.suggest = [f"{tool.name}({aid})"] if re.fullmatch(SLUG, aid) else []
     for kind in ("deny", "ask", "allow"):
-        rules = rs.for_tool(kind, "run_action")
+        rules = rs.for_tool(kind, tool.name)
         hit = next((r for r in rules if r.spec is None or action_match(r, aid)), None)
         setattr(f, kind, hit.text if hit else "")
     f.deny_reason = f"denied by rule {f.deny!r}" if f.deny else ""
@@ -287,6 +290,13 @@ def action_facts(rs: RuleSet, tool: Tool, args: dict[str, Any], cwd: Path | None
         f.protected = f"action {aid!r} requires confirmation from a person on every run"
         f.suggest = []
     return f
+
+
+def _judge(rs: RuleSet, tool: Tool, args: dict[str, Any], ws: Workspace) -> Facts:
+    return action_facts(rs, tool, args, ws.root)
+
+
+register("action", _judge)  # the permission layer judges run_action calls through this
 
 
 def project_actions(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from agent.base.events import Sink
@@ -36,18 +36,62 @@ class ToolContext:
     extra: dict[str, Any] = field(default_factory=dict)  # per-session state tools may keep
 
 
-Run = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]
+Execute = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]
+
+# What a tool does, for the permission modes and checkpoints: `read` looks (auto-allowed inside
+# the workspace), `edit` changes files (acceptEdits allows it; checkpoints snapshot the file),
+# `exec` runs commands, `network` reaches out, `meta` only changes the agent's own state.
+ToolKind = Literal["read", "edit", "exec", "network", "meta"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """What one call acts on, read from its arguments: the facts permissions judge a call by.
+
+    `what`: a file, a folder searched below, a shell command, a URL the call sends data to,
+    or a project action id; `arg` names the argument holding it (`default` when absent) and
+    `pattern_arg` a glob below a folder."""
+
+    what: Literal["file", "folder", "command", "url", "action"]
+    arg: str
+    default: str = ""
+    pattern_arg: str = ""
+
+    def value(self, args: dict[str, Any]) -> str:
+        return str(args.get(self.arg) or self.default)
+
+    def pattern(self, args: dict[str, Any]) -> str:
+        return str(args.get(self.pattern_arg, "") or "") if self.pattern_arg else ""
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What an edit would do, worked out before it runs (for the permission prompt): the
+    unified diff, or `failure` — the error the call will end with — or a `note` instead."""
+
+    diff: str = ""
+    failure: ToolResult | None = None
+    note: str = ""
+
+
+# (arguments, project root) -> the preview; None when it cannot be had cheaply
+Previewer = Callable[[dict[str, Any], Path], Preview | None]
 
 
 @dataclass(frozen=True)
 class Tool:
-    """One model-facing tool: name, description, JSON Schema parameters, read-only flag, run."""
+    """One model-facing tool: its name, description and JSON Schema parameters, how it runs,
+    and what the layers around it need to know without branching on its name."""
 
     name: str
     description: str
     parameters: dict[str, Any]
-    run: Run
-    read_only: bool = False
+    run: Execute
+    read_only: bool = False  # changes nothing: may run concurrently, allowed inside the workspace
+    kind: ToolKind = "meta"
+    target: Target | None = None
+    aliases: tuple[str, ...] = ()  # other agents' names for it (Claude Code's Bash, Edit…)
+    preview: Previewer | None = None
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry for this tool."""

@@ -17,6 +17,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from agent.actions.registry import FILE, TRUST_HINT, Action, ActionError, Invocation
+from agent.actions.tool import NAME as ACTION_TOOL
 from agent.actions.tool import ActionRunner
 from agent.commands.registry import Ctx, command
 
@@ -149,7 +150,7 @@ def _deny_rule(ctx: Ctx) -> Callable[[str], str]:
     from agent.permissions.rules import action_match
 
     def rule(action_id: str) -> str:
-        rules = ctx.run.gate.live_rules().for_tool("deny", "run_action")
+        rules = ctx.run.gate.live_rules().for_tool("deny", ACTION_TOOL)
         hit = next((r for r in rules if r.spec is None or action_match(r, action_id)), None)
         return hit.text if hit else ""
 
@@ -165,7 +166,7 @@ def _confirm(ctx: Ctx, runner: ActionRunner) -> Confirm:
             return False
         args = {"action_id": run.action.id, "params": run.params}
         why = f"action {run.action.id!r} requires confirmation from a person on every run"
-        req = AskRequest("run_action", args, why, run.shown(runner.workspace), choices=("y", "n"))
+        req = AskRequest(ACTION_TOOL, args, why, run.shown(runner.workspace), choices=("y", "n"))
         answer = await asker(req)
         return getattr(answer, "choice", "n") == "y"
 

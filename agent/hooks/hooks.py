@@ -51,31 +51,15 @@ class HookSpec:
     matcher: str = ""
     timeout: float = DEFAULT_TIMEOUT
 
-    def matches(self, tool: str | None) -> bool:
-        """The matcher (a regex over tool names) against the tool's name or the name Claude
-        Code gives it, case aside: `Bash`, `Write|Edit` work as written for Claude Code."""
-        if tool is None or self.matcher in ("", "*"):
+    def matches(self, names: tuple[str, ...] | None) -> bool:
+        """The matcher (a regex over tool names) against a tool's name or another name on its
+        record (Claude Code's), case aside: `Bash`, `Write|Edit` work as written for it."""
+        if names is None or self.matcher in ("", "*"):
             return True
-        names = (tool, *CLAUDE_NAMES.get(tool, ()))
         try:
             return any(re.fullmatch(self.matcher, n, re.IGNORECASE) for n in names)
         except re.error:
             return any(self.matcher.lower() == n.lower() for n in names)
-
-
-# Claude Code's tool names, as hook matchers copied from it spell them.
-CLAUDE_NAMES = {
-    "bash": ("Bash",),
-    "read_file": ("Read",),
-    "write_file": ("Write",),
-    "edit_file": ("Edit", "MultiEdit"),
-    "glob": ("Glob", "LS"),
-    "grep": ("Grep",),
-    "web_fetch": ("WebFetch",),
-    "web_search": ("WebSearch",),
-    "task": ("Task",),
-    "todo": ("TodoWrite",),
-}
 
 
 @dataclass
@@ -203,7 +187,9 @@ class Hooks:
         self.transcript_path, self.mode = transcript_path, mode
 
     def matching(self, event: str, tool: str | None = None) -> list[HookSpec]:
-        return [s for s in self.specs if s.event == event and s.matches(tool)]
+        known = self.tools.get(tool) if tool is not None else None
+        names = None if tool is None else (tool, *(known.aliases if known else ()))
+        return [s for s in self.specs if s.event == event and s.matches(names)]
 
     async def fire(
         self, event: str, payload: dict[str, Any] | None = None, tool: str | None = None

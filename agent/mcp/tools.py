@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.base.events import Notice
-from agent.base.record import Tool, ToolContext, ToolResult
+from agent.base.record import Tool, ToolContext, ToolKind, ToolResult
 from agent.permissions.rules import Rule
 
 MAX_NAME = 64
@@ -141,7 +141,8 @@ class McpTools:
         text = f"[MCP server {server}] {info.description}".strip()
         if len(text) > MAX_DESCRIPTION:
             text = text[: MAX_DESCRIPTION - 3] + "..."
-        return Tool(name, text, info.schema, run, read_only=info.read_only)
+        kind: ToolKind = "read" if info.read_only else "exec"
+        return Tool(name, text, info.schema, run, read_only=info.read_only, kind=kind)
 
 
 def denied_by(never_allow: list[str]) -> Callable[[str], bool]:

@@ -15,18 +15,13 @@ import shlex
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from agent.base.record import Call
+from agent.base.record import Call, Tool, ToolResult
 from agent.config.agentdir import ensure_agent_dir
 from agent.config.settings import ConfigError, is_own, mark_own, read_settings, split_rules
-from agent.permissions.paths import lexical
-
-if TYPE_CHECKING:
-    from agent.base.record import ToolResult
-    from agent.permissions.gate import Decision, Facts, Gate
-
-PREVIEW_BYTES = 2 << 20  # files larger than this get no diff in the prompt
+from agent.permissions.facts import Decision, Facts
+from agent.permissions.paths import Workspace
 
 
 @dataclass(frozen=True)
@@ -41,6 +36,7 @@ class AskRequest:
     choices: tuple[str, ...] = ("y", "s", "n")
     remember: tuple[str, ...] = ()  # rules that s / d / a add
     for_model: bool = True  # a "no" may carry a reason for the model (not for /rewind's own)
+    what: str = ""  # what the target is: file, folder, command, url, action ("" = the tool)
 
 
 @dataclass(frozen=True)
@@ -50,6 +46,19 @@ class Answer:
 
 
 Asker = Callable[[AskRequest], Awaitable[Answer]]
+
+
+class Asking(Protocol):
+    """What asking needs of the permission gate (agent.permissions.gate.Gate)."""
+
+    tools: dict[str, Tool]
+    ws: Workspace
+    root: Path  # where settings.local.json lives
+    asker: Asker
+    rules: dict[str, Any]
+    session_rules: list[str]
+
+    def readable(self, call_id: str, path: str) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -92,9 +101,7 @@ def rule_origins(rules: dict[str, Any], session: list[str], root: Path) -> list[
     return out
 
 
-def no_terminal(call: Call, d: Decision, f: Facts) -> Decision:
-    from agent.permissions.gate import Decision
-
+def no_terminal(call: Call, tool: Tool, d: Decision, f: Facts) -> Decision:
     # The rule for this very tool: write_file(dir/**) does not allow an edit_file call.
     own = [s for s in f.suggest if s == call.name or s.startswith(f"{call.name}(")]
     rule = (own or f.suggest or [""])[0]
@@ -105,7 +112,8 @@ def no_terminal(call: Call, d: Decision, f: Facts) -> Decision:
         how += " or --permission-mode acceptEdits"
     fix = f"allow it with {how}"
     if d.source == "protected":  # no rule or mode opens these: only a person, when asked
-        what = "this action needs" if call.name == "run_action" else "protected files need"
+        action = tool.target is not None and tool.target.what == "action"
+        what = "this action needs" if action else "protected files need"
         fix = f"{what} a person's approval: run interactively"
     why = d.reason or "needs approval"
     return Decision(
@@ -116,22 +124,29 @@ def no_terminal(call: Call, d: Decision, f: Facts) -> Decision:
     )
 
 
-def request(call: Call, d: Decision, f: Facts, root: Path) -> AskRequest:
-    diff = preview(call.name, call.args, root) if call.name in ("write_file", "edit_file") else ""
-    remember = "d" if call.name in ("write_file", "edit_file", "read_file", "glob", "grep") else "a"
+def request(call: Call, tool: Tool, d: Decision, f: Facts, root: Path) -> AskRequest:
+    shown = tool.preview(call.args, root) if tool.preview is not None else None
+    diff = (shown.diff or shown.note) if shown is not None else ""
+    what = tool.target.what if tool.target is not None else ""
+    remember = "d" if what in ("file", "folder") else "a"  # a directory, or a command prefix
     choices: tuple[str, ...] = ("y", "s", remember, "n") if f.suggest else ("y", "n")
     if f.protected:
         choices = ("y", "n")  # protected paths are approved one call at a time
     return AskRequest(
-        call.name, call.args, d.reason, f.target or call.name, diff, choices, tuple(f.suggest)
+        call.name,
+        call.args,
+        d.reason,
+        f.target or call.name,
+        diff,
+        choices,
+        tuple(f.suggest),
+        what=what,
     )
 
 
-async def ask(gate: Gate, call: Call, d: Decision, f: Facts) -> Decision:
+async def ask(gate: Asking, call: Call, d: Decision, f: Facts) -> Decision:
     """Prompt through the gate's asker and apply the answer."""
-    from agent.permissions.gate import Decision
-
-    req = request(call, d, f, gate.ws.root)
+    req = request(call, gate.tools[call.name], d, f, gate.ws.root)
     ans = await gate.asker(req)
     if isinstance(ans, tuple):  # an asker of the first version: (ok, reason)
         ans = Answer("y" if ans[0] else "n", ans[1])
@@ -187,58 +202,16 @@ def write_atomic(path: Path, text: str) -> None:
         raise ConfigError(str(e)) from None
 
 
-def preview(name: str, args: dict[str, Any], root: Path) -> str:
-    """The unified diff a write_file/edit_file call would make (computed before it runs, the
-    way the tool computes it: same decoding, line endings and matching)."""
-    from agent.tools import difftext, textio
-    from agent.tools.common import ToolError
-
-    path = lexical(str(args.get("path", "")), root)
-    try:
-        planned = _planned(name, args, path)
-    except ToolError as exc:
-        why = textio.printable(exc.what.splitlines()[0])  # a near-miss may quote stray bytes
-        return f"({why}; the {name.removesuffix('_file')} will fail)"
-    if planned is None:
-        big = path.is_file() and path.stat().st_size > PREVIEW_BYTES
-        return f"({path.name} is too large to preview)" if big else ""
-    name = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
-    return textio.printable(difftext.unified_diff(*planned, name)[0])
-
-
-def doomed(gate: Gate, call: Call) -> ToolResult | None:
-    """The error a write_file/edit_file call will end with (old_string not found, a binary or
-    read-only file…), found before anyone is asked to approve it: no prompt for a call that
-    cannot work, and the call is not run. Only where the file could be read without asking:
-    the error quotes the file (a near-miss) and tells whether a text is in it."""
-    from agent.base.record import Call as Peek
-    from agent.tools.common import ToolError
-
-    path = call.args.get("path")
-    if call.name not in ("write_file", "edit_file") or "read_file" not in gate.tools:
+def doomed(gate: Asking, call: Call) -> ToolResult | None:
+    """The error an edit will end with (old_string not found, a binary or read-only file…),
+    found before anyone is asked to approve it: no prompt for a call that cannot work, and the
+    call is not run. Only where the file could be read without asking: the error quotes the
+    file (a near-miss) and tells whether a text is in it."""
+    tool = gate.tools[call.name]
+    path = call.args.get(tool.target.arg) if tool.target is not None else None
+    if tool.preview is None or not isinstance(path, str) or not path.strip():
+        return None  # nothing to check, or the tool names that problem itself
+    if not gate.readable(call.id, path):  # a protected or outside file: a person decides first
         return None
-    if not isinstance(path, str) or not path.strip():
-        return None  # the tool names that problem itself
-    peek, _ = gate.decide(Peek(call.id, "read_file", {"path": path}))
-    if peek.kind != "allow":  # a protected or outside file: a person decides first
-        return None
-    try:
-        _planned(call.name, call.args, lexical(path, gate.ws.root))
-    except ToolError as exc:
-        return exc.result()
-    return None
-
-
-def _planned(name: str, args: dict[str, Any], path: Path) -> tuple[str, str] | None:
-    """(old text, new text) of the file, None when it cannot be checked cheaply; raises the
-    ToolError the tool would return."""
-    from agent.tools.edits import encoded, plan
-
-    try:
-        if path.is_file() and path.stat().st_size > PREVIEW_BYTES:
-            return None
-        cur, new = plan(name, args, path)
-        encoded(cur, new)
-    except (OSError, ValueError):
-        return None
-    return cur.text, new
+    shown = tool.preview(call.args, gate.ws.root)
+    return shown.failure if shown is not None else None

@@ -1,18 +1,20 @@
 """Permission rules: parse `tool`, `tool(specifier)`, `mcp__server`; compile once; match.
 
-Specifiers by tool:
-- bash: a command, exact (`git status`) or a prefix of whole words (`npm test:*`, or
+What a specifier means follows from what the tool's calls act on (its record's `target`):
+- a command (bash): exact (`git status`) or a prefix of whole words (`npm test:*`, or
   `npm test *`). Matched per simple command on the words as the shell will see them.
-- read_file, write_file, edit_file, glob, grep: a path glob (`src/**`, `*.py`, `/tmp/**`,
-  `~/notes/**`). Relative patterns are taken from the workspace root; a pattern without `/`
-  matches at any depth (`*.py` = `**/*.py`). Matched against the resolved path.
-- web_fetch: `domain:docs.python.org` matches exactly that host; `domain:*.python.org` matches
-  its subdomains (not python.org itself). Exact by default so that allowing one host never
-  allows a neighbour on a shared domain.
+- a file or a folder (read_file, write_file, edit_file, glob, grep): a path glob (`src/**`,
+  `*.py`, `/tmp/**`, `~/notes/**`). Relative patterns are taken from the workspace root; a
+  pattern without `/` matches at any depth (`*.py` = `**/*.py`). Matched against the resolved
+  path.
+- a URL (web_fetch): `domain:docs.python.org` matches exactly that host; `domain:*.python.org`
+  matches its subdomains (not python.org itself). Exact by default so that allowing one host
+  never allows a neighbour on a shared domain.
+- an action (run_action): an action id (`run_action(smoke)`) or a glob of ids (`test-*`).
 - mcp tools: `mcp__server` covers every tool of the server, `mcp__server__tool` one tool.
-- run_action: an action id (`run_action(smoke)`) or a glob of ids (`run_action(test-*)`).
-Claude Code's tool names (Bash, Read, Write, Edit, Glob, Grep, WebFetch, WebSearch) are
-accepted as aliases.
+A tool's other names on its record (Claude Code's Bash, Read, Write, Edit…) name it too, case
+aside. Rules are compiled against a Vocabulary of the registry; a specifier of a tool it does
+not know is kept as text: it never allows, and still denies or asks.
 """
 
 from __future__ import annotations
@@ -20,26 +22,44 @@ from __future__ import annotations
 import functools
 import re
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.base.record import Tool
 from agent.permissions.paths import Workspace
 
-FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file", "glob", "grep"})
 LISTS = ("neverAllow", "ask", "alwaysAllow")
-ALIASES = {
-    "bash": "bash",
-    "read": "read_file",
-    "write": "write_file",
-    "edit": "edit_file",
-    "multiedit": "edit_file",
-    "glob": "glob",
-    "grep": "grep",
-    "webfetch": "web_fetch",
-    "websearch": "web_search",
-    "ls": "glob",
-}
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """What rules need to know of the tool registry: every name a tool goes by, and what its
+    calls act on (which says how a specifier reads). Hashable: compiled rule sets are cached."""
+
+    names: tuple[tuple[str, str], ...] = ()  # (lower-case name or alias, tool name)
+    targets: tuple[tuple[str, str], ...] = ()  # (tool name, Target.what)
+
+    @classmethod
+    def of(cls, tools: Iterable[Tool]) -> Vocabulary:
+        names: dict[str, str] = {}
+        targets: list[tuple[str, str]] = []
+        for t in tools:
+            for n in (t.name, *t.aliases):
+                names.setdefault(n.lower(), t.name)
+            if t.target is not None:
+                targets.append((t.name, t.target.what))
+        return cls(tuple(sorted(names.items())), tuple(sorted(targets)))
+
+    def tool(self, name: str) -> str:
+        """Our name for `name` (an alias, any case); `name` itself when it names none."""
+        return dict(self.names).get(name.lower(), name)
+
+    def target(self, tool: str) -> str:
+        return dict(self.targets).get(tool, "")
+
+
 _RULE = re.compile(r"\s*([A-Za-z0-9_\-*]+)\s*(?:\((.*)\))?\s*", re.S)
 
 
@@ -50,10 +70,10 @@ class Rule:
     text: str
     tool: str
     spec: str | None = None
-    words: tuple[str, ...] = ()  # bash
-    prefix: bool = False  # bash
-    path: Any = None  # compiled path matcher (file tools)
-    domain: str = ""  # web_fetch; leading "*." = subdomains
+    words: tuple[str, ...] = ()  # a command tool's
+    prefix: bool = False  # a command tool's
+    path: Any = None  # compiled path matcher (file and folder tools)
+    domain: str = ""  # a URL tool's; leading "*." = subdomains
     valid: bool = True
 
     def covers_tool(self, name: str) -> bool:
@@ -74,7 +94,7 @@ class RuleSet:
     bad: list[str] = field(default_factory=list)
     anchor: Path | None = None  # where relative path rules start: the project root
     _cache: dict[tuple[str, str], list[Rule]] = field(default_factory=dict, repr=False)
-    _first: dict[str, list[Rule]] | None = field(default=None, repr=False)
+    _first: dict[str, dict[str, list[Rule]]] = field(default_factory=dict, repr=False)
 
     def for_tool(self, kind: str, name: str) -> list[Rule]:
         """The rules of one list that cover a tool (memoised: the set never changes)."""
@@ -85,47 +105,47 @@ class RuleSet:
             hit = self._cache[key] = [r for r in rules if r.covers_tool(name)]
         return hit
 
-    def bash_allow(self, first: str) -> list[Rule]:
-        """Allow rules for bash whose first word is `first` (bare `bash` rules included)."""
-        if self._first is None:
-            self._first = {}
-            for r in self.for_tool("allow", "bash"):
-                self._first.setdefault(r.words[0] if r.words else "", []).append(r)
-        return self._first.get(first, []) + self._first.get("", [])
-
-    def has_bash_deny(self) -> bool:
-        return any(r.tool == "bash" for r in self.deny)
+    def command_allow(self, tool: str, first: str) -> list[Rule]:
+        """Allow rules of a command tool whose first word is `first` (bare rules included)."""
+        by_first = self._first.get(tool)
+        if by_first is None:
+            by_first = self._first[tool] = {}
+            for r in self.for_tool("allow", tool):
+                by_first.setdefault(r.words[0] if r.words else "", []).append(r)
+        return by_first.get(first, []) + by_first.get("", [])
 
 
-def parse_rule(text: str, ws: Workspace) -> Rule:
+def parse_rule(text: str, ws: Workspace, vocab: Vocabulary | None = None) -> Rule:
     """Compile one rule; an unparseable rule comes back with valid=False."""
     m = _RULE.fullmatch(text)
     if not m:
         return Rule(text, "", valid=False)
     tool, spec = m.group(1), m.group(2)
-    tool = ALIASES.get(tool.lower(), tool) if not tool.startswith("mcp__") else tool
+    vocab = vocab or Vocabulary()
+    tool = vocab.tool(tool) if not tool.startswith("mcp__") else tool
     if spec is None or spec.strip() in ("", "*", "**"):
         return Rule(text, tool)
     spec = spec.strip()
-    if tool == "bash":
-        return _bash_rule(text, spec)
-    if tool in FILE_TOOLS:
+    what = vocab.target(tool)
+    if what == "command":
+        return _command_rule(text, tool, spec)
+    if what in ("file", "folder"):
         return Rule(text, tool, spec, path=_path_matcher(spec, ws))
-    if tool == "web_fetch" and spec.startswith("domain:"):
+    if what == "url" and spec.startswith("domain:"):
         return Rule(text, tool, spec, domain=spec[len("domain:") :].strip().lower().rstrip("."))
     return Rule(text, tool, spec)  # unknown specifier: never allows, still denies/asks
 
 
-def _bash_rule(text: str, spec: str) -> Rule:
+def _command_rule(text: str, tool: str, spec: str) -> Rule:
     prefix = spec.endswith((":*", " *"))
     body = spec[:-2].rstrip() if prefix else spec
     try:
         words = tuple(shlex.split(body))
     except ValueError:
-        return Rule(text, "bash", spec, valid=False)
+        return Rule(text, tool, spec, valid=False)
     if not words:
-        return Rule(text, "bash")
-    return Rule(text, "bash", spec, words, prefix)
+        return Rule(text, tool)
+    return Rule(text, tool, spec, words, prefix)
 
 
 def _path_matcher(spec: str, ws: Workspace) -> Any:
@@ -196,11 +216,11 @@ def words_match(rule: Rule, argv: list[str | None], *, for_deny: bool) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _compile_cached(key: tuple[tuple[str, ...], ...], ws: Workspace) -> RuleSet:
+def _compile_cached(key: tuple[tuple[str, ...], ...], ws: Workspace, vocab: Vocabulary) -> RuleSet:
     rs = RuleSet(anchor=ws.root)
     for kind, texts in zip(("deny", "ask", "allow"), key, strict=True):
         for text in texts:
-            rule = parse_rule(text, ws)
+            rule = parse_rule(text, ws, vocab)
             if rule.valid:
                 getattr(rs, kind).append(rule)
             else:
@@ -208,13 +228,13 @@ def _compile_cached(key: tuple[tuple[str, ...], ...], ws: Workspace) -> RuleSet:
     return rs
 
 
-def compile_rules(rules: dict[str, Any], ws: Workspace) -> RuleSet:
-    """The settings' rule lists as a RuleSet (cached per content and workspace)."""
+def compile_rules(rules: dict[str, Any], ws: Workspace, vocab: Vocabulary) -> RuleSet:
+    """The settings' rule lists as a RuleSet (cached per content, workspace and registry)."""
     key = tuple(tuple(str(r) for r in rules.get(k, ())) for k in LISTS)
-    return _compile_cached(key, ws)
+    return _compile_cached(key, ws, vocab)
 
 
-def bad_rules(path: Path, data: dict[str, Any], root: Path) -> list[str]:
+def bad_rules(path: Path, data: dict[str, Any], root: Path, vocab: Vocabulary) -> list[str]:
     """One warning per rule in a settings file that does not parse: it would be ignored,
     and a mistyped neverAllow rule must not fail silently."""
     perms = data.get("permissions")
@@ -225,7 +245,7 @@ def bad_rules(path: Path, data: dict[str, Any], root: Path) -> list[str]:
     for key in LISTS:
         texts = perms.get(key)
         for i, text in enumerate(texts if isinstance(texts, list) else []):
-            if not isinstance(text, str) or not parse_rule(text, ws).valid:
+            if not isinstance(text, str) or not parse_rule(text, ws, vocab).valid:
                 out.append(
                     f"{path}: permissions.{key}[{i}] {text!r} is not a rule (write Tool or "
                     "Tool(pattern), e.g. bash(npm test:*)); it is ignored"

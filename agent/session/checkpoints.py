@@ -21,12 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.base.record import Call, Next, ToolContext, ToolResult
+from agent.base.record import Call, Next, Tool, ToolContext, ToolResult
 from agent.permissions.paths import Workspace
 from agent.session.checkpoint_shell import doomed
 from agent.session.store import SessionFile
-
-FILE_WRITERS = ("write_file", "edit_file")
 
 
 def _read(path: Path) -> bytes | None:
@@ -56,9 +54,12 @@ def _mode(path: Path) -> int | None:
         return None
 
 
-def _target(call: Call, ctx: ToolContext) -> Path | None:
-    raw = call.args.get("path")
-    if call.name not in FILE_WRITERS or not isinstance(raw, str):
+def _edited(tool: Tool | None, call: Call, ctx: ToolContext) -> Path | None:
+    """The file an edit tool's call changes (its record says which argument names it)."""
+    if tool is None or tool.kind != "edit" or tool.target is None or tool.target.what != "file":
+        return None
+    raw = call.args.get(tool.target.arg)
+    if not isinstance(raw, str):
         return None
     p = Path(raw).expanduser()
     return (p if p.is_absolute() else ctx.cwd / p).resolve()
@@ -81,8 +82,14 @@ class Snapshots:
     """Dispatch middleware that snapshots files before file tools change them, and before
     bash commands delete or overwrite them."""
 
-    def __init__(self, store: SessionFile, workspace: Workspace | None = None) -> None:
+    def __init__(
+        self,
+        store: SessionFile,
+        workspace: Workspace | None = None,
+        tools: dict[str, Tool] | None = None,
+    ) -> None:
         self.store = store
+        self.tools = tools if tools is not None else {}  # the registry: what each call edits
         self.checkpoint = 0
         self.workspace = workspace  # where bash deletions are tracked; None: the call's cwd
 
@@ -100,9 +107,12 @@ class Snapshots:
         )
 
     async def __call__(self, call: Call, ctx: ToolContext, nxt: Next) -> ToolResult:
-        if call.name == "bash" and isinstance(call.args.get("command"), str):
-            return await self._bash(call, ctx, nxt)
-        path = _target(call, ctx)
+        tool = self.tools.get(call.name)
+        target = tool.target if tool is not None else None
+        command = call.args.get(target.arg) if target and target.what == "command" else None
+        if isinstance(command, str):
+            return await self._bash(call, command, ctx, nxt)
+        path = _edited(tool, call, ctx)
         if path is None:
             return await nxt(call, ctx)
         try:
@@ -116,9 +126,9 @@ class Snapshots:
         self.store.append({"t": "written", "path": str(path), "hash": _hash(path)})
         return result
 
-    async def _bash(self, call: Call, ctx: ToolContext, nxt: Next) -> ToolResult:
+    async def _bash(self, call: Call, command: str, ctx: ToolContext, nxt: Next) -> ToolResult:
         """Snapshot what the command would delete or overwrite; afterwards record what is there."""
-        found = doomed(call.args["command"], ctx.cwd, self.workspace)
+        found = doomed(command, ctx.cwd, self.workspace)
         if found is None:
             return await nxt(call, ctx)
         n, taken = self.checkpoint, []

@@ -23,6 +23,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.actions.tool import NAME as ACTION_TOOL
+from agent.base.record import Tool
+
 _NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,63}")
 
 
@@ -130,21 +133,25 @@ def load_defs(root: Path, home: Path | None = None) -> tuple[dict[str, AgentDef]
     return dict(sorted(found.items())), warnings
 
 
-def _known() -> list[str]:
-    """The tool names a definition may list (MCP tools, `mcp__…`, are taken on trust)."""
+def _known_tools() -> list[Tool]:
+    """The tools a definition may list (MCP tools, `mcp__…`, are taken on trust)."""
+    from agent.subagents.tool import task_tools
     from agent.tools import builtin_tools
 
-    return [t.name for t in builtin_tools()] + ["task", "task_result", "run_action"]
+    return [*builtin_tools(), *task_tools({})]
+
+
+def _known() -> list[str]:
+    return [t.name for t in _known_tools()] + [ACTION_TOOL]
 
 
 def resolve_tools(names: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
     """(our tool names, the names that are no tool) for a definition's `tools`: our names and
-    patterns as they are, Claude Code's (`Read`, `Bash`, `WebFetch`, `BashOutput`…) mapped."""
-    from agent.hooks.hooks import CLAUDE_NAMES
-    from agent.permissions.rules import ALIASES
-
-    known = _known()
-    claude = {alias.lower(): ours for ours, aliases in CLAUDE_NAMES.items() for alias in aliases}
+    patterns as they are, the other names on the tools' records (Claude Code's `Read`, `Bash`,
+    `WebFetch`…) and CamelCase spellings (`BashOutput`) mapped."""
+    tools = _known_tools()
+    other = {alias.lower(): t.name for t in tools for alias in t.aliases}
+    known = [t.name for t in tools] + [ACTION_TOOL]
     out: list[str] = []
     unknown: list[str] = []
     for name in names:
@@ -153,7 +160,7 @@ def resolve_tools(names: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
             continue
         low = name.lower()
         snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()  # BashOutput: bash_output
-        ours = next((n for n in (claude.get(low), ALIASES.get(low), low, snake) if n in known), "")
+        ours = next((n for n in (other.get(low), low, snake) if n in known), "")
         if ours:
             out.append(ours)
         else:

@@ -53,7 +53,7 @@ def task_tools(defs: dict[str, Any]) -> tuple[Tool, Tool]:
         "additionalProperties": False,
     }
     return (
-        Tool("task", text, params, _task, read_only=True),
+        Tool("task", text, params, _task, read_only=True, aliases=("Task",)),
         Tool("task_result", RESULT_DESCRIPTION, result_params, _result, read_only=True),
     )
 

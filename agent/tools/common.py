@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agent.base.record import Run, ToolContext, ToolResult, error
+from agent.base.record import Execute, ToolContext, ToolResult, error
 
 
 class ToolError(Exception):
@@ -41,7 +41,7 @@ def take_partial(exc: BaseException) -> str:
     return output
 
 
-def gc_paused(fn: Run) -> Run:
+def gc_paused(fn: Execute) -> Execute:
     """Run a tool with the cyclic garbage collector paused: a search makes tens of thousands
     of small objects (one per file found), which set off collection after collection over the
     whole heap — a third of a large grep's own time — while none of them can form a cycle."""
@@ -59,7 +59,7 @@ def gc_paused(fn: Run) -> Run:
     return run
 
 
-def guard(fn: Run) -> Run:
+def guard(fn: Execute) -> Execute:
     """Wrap a tool run so expected failures (ToolError, OSError) come back as error values."""
 
     @functools.wraps(fn)

@@ -12,12 +12,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agent.base.record import Run, Tool, ToolContext, ToolResult, cap
+from agent.base.record import Execute, Preview, Target, Tool, ToolContext, ToolResult, cap
+from agent.permissions.paths import lexical
 from agent.tools import textio
 from agent.tools.common import ToolError, bool_arg, did_you_mean, guard, resolve, shown, str_arg
 from agent.tools.difftext import unified_diff
 from agent.tools.matching import replaced
 
+PREVIEW_BYTES = 2 << 20  # files larger than this get no diff in the permission prompt
 DIFF_CAP_MODEL = 4000  # diff characters sent to the model; the terminal gets more
 DIFF_CAP_DISPLAY = 60_000
 
@@ -131,7 +133,7 @@ def commit(ctx: ToolContext, path: Path, cur: Current, new_text: str, verb: str)
     )
 
 
-def printable(fn: Run) -> Run:
+def printable(fn: Execute) -> Execute:
     """No lone surrogates in a result (a file's stray bytes in a diff or a near-miss snippet,
     an odd file name): they cannot be encoded as UTF-8 or JSON. They show as U+FFFD."""
 
@@ -210,6 +212,26 @@ async def _edit(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return await asyncio.to_thread(work)
 
 
+def preview(name: str, args: dict[str, Any], root: Path) -> Preview | None:
+    """What a write_file/edit_file call will do, worked out before it runs the way the tool
+    works it out (same decoding, line endings and matching): the diff, or the error it will
+    end with; None when the file is too large to check cheaply."""
+    path = lexical(str(args.get("path", "")), root)
+    try:
+        if path.is_file() and path.stat().st_size > PREVIEW_BYTES:
+            return Preview(note=f"({path.name} is too large to preview)")
+        cur, new = plan(name, args, path)
+        encoded(cur, new)
+    except ToolError as exc:
+        why = textio.printable(exc.what.splitlines()[0])  # a near-miss may quote stray bytes
+        note = f"({why}; the {name.removesuffix('_file')} will fail)"
+        return Preview(failure=exc.result(), note=note)
+    except (OSError, ValueError):
+        return None
+    shown_name = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+    return Preview(textio.printable(unified_diff(cur.text, new, shown_name)[0]))
+
+
 _PATH = {"type": "string", "description": "File path, relative to the workspace"}
 
 WRITE_FILE = Tool(
@@ -226,6 +248,10 @@ WRITE_FILE = Tool(
         "additionalProperties": False,
     },
     run=_write,
+    kind="edit",
+    target=Target("file", "path"),
+    aliases=("Write",),
+    preview=functools.partial(preview, "write_file"),
 )
 
 EDIT_FILE = Tool(
@@ -248,4 +274,8 @@ EDIT_FILE = Tool(
         "additionalProperties": False,
     },
     run=_edit,
+    kind="edit",
+    target=Target("file", "path"),
+    aliases=("Edit", "MultiEdit"),
+    preview=functools.partial(preview, "edit_file"),
 )

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from agent.base.record import RESULT_CAP, Tool, ToolContext, ToolResult, cap, error
+from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap, error
 from agent.tools import textio
 from agent.tools.binkinds import ADVICE, BINARY_EXTENSIONS
 from agent.tools.common import ToolError, did_you_mean, guard, int_arg, resolve, shown, str_arg
@@ -273,6 +273,9 @@ READ_FILE = Tool(
     },
     run=_run,
     read_only=True,
+    kind="read",
+    target=Target("file", "path"),
+    aliases=("Read",),
 )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from agent.base.record import Tool, ToolContext, ToolResult, cap
+from agent.base.record import Target, Tool, ToolContext, ToolResult, cap
 from agent.tools import walk
 from agent.tools.common import ToolError, gc_paused, guard, resolve, shown, str_arg
 
@@ -181,4 +181,7 @@ GLOB = Tool(
     },
     run=_glob,
     read_only=True,
+    kind="read",
+    target=Target("folder", "path", default=".", pattern_arg="pattern"),
+    aliases=("Glob", "LS"),
 )

@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from agent.base.record import Tool, ToolContext, ToolResult, cap
+from agent.base.record import Target, Tool, ToolContext, ToolResult, cap
 from agent.permissions.paths import names_protected
 from agent.tools import pygrep, walk
 from agent.tools.common import (
@@ -177,6 +177,9 @@ GREP = Tool(
     },
     run=_grep,
     read_only=True,
+    kind="read",
+    target=Target("folder", "path", default=".", pattern_arg="glob"),
+    aliases=("Grep",),
 )
 
 TOOLS: tuple[Tool, ...] = (GLOB, GREP)

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agent.base.record import RESULT_CAP, Tool, ToolContext, ToolResult, cap
+from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap
 from agent.tools.common import ToolError, bool_arg, guard, keep_partial, str_arg
 from agent.tools.shell_text import MARKER_ROOM, NOTE_ROOM, Excerpt, excerpt, share
 from agent.tools.textio import decode_output
@@ -267,6 +267,9 @@ BASH = Tool(
         "additionalProperties": False,
     },
     run=_bash,
+    kind="exec",
+    target=Target("command", "command"),
+    aliases=("Bash",),
 )
 
 

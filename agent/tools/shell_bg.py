@@ -175,4 +175,5 @@ BASH_OUTPUT = Tool(
     },
     run=_bash_output,
     read_only=True,
+    kind="read",  # the output of a command already allowed
 )

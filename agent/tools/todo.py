@@ -70,5 +70,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return ToolResult(f"{head}\n{todo.render()}", display=f"{head} {done}/{len(todo)} done")
 
 
-TODO = Tool("todo", DESCRIPTION, PARAMETERS, _run, read_only=True)  # it never touches the disk
+TODO = Tool(  # it never touches the disk
+    "todo", DESCRIPTION, PARAMETERS, _run, read_only=True, aliases=("TodoWrite",)
+)
 TOOLS = (TODO,)

@@ -15,7 +15,7 @@ import shlex
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from agent.base.record import RESULT_CAP, Tool, ToolContext, ToolResult, cap
+from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap
 from agent.tools.common import ToolError, guard, int_arg, str_arg
 from agent.tools.fetching import TIMEOUT, USER_AGENT, Page, fetch, httpx_module, read_page
 
@@ -255,7 +255,10 @@ WEB_FETCH = Tool(
         "additionalProperties": False,
     },
     run=_web_fetch,
-    read_only=True,
+    read_only=True,  # for the disk; it sends the URL out, which the target makes ask
+    kind="network",
+    target=Target("url", "url"),
+    aliases=("WebFetch",),
 )
 
 WEB_SEARCH = Tool(
@@ -272,6 +275,8 @@ WEB_SEARCH = Tool(
     },
     run=_web_search,
     read_only=True,
+    kind="network",
+    aliases=("WebSearch",),
 )
 
 TOOLS: tuple[Tool, ...] = (WEB_FETCH, WEB_SEARCH)

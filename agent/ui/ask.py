@@ -49,7 +49,7 @@ def show_request(console: Any, req: AskRequest) -> None:
     from agent.ui.tui import diff_text
 
     console.print(Text(f"── permission: {req.tool} ──", style="bold yellow"))
-    what = "command" if req.tool == "bash" else "target"
+    what = "command" if req.what == "command" else "target"
     console.print(Text.assemble((f"{what}: ", "bold"), req.target), soft_wrap=True)
     if req.reason:
         console.print(Text(f"why: {req.reason}", style="dim"), soft_wrap=True)

@@ -60,7 +60,7 @@ async def ask_on_terminal(req: Any) -> Any:
 
     color = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
     out = [f"\n── permission: {req.tool} ──"]
-    out.append(f"command: {req.target}" if req.tool == "bash" else f"target: {req.target}")
+    out.append(f"command: {req.target}" if req.what == "command" else f"target: {req.target}")
     if req.reason:
         out.append(f"why: {req.reason}")
     if req.diff:

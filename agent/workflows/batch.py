@@ -21,9 +21,9 @@ from typing import Any
 
 from agent.subagents.defs import AgentDef
 from agent.subagents.runner import Job, Report, Subagents
+from agent.tools import builtin_tools
 
 DIFF_CHARS = 40_000  # of the diff each reviewer gets; it can read the files for more
-READ_ONLY = ("read_file", "glob", "grep")
 MIN_UNITS, MAX_UNITS = 3, 8
 FINDINGS = (
     "Do not change any file. Report at most 8 findings, most important first, each as "
@@ -60,9 +60,14 @@ class WorkflowError(Exception):
     """A workflow cannot run (no changes, no usable plan); the message says why."""
 
 
+def readers() -> tuple[str, ...]:
+    """The tools a reviewer may use: those that read files and folders, and change nothing."""
+    return tuple(t.name for t in builtin_tools() if t.kind == "read" and t.target is not None)
+
+
 def reviewer(kind: str) -> AgentDef:
     prompt = f"{REVIEWERS[kind]}\n\n{FINDINGS}"
-    return AgentDef(f"{kind}-reviewer", f"reviews changes for {kind}", prompt, tools=READ_ONLY)
+    return AgentDef(f"{kind}-reviewer", f"reviews changes for {kind}", prompt, tools=readers())
 
 
 def changed_files(diff: str) -> list[str]:

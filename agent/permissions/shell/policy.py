@@ -14,7 +14,7 @@ import re
 import shlex
 from pathlib import Path
 
-from agent.permissions.gate import Facts
+from agent.permissions.facts import Facts
 from agent.permissions.paths import Workspace, check, expand_glob, names_protected, secret_name
 from agent.permissions.rules import Rule, RuleSet, words_match
 from agent.permissions.shell import risk as risk
@@ -28,11 +28,12 @@ PEEL = risk.WRAPPERS - {"eval", "source", ".", "trap", "alias", "fc", "let"}
 MAX_DEPTH = 3
 
 
-def bash_facts(rs: RuleSet, command: str, ws: Workspace) -> Facts:
-    """What decide needs to know about one bash command (see the module docstring)."""
+def command_facts(rs: RuleSet, tool: str, command: str, ws: Workspace) -> Facts:
+    """What decide needs to know about one shell command given to `tool` (see the module
+    docstring); its rules are that tool's."""
     f = Facts(target=command)
     p = parse(command)
-    _rule_scan(f, rs, p)
+    _rule_scan(f, rs, tool, p)
     if not p.parsed:
         f.problem = p.problems[0]
         return f
@@ -41,7 +42,7 @@ def bash_facts(rs: RuleSet, command: str, ws: Workspace) -> Facts:
     writes = _redirects(f, p.redirects, ws, bases, problems)
     judged: list[tuple[str, bool]] = []
     for cmd in p.commands:
-        j = None if cmd.nested else _judge(f, rs, cmd, ws, bases, problems)
+        j = None if cmd.nested else _judge(f, rs, tool, cmd, ws, bases, problems)
         judged += [j] if j is not None else []
     if problems:
         f.problem, f.suggest = problems[0], []
@@ -54,7 +55,13 @@ def bash_facts(rs: RuleSet, command: str, ws: Workspace) -> Facts:
 
 
 def _judge(
-    f: Facts, rs: RuleSet, cmd: Command, ws: Workspace, bases: list[Path], problems: list[str]
+    f: Facts,
+    rs: RuleSet,
+    tool: str,
+    cmd: Command,
+    ws: Workspace,
+    bases: list[Path],
+    problems: list[str],
 ) -> tuple[str, bool] | None:
     """(allow rule, built-in read-only) for one simple command; None when it runs nothing."""
     cmd = _expand(cmd, bases)
@@ -66,7 +73,7 @@ def _judge(
     if not cmd.argv:
         return None
     name = risk.name_of(cmd)
-    rule = _allow_rule(rs, cmd)
+    rule = _allow_rule(rs, tool, cmd)
     ro = risk.read_only(cmd) and _inside(cmd, ws, bases)
     reach = recursive_read(cmd, ws, bases)
     f.protected = f.protected or reach.secret
@@ -84,7 +91,7 @@ def _judge(
         # bash's cd folds `l/..` lexically, git and the kernel follow `l` first: both count
         bases += [Path(p) for p in check(where or "~", ws, bases[-1]).paths]
     if not (rule or ro):
-        f.suggest.append(f"bash({prefix_suggestion(cmd)}:*)")
+        f.suggest.append(f"{tool}({prefix_suggestion(cmd)}:*)")
         f.why = f.why or (
             f"{name} reaches outside the workspace"
             if risk.read_only(cmd)
@@ -93,10 +100,10 @@ def _judge(
     return rule, ro
 
 
-def _rule_scan(f: Facts, rs: RuleSet, p: Parsed) -> None:
+def _rule_scan(f: Facts, rs: RuleSet, tool: str, p: Parsed) -> None:
     """Deny and ask rules, matched generously (see the module docstring)."""
-    deny = rs.for_tool("deny", "bash")
-    ask = rs.for_tool("ask", "bash")
+    deny = rs.for_tool("deny", tool)
+    ask = rs.for_tool("ask", tool)
     for rules, kind in ((deny, "deny"), (ask, "ask")):
         if not rules:
             continue
@@ -170,9 +177,9 @@ def _inner_script(argv: list[str | None]) -> str | None:
     return None
 
 
-def _allow_rule(rs: RuleSet, cmd: Command) -> str:
+def _allow_rule(rs: RuleSet, tool: str, cmd: Command) -> str:
     argv = [w.value for w in cmd.argv]
-    for r in rs.bash_allow(argv[0] or ""):
+    for r in rs.command_allow(tool, argv[0] or ""):
         if words_match(r, argv, for_deny=False) == "yes":
             return r.text
     return ""

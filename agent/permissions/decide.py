@@ -1,0 +1,234 @@
+"""The pure decision (SPEC §5): decide(rules, mode, tool, args, workspace) -> Decision.
+
+Order: a neverAllow rule denies; plan mode denies what is not read-only; protected paths (.git/,
+.agent/settings*.json, .env*, ~/.ssh, credentials…) ask in every mode; then bypassPermissions
+allows; an ask rule asks; an allow rule allows; read-only tools and the built-in read-only shell
+commands are allowed inside the workspace; acceptEdits allows edits inside the workspace;
+dontAsk denies the rest; everything else asks.
+
+The facts of a call come from what its tool's record says it acts on (`Tool.target`): a file or
+a folder, a shell command, a URL; never from the tool's name. Target kinds this layer does not
+judge itself (a project action) are judged by the function their package registers.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from agent.base.record import Tool
+from agent.permissions.facts import Decision, Facts
+from agent.permissions.paths import Workspace, check, names_protected, within
+from agent.permissions.rules import (
+    RuleSet,
+    Vocabulary,
+    compile_rules,
+    domain_match,
+    literal,
+    path_match,
+)
+from agent.permissions.shell.policy import command_facts
+
+# (rules, tool, arguments, workspace) -> the facts of a call, for a target kind judged elsewhere
+FactsFor = Callable[[RuleSet, Tool, dict[str, Any], Workspace], Facts]
+_JUDGES: dict[str, FactsFor] = {}
+
+
+def register(what: str, judge: FactsFor) -> None:
+    """Judge calls whose target is `what` with `judge` (agent.actions registers "action")."""
+    _JUDGES[what] = judge
+
+
+def workspace_of(workspace: Workspace | Path | str | None, rules: dict[str, Any]) -> Workspace:
+    if isinstance(workspace, Workspace):
+        return workspace
+    extra = (*rules.get("additionalDirectories", ()), *rules.get("approvedDirs", ()))
+    return _workspace(str(workspace or Path.cwd()), extra, os.path.expanduser("~"))
+
+
+@functools.lru_cache(maxsize=64)
+def _workspace(root: str, extra: tuple[str, ...], home: str) -> Workspace:
+    return Workspace.make(Path(root), extra, Path(home))
+
+
+def decide(
+    rules: dict[str, Any] | RuleSet,
+    mode: str,
+    tool: Tool,
+    args: dict[str, Any],
+    workspace: Workspace | Path | str | None = None,
+) -> Decision:
+    """Allow, ask or deny one call (pure apart from reading the file system's links)."""
+    raw = rules if isinstance(rules, dict) else {}
+    ws = workspace_of(workspace, raw)
+    rs = rules if isinstance(rules, RuleSet) else compile_rules(rules, ws, Vocabulary.of([tool]))
+    return verdict(facts(rs, tool, args, ws), mode, tool)
+
+
+def facts(
+    rs: RuleSet, tool: Tool, args: dict[str, Any], ws: Workspace, peers: tuple[str, ...] = ()
+) -> Facts:
+    """What one call touches and which rules speak to it. `peers`: the tools a remembered
+    rule should cover too (the registry's other tools of the same kind and target)."""
+    target = tool.target
+    if target is None:
+        return _named_facts(rs, tool)
+    if target.what == "command":
+        return command_facts(rs, tool.name, target.value(args), ws)
+    if target.what in _JUDGES:
+        return _JUDGES[target.what](rs, tool, args, ws)
+    if target.what in ("file", "folder"):
+        f = Facts(read_only=tool.read_only)
+        _file_facts(f, rs, tool, args, ws, peers or (tool.name,))
+        return f
+    if target.what == "url":  # read-only for the disk, but the call sends data out
+        f = Facts(read_only=False)
+        _web_facts(f, rs, tool.name, target.value(args))
+        return f
+    return _named_facts(rs, tool)
+
+
+def _named_facts(rs: RuleSet, tool: Tool) -> Facts:
+    """A tool judged by its name alone: rules name the whole tool."""
+    f = Facts(read_only=tool.read_only and tool.target is None)
+    f.suggest = [tool.name]
+    for kind in ("deny", "ask", "allow"):  # a specifier we cannot check denies, never allows
+        hit = next(
+            (r for r in rs.for_tool(kind, tool.name) if r.spec is None or kind != "allow"), None
+        )
+        setattr(f, kind, hit.text if hit else "")
+    f.deny_reason = f"denied by rule {f.deny!r}" if f.deny else ""
+    return f
+
+
+def _file_facts(
+    f: Facts, rs: RuleSet, tool: Tool, args: dict[str, Any], ws: Workspace, peers: tuple[str, ...]
+) -> None:
+    assert tool.target is not None
+    name, folder = tool.name, tool.target.what == "folder"
+    v = check(tool.target.value(args) or ".", ws)
+    f.target, f.inside, f.protected = str(v.shown), v.inside, v.secret
+    pattern = tool.target.pattern(args)
+    if pattern:
+        _pattern_facts(f, pattern, v.shown, ws)
+    for kind in ("deny", "ask"):
+        hit = next(
+            (
+                r
+                for r in rs.for_tool(kind, name)
+                if r.spec is None or r.path is None or any(path_match(r, p) for p in v.paths)
+            ),
+            None,
+        )
+        setattr(f, kind, hit.text if hit else "")
+    f.deny_reason = f"denied by rule {f.deny!r}" if f.deny else ""
+    for r in rs.for_tool("allow", name):
+        if (r.spec is None and f.inside) or (
+            r.path is not None and all(path_match(r, p) for p in v.paths)
+        ):
+            f.allow, f.inside = r.text, True  # an explicit path rule widens the workspace
+            break
+    f.suggest = _dir_rules(peers, v.shown, folder, rs.anchor or ws.root, ws.home)
+    # Not the advice where it would let every file of home be edited (the project is ~).
+    f.edits_mode = tool.kind == "edit" and f.inside and not within(ws.home, ws.dirs)
+
+
+def _pattern_facts(f: Facts, pattern: str, base: Path, ws: Workspace) -> None:
+    """A glob that climbs out (`../*`, `/etc/*`, `~/*`) or names secrets (`**/.env`)."""
+    parts = pattern.replace("\\", "/").split("/")
+    if pattern.startswith(("/", "~")) or ".." in parts:
+        literal = "/".join(
+            p
+            for p in parts[
+                : next((i for i, p in enumerate(parts) if any(c in p for c in "*?[{")), len(parts))
+            ]
+        )
+        v = check(literal or "/", ws, base)
+        f.inside = f.inside and v.inside
+        f.protected = f.protected or v.secret
+    if not f.protected and names_protected(pattern):
+        f.protected = f"the pattern {pattern!r} reaches protected files"
+
+
+def _dir_rules(
+    tools: tuple[str, ...], path: Path, folder: bool, anchor: Path, home: Path
+) -> list[str]:
+    """`d` (remember this directory): the folder (`path` itself for a tool that searches
+    folders, else its parent), relative to where rules start (the project root, where
+    settings.local.json lives) so the rule means the same from any directory; never one
+    holding all of home (`~`, `/`): then the file alone, or nothing for a search."""
+    where = path if folder else path.parent
+    if within(home, (where,)):
+        return [] if folder else [f"{t}({literal(str(path))})" for t in tools]
+    try:
+        rel = where.relative_to(anchor).as_posix()
+        spec = "**" if rel == "." else f"{literal(rel)}/**"
+    except ValueError:
+        spec = f"{literal(where.as_posix().rstrip('/'))}/**"
+    return [f"{t}({spec})" for t in tools]
+
+
+def _web_facts(f: Facts, rs: RuleSet, name: str, url: str) -> None:
+    try:
+        host = (urlsplit(url).hostname or "").lower().rstrip(".")
+    except ValueError:
+        host = ""
+    f.target = url
+    f.suggest = [f"{name}(domain:{host})"] if host else []
+    for kind in ("deny", "ask", "allow"):
+        hit = next(
+            (
+                r
+                for r in rs.for_tool(kind, name)
+                if r.spec is None or domain_match(r, host) or (kind != "allow" and not r.domain)
+            ),
+            None,
+        )
+        setattr(f, kind, hit.text if hit else "")
+    f.deny_reason = f"denied by rule {f.deny!r}" if f.deny else ""
+
+
+def verdict(f: Facts, mode: str, tool: Tool) -> Decision:
+    """Apply the mode to what decide learned."""
+    if f.deny:
+        return Decision("deny", f.deny_reason, "rule", f.deny)
+    if mode == "plan" and not f.read_only:
+        return Decision("deny", "plan mode allows read-only tools only", "mode")
+    if f.protected:
+        return Decision("ask", f.protected, "protected")
+    if f.deny_reason:  # a deny rule might match once the shell expands the command
+        return Decision("ask", f.deny_reason, "rule")
+    if mode == "bypassPermissions":
+        return Decision("allow", source="mode")
+    if f.ask:
+        return Decision("ask", f"rule {f.ask!r} asks", "rule", f.ask)
+    if f.allow:
+        return Decision("allow", source="rule", rule=f.allow)
+    if f.read_only and f.inside and not f.problem:
+        return Decision("allow", source="read-only")
+    if mode == "acceptEdits" and tool.kind == "edit" and f.inside:
+        return Decision("allow", source="mode")
+    why = f.problem or ("outside the workspace" if not f.inside else f.why)
+    if mode == "dontAsk":
+        return Decision("deny", f"{tool.name} is not allowed ({why or 'dontAsk mode'})", "mode")
+    return Decision("ask", why, "shell" if f.problem else ("mode" if f.inside else "outside"))
+
+
+def apply_hook(d: Decision, hook: tuple[str, str] | None) -> Decision:
+    """A PreToolUse hook's permissionDecision: deny wins; allow skips a prompt, except the
+    ones that always ask (secrets, .git/, agent settings, actions with requiresConfirm); ask
+    asks."""
+    if not hook:
+        return d
+    kind, reason = hook
+    if kind == "deny" and d.kind != "deny":
+        return Decision("deny", reason or "blocked by a PreToolUse hook", "hook")
+    if kind == "allow" and d.kind == "ask" and d.source != "protected":
+        return Decision("allow", reason, "hook")
+    if kind == "ask" and d.kind == "allow":
+        return Decision("ask", reason or "a PreToolUse hook asks for approval", "hook")
+    return d

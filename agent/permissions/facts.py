@@ -1,0 +1,32 @@
+"""What the permission layer learns about one call (Facts) and what it decides (Decision):
+plain data, shared by the pure decision, the shell policy, the gate and the prompts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Decision:
+    kind: str  # allow | ask | deny
+    reason: str = ""
+    source: str = ""  # rule | mode | read-only | protected | outside | shell | user | hook
+    rule: str = ""  # the rule that decided, when a rule did
+
+
+@dataclass
+class Facts:
+    """What decide learned about one call before applying the mode."""
+
+    deny: str = ""
+    deny_reason: str = ""
+    ask: str = ""
+    allow: str = ""
+    read_only: bool = False
+    inside: bool = True
+    protected: str = ""
+    problem: str = ""
+    target: str = ""  # resolved path, command or host (shown in the prompt)
+    why: str = ""  # why it is not allowed yet, for the prompt and the denial
+    suggest: list[str] = field(default_factory=list)
+    edits_mode: bool = False  # acceptEdits would allow it (and not open all of home)
