@@ -56,7 +56,7 @@ def _per_call(fn: Any, n: int) -> float:
 
 def decide_bench(table: Table, n: int) -> None:
     from agent.base.record import Tool, ToolResult
-    from agent.permissions.gate import decide
+    from agent.permissions.decide import decide
 
     async def run(args: dict[str, Any], ctx: Any) -> ToolResult:
         return ToolResult("")
@@ -95,7 +95,7 @@ def recursive_bench(table: Table, files: int = 5000) -> None:
     import subprocess
 
     from agent.base.record import Tool, ToolResult
-    from agent.permissions.gate import decide
+    from agent.permissions.decide import decide
 
     async def run(args: dict[str, Any], ctx: Any) -> ToolResult:
         return ToolResult("")

@@ -21,7 +21,8 @@ from agent.base.events import Recorder
 from agent.base.record import Call, ToolContext, ToolResult
 from agent.core.dispatch import compose
 from agent.permissions.audit import Audit
-from agent.permissions.gate import Gate, decide, workspace_of
+from agent.permissions.decide import decide, workspace_of
+from agent.permissions.gate import Gate
 from agent.permissions.rules import compile_rules
 
 PY = sys.executable

@@ -5,16 +5,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from fake_openai import FakeOpenAI, text, tool_calls
 
 from agent.base.events import Recorder
-from agent.base.record import Call, Tool, ToolContext, ToolResult
+from agent.base.record import Call, ToolContext, ToolResult
 from agent.core.dispatch import compose
 from agent.permissions.audit import Audit, abbreviate, exit_status
 from agent.permissions.gate import Gate
+from agent.tools.edits import WRITE_FILE
 
 AGENT = [sys.executable, "-m", "agent"]
 
@@ -23,7 +25,7 @@ async def _ok(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return ToolResult("done [exit code 0 · 0.1 s]", display="bash x · exit 0")
 
 
-TOUCH = Tool("write_file", "", {}, _ok)
+TOUCH = replace(WRITE_FILE, run=_ok)  # the real record, a run that only reports
 
 
 def lines(root: Path) -> list[dict[str, Any]]:

@@ -10,10 +10,17 @@ from typing import Any
 import pytest
 
 from agent.base.record import ToolContext
-from agent.permissions.asking import preview
 from agent.tools import builtin_tools
 
 TOOLS = {t.name: t for t in builtin_tools()}
+
+
+def preview(name: str, args: dict[str, Any], root: Path) -> str:
+    """What the permission prompt shows for this call: the tool record's preview."""
+    previewer = TOOLS[name].preview
+    assert previewer is not None
+    shown = previewer(args, root)
+    return (shown.diff or shown.note) if shown is not None else ""
 
 
 def _files(root: Path) -> dict[str, bytes]:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +19,12 @@ from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import close_all, make_agent, of_type, run_agent
 
 from agent.base.events import Notice, PermissionDenied, Recorder
-from agent.base.record import Call, Tool, ToolContext, ToolResult
+from agent.base.record import Call, ToolContext, ToolResult
 from agent.core.dispatch import compose
 from agent.hooks.hooks import Hooks, HookSpec, specs_from
 from agent.permissions.gate import Gate
+from agent.subagents.tool import task_tools
+from agent.tools import builtin_tools, shell
 
 AGENT = [sys.executable, "-m", "agent"]
 
@@ -53,7 +56,8 @@ def hooks_for(
             }
         ]
     }
-    return Hooks(config, session_id="s1", cwd=tmp_path, sink=rec), rec
+    tools = {"bash": ECHO}  # what hooks know of a tool (its other names) is on its record
+    return Hooks(config, session_id="s1", cwd=tmp_path, sink=rec, tools=tools), rec
 
 
 async def pre(hooks: Hooks, args: dict[str, Any] | None = None, tool: str = "bash") -> Any:
@@ -91,11 +95,11 @@ def test_config_shapes() -> None:
         HookSpec("Stop", "c"),
     ]
     spec = specs_from(config)[0]
-    assert spec.matches("bash")
-    assert spec.matches("write_file")
-    assert not spec.matches("bash_output")  # the regex must match the whole name
-    assert HookSpec("PreToolUse", "x", "mcp__github__.*").matches("mcp__github__create")
-    assert HookSpec("PreToolUse", "x", "*").matches("anything")
+    assert spec.matches(("bash",))
+    assert spec.matches(("write_file",))
+    assert not spec.matches(("bash_output",))  # the regex must match the whole name
+    assert HookSpec("PreToolUse", "x", "mcp__github__.*").matches(("mcp__github__create",))
+    assert HookSpec("PreToolUse", "x", "*").matches(("anything",))
 
 
 async def test_exit_zero_passes_and_payload_has_the_fields(tmp_path: Path) -> None:
@@ -226,12 +230,7 @@ async def _echo(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return ToolResult("ran:" + json.dumps(args, sort_keys=True))
 
 
-ECHO = Tool(
-    "bash",
-    "",
-    {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
-    _echo,
-)
+ECHO = replace(shell.BASH, run=_echo)  # the real bash record: a run that only echoes
 
 
 async def run_layers(
@@ -492,13 +491,14 @@ def test_claude_code_matchers_name_the_same_tools() -> None:
     from agent.hooks.hooks import HookSpec
 
     def hits(matcher: str) -> set[str]:
-        tools = ("bash", "write_file", "edit_file", "read_file", "grep", "web_fetch", "task")
-        return {t for t in tools if HookSpec("PreToolUse", "true", matcher).matches(t)}
+        tools = [*builtin_tools(), *task_tools({})]  # the names on the real records
+        spec = HookSpec("PreToolUse", "true", matcher)
+        return {t.name for t in tools if spec.matches((t.name, *t.aliases))}
 
     assert hits("Bash") == {"bash"}
     assert hits("Write|Edit") == {"write_file", "edit_file"}
     assert hits("MultiEdit") == {"edit_file"}
-    assert hits("Web.*") == {"web_fetch"}
+    assert hits("Web.*") == {"web_fetch", "web_search"}
     assert hits("bash|write_file") == {"bash", "write_file"}
     assert hits("Read(") == set()  # not a regex: compared as a name
-    assert HookSpec("PreToolUse", "true", "mcp__gh__.*").matches("mcp__gh__issues")
+    assert HookSpec("PreToolUse", "true", "mcp__gh__.*").matches(("mcp__gh__issues",))

@@ -16,31 +16,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.base.record import Tool, ToolResult
-from agent.permissions.gate import Decision, apply_hook, decide
+from agent.permissions.decide import apply_hook, decide
+from agent.permissions.facts import Decision
 from agent.permissions.paths import Workspace, within
+from agent.tools import builtin_tools
 
 
 async def _run(args: dict[str, Any], ctx: Any) -> ToolResult:
     return ToolResult("")
 
 
-READ_ONLY = {"read_file", "glob", "grep", "bash_output", "web_search", "web_fetch"}
-TOOLS = {
-    n: Tool(n, "", {}, _run, read_only=n in READ_ONLY)
-    for n in (
-        "bash",
-        "read_file",
-        "write_file",
-        "edit_file",
-        "glob",
-        "grep",
-        "web_fetch",
-        "web_search",
-        "bash_output",
-        "mcp__github__create_issue",
-        "mcp__github__delete_repo",
-        "mcp__other__x",
-    )
+# The real tool records (what permissions know of a tool comes from its record), and MCP tools
+# as the MCP layer makes them.
+TOOLS = {t.name: t for t in builtin_tools()} | {
+    n: Tool(n, "", {}, _run, kind="exec")
+    for n in ("mcp__github__create_issue", "mcp__github__delete_repo", "mcp__other__x")
 }
 RULES: dict[str, Any] = {
     "alwaysAllow": [

@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
-from agent.base.record import Tool, ToolContext, ToolResult
-from agent.permissions.gate import decide
+from agent.base.record import ToolContext, ToolResult
+from agent.permissions.decide import decide
 from agent.permissions.paths import Workspace, protected
 from agent.session.store import SessionFile
-from agent.tools import search, secret_hits, walk
+from agent.tools import search, secret_hits, shell, walk
+from agent.tools.files import READ_FILE
 from agent.tools.pygrep import FileHits
 
 PAST = ".agent/sessions/ holds past conversations"
@@ -23,9 +24,7 @@ async def _run(args: dict[str, Any], ctx: Any) -> ToolResult:
     return ToolResult("")
 
 
-READ = Tool("read_file", "", {}, _run, read_only=True)
-BASH = Tool("bash", "", {}, _run)
-GREP = Tool("grep", "", {}, _run, read_only=True)
+READ, BASH, GREP = READ_FILE, shell.BASH, search.GREP  # the real records
 
 
 @pytest.fixture

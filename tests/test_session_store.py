@@ -12,6 +12,7 @@ import pytest
 from agent.base.record import Call, ToolContext, ToolResult
 from agent.session.checkpoints import Snapshots, checkpoints, plan_restore, restore
 from agent.session.store import SessionFile, list_sessions, load, messages_of, new_id, prune
+from agent.tools import builtin_tools
 
 
 def test_append_and_load_roundtrip(tmp_path: Path) -> None:
@@ -96,7 +97,7 @@ async def _write(call: Call, ctx: ToolContext) -> ToolResult:
 
 async def test_snapshots_and_restore(tmp_path: Path) -> None:
     store = SessionFile(tmp_path, "z")
-    snaps = Snapshots(store)
+    snaps = Snapshots(store, tools={t.name: t for t in builtin_tools()})
     ctx = ToolContext(cwd=tmp_path)
     (tmp_path / "a.txt").write_text("original")
     snaps.begin_turn("edit a, create b", 1)
@@ -118,7 +119,7 @@ async def test_snapshots_and_restore(tmp_path: Path) -> None:
 
 async def test_restore_refuses_files_changed_outside(tmp_path: Path) -> None:
     store = SessionFile(tmp_path, "w")
-    snaps = Snapshots(store)
+    snaps = Snapshots(store, tools={t.name: t for t in builtin_tools()})
     ctx = ToolContext(cwd=tmp_path)
     snaps.begin_turn("create", 1)
     await snaps(Call("1", "write_file", {"path": "c.txt", "content": "agent"}), ctx, _write)
