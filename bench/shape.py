@@ -144,8 +144,8 @@ def cycles(mods: dict[str, Module]) -> list[list[str]]:
 
 def main() -> int:
     mods = load()
-    top = [m for m in mods if m.count(".") == 1]
-    packages = sorted({m.rsplit(".", 1)[0] for m in mods if m.count(".") >= 2} | {"agent"})
+    top = [m for m in mods.values() if m.path.parent == ROOT]
+    packages = sorted(m.name for m in mods.values() if m.path.name == "__init__.py")
     cyc = cycles(mods)
     longest = max(mods.values(), key=lambda m: m.lines)
     funcs = sorted(

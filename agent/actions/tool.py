@@ -40,7 +40,8 @@ from agent.permissions.decide import register
 from agent.permissions.facts import Facts
 from agent.permissions.paths import Workspace
 from agent.permissions.rules import RuleSet, action_match
-from agent.tools.shell import OnData, child_env, execute_argv
+from agent.tools.shell import OnData, execute_argv
+from agent.tools.shell_text import child_env
 
 if TYPE_CHECKING:
     from agent.base.events import Sink

@@ -3,6 +3,18 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+
+
+@dataclass
+class ToolCall:
+    """One tool call of a model reply, as streamed (or recovered from text): its arguments are
+    the JSON text the model wrote, parsed later by dispatch."""
+
+    id: str
+    name: str
+    arguments: str = ""
+
 
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 

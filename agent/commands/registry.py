@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-Handler = Callable[["Ctx", str], Awaitable[None]]
+from agent.commands.command import Command, Ctx, Handler
+from agent.commands.user import load_user_commands
+
+__all__ = ["ALIASES", "COMMANDS", "Command", "Ctx", "Handler", "all_commands", "command"]
+
 BUILTIN_MODULES = ("agent.commands.builtin", "agent.commands.project")
 # Modules of later features; each registers its commands on import when it exists.
 OPTIONAL_MODULES = (
@@ -30,51 +32,6 @@ _NAME = re.compile(r"/([A-Za-z][\w:.-]*)(?:\s+(.*))?", re.S)
 COMMANDS: dict[str, Command] = {}  # name -> built-in or registered command
 ALIASES: dict[str, str] = {}
 LOAD_PROBLEMS: list[str] = []  # from the last all_commands(): optional modules that failed
-
-
-@dataclass(frozen=True)
-class Command:
-    """One slash command: `/name usage` runs `run(ctx, args)`."""
-
-    name: str
-    help: str
-    run: Handler
-    usage: str = ""  # argument hint shown in /help, e.g. "[focus]"
-    source: str = "built-in"  # or the .md file a user command came from
-
-
-@dataclass
-class Ctx:
-    """What a command may use: the Run, the console, a way to run a turn, the display sink."""
-
-    run: Any  # agent.app.Run
-    console: Any  # a rich Console
-    turn: Callable[[str], Awaitable[Any]]  # run one user turn through the loop
-    display: Any = None  # a Sink that renders streamed text (/btw); None = the agent's sink
-    commands: dict[str, Command] = field(default_factory=dict)
-    state: dict[str, Any] = field(default_factory=dict)  # per-session command state
-    exit: bool = False  # set by /exit
-    # How the front end shows a unified diff (the REPL colours it); None = as plain text.
-    show_diff: Callable[[str], None] | None = None
-
-    @property
-    def agent(self) -> Any:
-        return self.run.agent
-
-    @property
-    def cfg(self) -> Any:
-        return self.run.cfg
-
-    def say(self, text: str = "", style: str | None = None) -> None:
-        """Print plain text (no markup, no highlighting)."""
-        self.console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
-
-    def diff(self, text: str) -> None:
-        """Show a unified diff the way the front end draws diffs."""
-        if self.show_diff is not None:
-            self.show_diff(text)
-        else:
-            self.say(text)
 
 
 def register(cmd: Command, *aliases: str) -> Command:
@@ -120,8 +77,6 @@ def load_modules() -> list[str]:
 
 def all_commands(root: Path, home: Path | None = None) -> dict[str, Command]:
     """Built-in and registered commands, then user commands (which never shadow a built-in)."""
-    from agent.commands.user import load_user_commands
-
     LOAD_PROBLEMS[:] = load_modules()
     out = dict(COMMANDS)
     for cmd in load_user_commands(root, home):

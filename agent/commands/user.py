@@ -11,10 +11,9 @@ from __future__ import annotations
 import re
 import shlex
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from agent.commands.registry import Command, Ctx
+from agent.commands.command import Command, Ctx
 
 MAX_BYTES = 200_000  # a command file larger than this is skipped
 _POSITIONAL = re.compile(r"\$([1-9])")
@@ -69,8 +68,6 @@ def _files(base: Path) -> list[tuple[str, Path]]:
 
 def load_user_commands(root: Path, home: Path | None = None) -> list[Command]:
     """Project commands first (they win a name clash), then the user's."""
-    from agent.commands.registry import Command
-
     home = home or Path.home()
     seen: set[str] = set()
     out: list[Command] = []

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from agent.core.stream import ToolCall
+from agent.base.messages import ToolCall
 
 BARS = "|｜‖"
 _B = f"[{BARS}]{{1,2}}"
@@ -64,8 +62,6 @@ def _param_value(raw: str, is_string: str | None) -> object:
 
 def parse(text: str) -> tuple[str, list[ToolCall], str]:
     """(text without the markup, the calls, and a malformed-reason or "")."""
-    from agent.core.stream import ToolCall
-
     start = MARKER.search(text)
     if not start:
         return text, [], ""

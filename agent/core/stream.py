@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.base.messages import ToolCall
 from agent.core import leaks
 
 
@@ -22,13 +23,6 @@ class CutStream(Exception):
 
 class StreamError(Exception):
     """The server reported an error inside a 200 stream (vLLM, OpenRouter)."""
-
-
-@dataclass
-class ToolCall:
-    id: str
-    name: str
-    arguments: str = ""
 
 
 @dataclass

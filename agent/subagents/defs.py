@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-
-from agent.actions.tool import NAME as ACTION_TOOL
-from agent.base.record import Tool
 
 _NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,63}")
 
@@ -80,7 +78,11 @@ def _names(value: str | list[str] | None) -> tuple[str, ...] | None:
     return out or None
 
 
-def parse_def(path: Path) -> AgentDef | str:
+# The tools a definition may name: our name -> the other names on its record (Claude Code's).
+Known = Mapping[str, tuple[str, ...]]
+
+
+def parse_def(path: Path, known: Known) -> AgentDef | str:
     """One definition file, or the reason it was skipped."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -94,12 +96,12 @@ def parse_def(path: Path) -> AgentDef | str:
         return f"{path}: no system prompt (the text after the front matter)"
     turns = str(fields.get("maxTurns") or fields.get("max_turns") or "")
     listed = _names(fields.get("tools"))
-    tools, unknown = resolve_tools(listed) if listed is not None else (None, [])
+    tools, unknown = resolve_tools(listed, known) if listed is not None else (None, [])
     notes: tuple[str, ...] = ()
     if listed and not tools:
         notes = (
             f"{path}: none of its tools ({', '.join(unknown)}) is a known tool, so agent "
-            f"{name!r} runs with no tools at all; use names like {', '.join(_known()[:6])}",
+            f"{name!r} runs with no tools at all; use names like {', '.join(list(known)[:6])}",
         )
     elif unknown:
         notes = (f"{path}: unknown tool(s) ignored: {', '.join(unknown)}",)
@@ -115,8 +117,11 @@ def parse_def(path: Path) -> AgentDef | str:
     )
 
 
-def load_defs(root: Path, home: Path | None = None) -> tuple[dict[str, AgentDef], list[str]]:
-    """Definitions by name in a fixed (sorted) order, and warnings for skipped files."""
+def load_defs(
+    root: Path, known: Known, home: Path | None = None
+) -> tuple[dict[str, AgentDef], list[str]]:
+    """Definitions by name in a fixed (sorted) order, and warnings for skipped files;
+    `known`: the tools of the registry a definition may list."""
     home = home or Path.home()
     found: dict[str, AgentDef] = {}
     warnings: list[str] = []
@@ -124,7 +129,7 @@ def load_defs(root: Path, home: Path | None = None) -> tuple[dict[str, AgentDef]
         if not d.is_dir():
             continue
         for path in sorted(d.glob("*.md")):
-            got = parse_def(path)
+            got = parse_def(path, known)
             if isinstance(got, str):
                 warnings.append(got)
             else:
@@ -133,25 +138,11 @@ def load_defs(root: Path, home: Path | None = None) -> tuple[dict[str, AgentDef]
     return dict(sorted(found.items())), warnings
 
 
-def _known_tools() -> list[Tool]:
-    """The tools a definition may list (MCP tools, `mcp__…`, are taken on trust)."""
-    from agent.subagents.tool import task_tools
-    from agent.tools import builtin_tools
-
-    return [*builtin_tools(), *task_tools({})]
-
-
-def _known() -> list[str]:
-    return [t.name for t in _known_tools()] + [ACTION_TOOL]
-
-
-def resolve_tools(names: tuple[str, ...]) -> tuple[tuple[str, ...], list[str]]:
+def resolve_tools(names: tuple[str, ...], known: Known) -> tuple[tuple[str, ...], list[str]]:
     """(our tool names, the names that are no tool) for a definition's `tools`: our names and
     patterns as they are, the other names on the tools' records (Claude Code's `Read`, `Bash`,
     `WebFetch`…) and CamelCase spellings (`BashOutput`) mapped."""
-    tools = _known_tools()
-    other = {alias.lower(): t.name for t in tools for alias in t.aliases}
-    known = [t.name for t in tools] + [ACTION_TOOL]
+    other = {alias.lower(): name for name, aliases in known.items() for alias in aliases}
     out: list[str] = []
     unknown: list[str] = []
     for name in names:

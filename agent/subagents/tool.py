@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from agent.base.record import Tool, ToolContext, ToolResult, error
+from agent.subagents.records import SubagentError
 
 TASK_DESCRIPTION = (
     "Run a subagent: a separate model conversation with a fresh context and your tools (except "
@@ -63,8 +64,6 @@ def _runner(ctx: ToolContext) -> Any:
 
 
 async def _task(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    from agent.subagents.runner import SubagentError
-
     runner = _runner(ctx)
     if runner is None:
         return error("subagents are not available here (the depth limit)", can_retry=False)
@@ -120,8 +119,6 @@ def several(reports: list[Any]) -> ToolResult:
 
 
 async def _result(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    from agent.subagents.runner import SubagentError
-
     runner = _runner(ctx)
     if runner is None:
         return error("no background tasks in this context", can_retry=False)

@@ -14,8 +14,17 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap
+from agent.tools import shell_bg
 from agent.tools.common import ToolError, bool_arg, guard, keep_partial, str_arg
-from agent.tools.shell_text import MARKER_ROOM, NOTE_ROOM, Excerpt, excerpt, share
+from agent.tools.shell_text import (
+    MARKER_ROOM,
+    NOTE_ROOM,
+    Excerpt,
+    child_env,
+    excerpt,
+    headline,
+    share,
+)
 from agent.tools.textio import decode_output
 
 DEFAULT_TIMEOUT = 120.0
@@ -27,11 +36,6 @@ PIPE_GRACE = 1.0  # seconds to keep reading after the shell exits (a grandchild 
 _MORE = "redirect the output to a file and read it with read_file or grep"
 HELD = "[a background process still holds the output open; its later output is lost]"
 OnData = Callable[[int, bytes], None]  # (fd 1 or 2, chunk) as output arrives
-
-
-def child_env() -> dict[str, str]:
-    """The environment for commands: ours, with Python forced to write UTF-8."""
-    return {**os.environ, "PYTHONIOENCODING": "utf-8"}
 
 
 class Capture:
@@ -214,11 +218,6 @@ def _timeout(args: dict[str, Any]) -> float:
     return float(min(value, MAX_TIMEOUT))
 
 
-def headline(command: str) -> str:
-    first = command.strip().splitlines()[0] if command.strip() else ""
-    return first if len(first) <= 60 else first[:59] + "…"
-
-
 @guard
 async def _bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     command = str_arg(args, "command")
@@ -226,8 +225,6 @@ async def _bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise ToolError("the command is empty")
     timeout = _timeout(args)
     if bool_arg(args, "run_in_background"):
-        from agent.tools import shell_bg
-
         return shell_bg.start(command, str(ctx.cwd))
     started = time.monotonic()
     try:
@@ -273,10 +270,4 @@ BASH = Tool(
 )
 
 
-def _tools() -> tuple[Tool, ...]:
-    from agent.tools.shell_bg import BASH_OUTPUT
-
-    return (BASH, BASH_OUTPUT)
-
-
-TOOLS: tuple[Tool, ...] = _tools()
+TOOLS: tuple[Tool, ...] = (BASH, shell_bg.BASH_OUTPUT)

@@ -22,7 +22,16 @@ from typing import Any
 
 from agent.base.record import RESULT_CAP, Tool, ToolContext, ToolResult, cap
 from agent.tools.common import ToolError, guard, str_arg
-from agent.tools.shell_text import MARKER_ROOM, NOTE_ROOM, Excerpt, excerpt, partial_char, share
+from agent.tools.shell_text import (
+    MARKER_ROOM,
+    NOTE_ROOM,
+    Excerpt,
+    child_env,
+    excerpt,
+    headline,
+    partial_char,
+    share,
+)
 from agent.tools.textio import output_is_utf8
 
 READ_CAP = 256 << 10  # bytes of new output read per stream and call (head and tail beyond)
@@ -57,8 +66,6 @@ def _output_dir() -> Path:
 
 def start(command: str, cwd: str) -> ToolResult:
     """Start `command` in its own process group with output going to files; return its id."""
-    from agent.tools.shell import child_env, headline
-
     job_id = f"bg{next(_ids)}"
     directory = _output_dir()
     files = {name: directory / f"{job_id}.{name}" for name in ("stdout", "stderr")}

@@ -6,6 +6,7 @@ decoded, and how many were not valid UTF-8.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from agent.tools.textio import decode_output, printable
@@ -128,3 +129,14 @@ def _end(text: str, room: int) -> str:
     piece = text[len(text) - room :]
     cut = piece.find("\n")
     return piece[cut + 1 :] if 0 <= cut < len(piece) // 4 else piece
+
+
+def child_env() -> dict[str, str]:
+    """The environment for commands: ours, with Python forced to write UTF-8."""
+    return {**os.environ, "PYTHONIOENCODING": "utf-8"}
+
+
+def headline(command: str) -> str:
+    """A command's first line, short enough for a one-line summary."""
+    first = command.strip().splitlines()[0] if command.strip() else ""
+    return first if len(first) <= 60 else first[:59] + "…"

@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent.actions.tool import NAME as ACTION_TOOL
 from agent.base.events import TodoChanged
 from agent.base.record import Tool
 from agent.subagents.defs import AgentDef, load_defs
 from agent.subagents.runner import Limits, Subagents
 from agent.subagents.tool import task_tools
+from agent.tools import builtin_tools
 from agent.tools.todo_list import TodoList, last_saved
 
 if TYPE_CHECKING:
@@ -20,7 +22,9 @@ if TYPE_CHECKING:
 def subagent_tools(cfg: Config) -> tuple[dict[str, Tool], dict[str, AgentDef], list[str]]:
     """task and task_result (listing the project's agent definitions), the definitions, and
     warnings about definition files that were skipped."""
-    defs, warnings = load_defs(cfg.root)
+    tools = [*builtin_tools(), *task_tools({})]
+    known = {t.name: t.aliases for t in tools} | {ACTION_TOOL: ()}
+    defs, warnings = load_defs(cfg.root, known)
     return {t.name: t for t in task_tools(defs)}, defs, warnings
 
 

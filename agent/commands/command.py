@@ -1,0 +1,61 @@
+"""A slash command and what it may use (Ctx): the records agent.commands.registry keeps."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # annotations only: rich and the assembled session load after the prompt
+    from rich.console import Console
+
+    from agent.app import Run
+    from agent.config.load import Config
+    from agent.core.loop import Agent
+
+Handler = Callable[["Ctx", str], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One slash command: `/name usage` runs `run(ctx, args)`."""
+
+    name: str
+    help: str
+    run: Handler
+    usage: str = ""  # argument hint shown in /help, e.g. "[focus]"
+    source: str = "built-in"  # or the .md file a user command came from
+
+
+@dataclass
+class Ctx:
+    """What a command may use: the Run, the console, a way to run a turn, the display sink."""
+
+    run: Run
+    console: Console
+    turn: Callable[[str], Awaitable[Any]]  # run one user turn through the loop
+    display: Any = None  # a Sink that renders streamed text (/btw); None = the agent's sink
+    commands: dict[str, Command] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)  # per-session command state
+    exit: bool = False  # set by /exit
+    # How the front end shows a unified diff (the REPL colours it); None = as plain text.
+    show_diff: Callable[[str], None] | None = None
+
+    @property
+    def agent(self) -> Agent:
+        return self.run.agent
+
+    @property
+    def cfg(self) -> Config:
+        return self.run.cfg
+
+    def say(self, text: str = "", style: str | None = None) -> None:
+        """Print plain text (no markup, no highlighting)."""
+        self.console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
+
+    def diff(self, text: str) -> None:
+        """Show a unified diff the way the front end draws diffs."""
+        if self.show_diff is not None:
+            self.show_diff(text)
+        else:
+            self.say(text)
