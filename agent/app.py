@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from agent.actions.registry import load_actions  # reads .agent/actions.json only if present
 from agent.actions.tool import ActionRunner, project_actions
 from agent.base.events import FanOut, Notice, PermissionDenied, Sink
 from agent.base.record import ToolContext
@@ -16,6 +17,7 @@ from agent.core.dispatch import Dispatcher
 from agent.core.llm import LLM
 from agent.core.loop import Agent
 from agent.hooks.hooks import Hooks
+from agent.mcp.config import load_specs
 from agent.mcp.tools import McpTools
 from agent.mcp.tools import start as start_mcp
 from agent.permissions.asking import Asker
@@ -42,8 +44,6 @@ def configure(flags: Flags, env: dict[str, str] | None = None, cwd: Path | None 
     """The run's Config (agent.config.load) with the warnings the layers above config owe it:
     settings rules that do not parse, a broken `.agent/actions.json`, bad MCP entries and unset
     `${VAR}`s — each said once, at start-up, naming its file."""
-    from agent.actions.registry import load_actions  # reads .agent/actions.json only if present
-    from agent.mcp.config import load_specs
 
     cfg = load_config(flags, env, cwd)
     vocab = Vocabulary.of(builtin_tools())  # what a rule's specifier means for each tool

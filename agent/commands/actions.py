@@ -20,6 +20,8 @@ from agent.actions.registry import FILE, TRUST_HINT, Action, ActionError, Invoca
 from agent.actions.tool import NAME as ACTION_TOOL
 from agent.actions.tool import ActionRunner
 from agent.commands.registry import Ctx, command
+from agent.permissions.asking import AskRequest
+from agent.permissions.rules import action_match
 
 Show = Callable[[str, bool], None]  # (one line of output, from stderr?)
 Confirm = Callable[[Invocation], Awaitable[bool]]
@@ -147,7 +149,6 @@ def _not_trusted(ctx: Ctx) -> bool:
 
 
 def _deny_rule(ctx: Ctx) -> Callable[[str], str]:
-    from agent.permissions.rules import action_match
 
     def rule(action_id: str) -> str:
         rules = ctx.run.gate.live_rules().for_tool("deny", ACTION_TOOL)
@@ -159,7 +160,6 @@ def _deny_rule(ctx: Ctx) -> Callable[[str], str]:
 
 def _confirm(ctx: Ctx, runner: ActionRunner) -> Confirm:
     async def ask(run: Invocation) -> bool:
-        from agent.permissions.asking import AskRequest
 
         asker = ctx.run.gate.asker
         if asker is None:

@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agent.base.events import AssistantMessage
+from agent.base.tokens import cost_report
 from agent.commands.registry import Ctx, command, help_rows
+from agent.context.memory import context_report, system_prompt
 
 KEYS = (
     "Enter sends · Alt-Enter or Ctrl-J new line · Tab completes /commands and @files · "
@@ -49,7 +52,6 @@ async def help_cmd(ctx: Ctx, args: str) -> None:
 @command("clear")
 async def clear_cmd(ctx: Ctx, args: str) -> None:
     """Start a new conversation (the system prompt stays; the context meter is reset)."""
-    from agent.context.memory import system_prompt
 
     a, cfg = ctx.agent, ctx.cfg
     a.system_prompt = system_prompt(
@@ -75,7 +77,6 @@ async def compact_cmd(ctx: Ctx, args: str) -> None:
 @command("context")
 async def context_cmd(ctx: Ctx, args: str) -> None:
     """Show how full the context window is, by part."""
-    from agent.context.memory import context_report
 
     ctx.say(context_report(ctx.agent))
 
@@ -83,7 +84,6 @@ async def context_cmd(ctx: Ctx, args: str) -> None:
 @command("cost")
 async def cost_cmd(ctx: Ctx, args: str) -> None:
     """Show this session's tokens, cache hits and cost."""
-    from agent.base.tokens import cost_report
 
     ctx.say(cost_report(ctx.agent.totals, ctx.agent.llm.cfg.provider))
 
@@ -144,7 +144,6 @@ async def think_cmd(ctx: Ctx, args: str) -> None:
 @command("btw", usage="<question>")
 async def btw_cmd(ctx: Ctx, args: str) -> None:
     """Ask a side question about the conversation: no tools, not added to the history."""
-    from agent.base.events import AssistantMessage
 
     q = args.strip()
     if not q:

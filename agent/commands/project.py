@@ -7,6 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from agent.commands.registry import Ctx, command
+from agent.config.settings import ConfigError
+from agent.context.memory import init_prompt, memory_report, system_prompt
+from agent.git.diff import GitError, working_diff
+from agent.permissions.asking import edit_local
+from agent.permissions.rules import parse_rule
+from agent.session.export import ExportRefused, export
 
 REVIEW_DIFF_CHARS = 60_000  # of the diff sent with /review; the model can run git diff for more
 LISTS = {"allow": "alwaysAllow", "ask": "ask", "deny": "neverAllow"}
@@ -16,7 +22,6 @@ PROMPTS = Path(__file__).parents[1] / "prompts"
 @command("export", usage="[file] [--json] [--force]")
 async def export_cmd(ctx: Ctx, args: str) -> None:
     """Write the conversation (tool calls included) as Markdown, or JSON with --json."""
-    from agent.session.export import ExportRefused, export
 
     words = args.split()
     as_json, force = "--json" in words, "--force" in words
@@ -30,7 +35,6 @@ async def export_cmd(ctx: Ctx, args: str) -> None:
 
 
 async def _diff_or_say(ctx: Ctx) -> str:
-    from agent.git.diff import GitError, working_diff
 
     try:
         diff = await working_diff(ctx.cfg.cwd, ctx.cfg.trusted)
@@ -82,7 +86,6 @@ async def security_review_cmd(ctx: Ctx, args: str) -> None:
 @command("init")
 async def init_cmd(ctx: Ctx, args: str) -> None:
     """Have the model write (or improve) AGENT.md for this project."""
-    from agent.context.memory import init_prompt
 
     await ctx.turn(init_prompt(ctx.cfg.cwd))
 
@@ -90,7 +93,6 @@ async def init_cmd(ctx: Ctx, args: str) -> None:
 @command("memory", usage="[add <text>]")
 async def memory_cmd(ctx: Ctx, args: str) -> None:
     """Show the memory files loaded into the system prompt; `add <text>` appends to ./AGENT.md."""
-    from agent.context.memory import memory_report
 
     verb, _, rest = args.strip().partition(" ")
     if verb == "add":
@@ -112,7 +114,6 @@ async def memory_cmd(ctx: Ctx, args: str) -> None:
     if verb:
         ctx.say("usage: /memory [add <text>]", "yellow")
         return
-    from agent.context.memory import system_prompt
 
     cfg = ctx.cfg
     ctx.say(memory_report(cfg.cwd, cfg.root, trusted=cfg.trusted))
@@ -130,7 +131,6 @@ def _local(ctx: Ctx) -> Path:
 
 def _edit_local(ctx: Ctx, change: Any) -> Path:
     """Apply `change(permissions dict)` to .agent/settings.local.json, atomically."""
-    from agent.permissions.asking import edit_local
 
     return edit_local(ctx.run.gate.root, change)
 
@@ -150,7 +150,6 @@ def _show_rules(ctx: Ctx) -> None:
 
 
 async def _add_rule(ctx: Ctx, kind: str, rule: str) -> None:
-    from agent.permissions.rules import parse_rule
 
     key = LISTS.get(kind)
     if key is None or not rule:
@@ -206,7 +205,6 @@ async def _remove_rule(ctx: Ctx, rule: str) -> None:
 @command("permissions", usage="[add allow|ask|deny RULE | remove RULE]")
 async def permissions_cmd(ctx: Ctx, args: str) -> None:
     """Show the permission rules and where they come from; add or remove local rules."""
-    from agent.config.settings import ConfigError
 
     words = args.split(maxsplit=2)
     try:

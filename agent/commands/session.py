@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.app import restore
 from agent.commands.registry import command
+from agent.permissions.asking import AskRequest
 from agent.session.resume import describe as describe_session
 from agent.session.rewind import (
     BASH_NOTE,
@@ -14,12 +16,13 @@ from agent.session.rewind import (
     rewind_conversation,
     rewind_files,
 )
-from agent.session.store import SessionBusy, SessionFile, resumable
+from agent.session.salvage import check  # unreadable lines: said, and the file kept
+from agent.session.store import SessionBusy, SessionFile, load, resumable
+from agent.tools.todo_list import last_saved
 
 
 def switch_session(run: Any, session_id: str) -> int:
     """Point a live Run at another stored session; returns the number of messages loaded."""
-    from agent.app import restore
 
     store = SessionFile(run.cfg.root, session_id)
     snaps = run.recorder.snapshots
@@ -35,9 +38,6 @@ def switch_session(run: Any, session_id: str) -> int:
     run.agent.messages[:] = [run.agent.messages[0], *history]
     todo = run.agent.ctx.extra.get("todo")
     if todo is not None:  # the todo list belongs to the session too
-        from agent.session.store import load
-        from agent.tools.todo_list import last_saved
-
         todo.load(last_saved(load(store.path).records) or [])
     run.first_turn = not history
     run.agent.meter.reset()  # the history changed under the reported usage
@@ -64,7 +64,6 @@ async def resume(ctx: Any, args: str) -> None:
     if len(pick) != 1:
         ctx.say(f"no single session matches {arg!r}")
         return
-    from agent.session.salvage import check  # unreadable lines: said, and the file kept
 
     lost = check(ctx.run.store.path.parent / f"{pick[0].id}.jsonl")
     try:
@@ -124,7 +123,6 @@ async def rewind(ctx: Any, args: str) -> None:
 
 async def _overwrite(ctx: Any, conflicts: list[str]) -> bool:
     """Ask whether files changed outside the agent may be overwritten (no terminal: no)."""
-    from agent.permissions.asking import AskRequest
 
     asker = getattr(ctx.run.gate, "asker", None)
     if asker is None:

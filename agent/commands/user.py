@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.commands.command import Command, Ctx
+from agent.context.mentions import attach
 
 MAX_BYTES = 200_000  # a command file larger than this is skipped
 _POSITIONAL = re.compile(r"\$([1-9])")
@@ -98,7 +99,6 @@ def load_user_commands(root: Path, home: Path | None = None) -> list[Command]:
 
 def _runner(body: str) -> Any:
     async def run(ctx: Ctx, args: str) -> None:
-        from agent.context.mentions import attach
 
         await ctx.turn(attach(expand(body, args), ctx.cfg.cwd))  # `/explain @src/app.py`
 

@@ -6,7 +6,20 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from agent.commands.registry import COMMANDS, Command, Ctx, command, register
+from agent.commands.registry import (
+    ALIASES,
+    COMMANDS,
+    Command,
+    Ctx,
+    command,
+    dispatch,
+    parse,
+    register,
+)
+from agent.git.diff import GitError
+from agent.tools.todo import todo_list
+from agent.workflows.batch import WorkflowError, batch, batch_report, simplify
+from agent.workflows.repeat import PromptLoop, describe, parse_args
 
 
 def _runner(ctx: Ctx) -> Any:
@@ -19,7 +32,6 @@ def _runner(ctx: Ctx) -> Any:
 @command("todo")
 async def todo_cmd(ctx: Ctx, args: str) -> None:
     """Show the session's task list (the model keeps it with the todo tool)."""
-    from agent.tools.todo import todo_list
 
     ctx.say(todo_list(ctx.agent.ctx).render())
 
@@ -28,8 +40,6 @@ async def todo_cmd(ctx: Ctx, args: str) -> None:
 async def simplify_cmd(ctx: Ctx, args: str) -> None:
     """Review the changed files with three parallel subagents (reuse, quality, efficiency),
     then apply the fixes that hold up."""
-    from agent.git.diff import GitError
-    from agent.workflows.batch import WorkflowError, simplify
 
     runner = _runner(ctx)
     if runner is None:
@@ -45,7 +55,6 @@ async def simplify_cmd(ctx: Ctx, args: str) -> None:
 async def batch_cmd(ctx: Ctx, args: str) -> None:
     """Split a task into 3–8 independent units and run them as parallel subagents, each in
     its own git worktree; then report per unit."""
-    from agent.workflows.batch import WorkflowError, batch, batch_report
 
     task = args.strip()
     if not task:
@@ -72,8 +81,6 @@ async def batch_cmd(ctx: Ctx, args: str) -> None:
 async def loop_cmd(ctx: Ctx, args: str) -> None:
     """Rerun a prompt or a /command now and every interval (30s, 5m, 1h; a bare number is
     minutes) without overlapping other turns; /loop alone stops it."""
-    from agent.commands.registry import dispatch
-    from agent.workflows.repeat import PromptLoop, describe, parse_args
 
     extra = ctx.agent.ctx.extra
     try:
@@ -105,7 +112,6 @@ async def loop_cmd(ctx: Ctx, args: str) -> None:
 def _loop_command(ctx: Ctx, prompt: str) -> bool:
     """Whether a loop's prompt is a slash command (run as one each time, as the REPL would);
     ValueError for an unknown command or /loop itself."""
-    from agent.commands.registry import ALIASES, parse
 
     parsed = parse(prompt)
     if parsed is None:  # plain text, or a path such as /usr/bin/env

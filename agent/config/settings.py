@@ -14,6 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from agent.config import safefile
+
 
 class ConfigError(Exception):
     """Bad usage or configuration: the program stops with exit code 2 and this message."""
@@ -243,7 +245,6 @@ def trust(root: Path) -> None:
 
 def _save(path: Path, text: str) -> None:
     """Write a file of ~/.agent atomically (a unique temp file; a link there is refused)."""
-    from agent.config import safefile
 
     safefile.write_atomic(path.parent, path, text.encode("utf-8"))
 

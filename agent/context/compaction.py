@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.base.events import Compacted, ErrorEvent, Event, Notice, Sink
+from agent.base.record import cap
 from agent.base.tokens import Meter, estimate_message
 
 if TYPE_CHECKING:
@@ -146,7 +147,6 @@ def split_point(messages: list[Message], keep_turns: int, budget: int | None = N
 
 def render_transcript(messages: list[Message], max_chars: int) -> str:
     """The older turns as plain text for the summariser (long parts cut in the middle)."""
-    from agent.base.record import cap
 
     names: dict[str, str] = {}
     out = []
@@ -205,7 +205,6 @@ class _Quiet:
 
 async def _summarise(conv: Conversation, old: list[Message], limit: int, notes: list[str]) -> str:
     """Ask the model (no tools) for the working state; raises when there is none."""
-    from agent.base.record import cap
 
     prompt = (Path(__file__).parents[1] / "prompts" / "compact.md").read_text(encoding="utf-8")
     # about half the window in characters: the request must fit with room for the answer

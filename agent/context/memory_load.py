@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.base.tokens import estimate
+from agent.config.settings import is_trusted
 from agent.permissions.paths import Workspace, protected, within
 
 MEMORY_NAMES = ("AGENT.md", ".agent/AGENT.md", "AGENTS.md", "CLAUDE.md")
@@ -160,8 +161,6 @@ def load_memory(
     decision (~/.agent/trusted.json), which leaves out a run's --trust-project."""
     home = home or Path.home()
     if trusted is None:
-        from agent.config.settings import is_trusted
-
         trusted = is_trusted(root)
     out: list[MemoryFile] = []
     seen: set[Path] = set()

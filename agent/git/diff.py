@@ -6,6 +6,8 @@ import asyncio
 import re
 from pathlib import Path
 
+from agent.git.safe import git_env, refusal
+
 GIT_TIMEOUT = 30.0
 UNTRACKED_FILES = 20  # new files whose content joins the diff
 UNTRACKED_BYTES = 100_000  # larger new files are listed, not shown
@@ -25,7 +27,6 @@ async def git(cwd: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
     """Run git with the repository's own commands switched off (fsmonitor, hooks, filter
     drivers, helper transports: agent.gitsafe.git_env); diffs add --no-ext-diff --no-textconv.
     Callers check first that the repository is plain or the project trusted (working_diff)."""
-    from agent.git.safe import git_env
 
     try:
         proc = await asyncio.create_subprocess_exec(
@@ -55,7 +56,6 @@ async def working_diff(cwd: Path, trusted: bool = False) -> str:
     """Staged and unstaged changes against HEAD, plus the content of small untracked files.
     `trusted`: the project is trusted; otherwise a repository that is not plain is refused
     (GitError), since its own config could make even these reading commands run a command."""
-    from agent.git.safe import refusal
 
     why = "" if trusted else refusal(cwd, "/diff, /review, /security-review and /simplify")
     if why:

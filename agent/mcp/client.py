@@ -21,7 +21,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from agent import __version__
 from agent.base.record import ToolResult
+from agent.config import safefile
 from agent.mcp.config import ServerSpec
 from agent.mcp.results import call_failed, to_result, unavailable
 
@@ -162,9 +164,6 @@ class Connection:
         import anyio
         from mcp import ClientSession
         from mcp.types import Implementation
-
-        from agent import __version__
-        from agent.config import safefile
 
         # Never through a link: a repository's committed mcp-NAME.log -> ~/.profile would get
         # the server's stderr appended. A refused log fails this connection, saying why.

@@ -18,8 +18,16 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agent.base.record import Call, Tool, ToolResult
+from agent.config import safefile
 from agent.config.agentdir import ensure_agent_dir
-from agent.config.settings import ConfigError, is_own, mark_own, read_settings, split_rules
+from agent.config.settings import (
+    ConfigError,
+    is_own,
+    mark_own,
+    read_settings,
+    split_rules,
+    user_dir,
+)
 from agent.permissions.facts import Decision, Facts
 from agent.permissions.paths import Workspace
 
@@ -72,7 +80,6 @@ class RuleOrigin:
 
 def rule_origins(rules: dict[str, Any], session: list[str], root: Path) -> list[RuleOrigin]:
     """Every live rule with the first settings file that lists it (later files win ties)."""
-    from agent.config.settings import user_dir
 
     files = [
         user_dir() / "settings.json",
@@ -194,7 +201,6 @@ def edit_local(root: Path, change: Any) -> Path:
 def write_atomic(path: Path, text: str) -> None:
     """Replace `<root>/.agent/NAME` with `text`; a link there (the file or `.agent`) is
     refused like a broken file, never written through."""
-    from agent.config import safefile
 
     try:
         safefile.write_atomic(path.parent.parent, path, text.encode("utf-8"))

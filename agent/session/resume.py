@@ -9,6 +9,7 @@ from typing import TextIO
 
 from agent.config.settings import ConfigError
 from agent.context.mentions import without_attachments
+from agent.session.salvage import check
 from agent.session.store import Summary, in_use, list_sessions, resumable, sessions_dir
 
 
@@ -74,7 +75,6 @@ def chosen(args: object, root: Path, cwd: Path, out: TextIO = sys.stderr) -> str
         found = (find(root, cwd, ident) if ident else pick(root, cwd)).id
     if in_use(root, found):
         raise ConfigError(f"session {found} is in use by another agent; finish that one first")
-    from agent.session.salvage import check
 
     lost = check(sessions_dir(root) / f"{found}.jsonl")
     if lost:

@@ -19,6 +19,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent.base.events import SubagentProgress
+from agent.base.record import ToolContext
+from agent.context.memory import MEMORY_HEADER, env_block
+from agent.core.dispatch import Dispatcher
+from agent.core.loop import Agent
+from agent.permissions.gate import Gate
 from agent.subagents.defs import AgentDef
 from agent.subagents.records import Background, Job, Limits, Report, SubagentError
 from agent.subagents.sink import ChildSink, short
@@ -90,7 +96,6 @@ class Subagents:
         return out
 
     def system_prompt(self, job: Job) -> str:
-        from agent.context.memory import MEMORY_HEADER
 
         parts = [PROMPT.read_text(encoding="utf-8").strip()]
         if job.agent is not None:
@@ -103,7 +108,6 @@ class Subagents:
     def layers_for(self, cwd: Path) -> tuple[Any, ...]:
         """The dispatch layers with a permission gate for another workspace (a worktree): same
         rules, mode, session answers and prompt lock; paths are judged against `cwd`."""
-        from agent.permissions.gate import Gate
 
         out = []
         for layer in self.layers:
@@ -129,9 +133,6 @@ class Subagents:
         return job.label or (f"{task_id} {job.agent.name}" if job.agent else task_id)
 
     def _child(self, job: Job, task_id: str, sink: ChildSink) -> Agent:
-        from agent.base.record import ToolContext
-        from agent.core.dispatch import Dispatcher
-        from agent.core.loop import Agent
 
         tools = self.child_tools(job)
         layers = (_tagger(task_id), *(job.layers if job.layers is not None else self.layers))
@@ -170,7 +171,6 @@ class Subagents:
         return llm
 
     def _first_message(self, job: Job, child: Agent) -> str:
-        from agent.context.memory import env_block
 
         return f"{env_block(child.ctx.cwd, self.root)}\n\n{job.description}"
 
@@ -288,7 +288,6 @@ def _tagger(task_id: str) -> Any:
 
 
 def _cancelled(task_id: str, label: str) -> Any:
-    from agent.base.events import SubagentProgress
 
     return SubagentProgress(
         f"[{label}] background task cancelled (the session ended)", task_id, "", "failed"

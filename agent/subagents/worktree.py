@@ -19,6 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.config import safefile, settings
+from agent.config.agentdir import ensure_agent_dir
+from agent.git.safe import git_env, refusal
+
 BRANCH_PREFIX = "agent/"
 GIT_TIMEOUT = 60.0
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -42,7 +46,6 @@ def git(cwd: Path, *args: str, hooks: bool = False) -> str:
     `worktree add` checks files out (smudge filters, the post-checkout hook), `status` and
     `add -A` clean them. Only `hooks=True` (commit_all) keeps the repository's hooks. What
     git_env cannot name it cannot switch off: callers check `_plain` first."""
-    from agent.git.safe import git_env
 
     try:
         proc = subprocess.run(
@@ -77,7 +80,6 @@ def default_name() -> str:
 def _plain(cwd: Path, trusted: bool) -> None:
     """WorktreeError when an untrusted project's repository is not plain (agent.gitsafe):
     its own config could make git run a command the scan cannot name and switch off."""
-    from agent.git.safe import refusal
 
     why = "" if trusted else refusal(cwd, "--worktree and /batch")
     if why:
@@ -100,7 +102,6 @@ def create(cwd: Path, name: str = "", trusted: bool = False) -> Worktree:
         raise WorktreeError(f"invalid worktree name {name!r}: use letters, digits, . _ -")
     path = top / ".agent" / "worktrees" / name
     branch = BRANCH_PREFIX + name
-    from agent.config import safefile
 
     if safefile.is_linked(top, path):  # git would check out, and later remove, over there
         raise WorktreeError(f"{path} lies under a symbolic link; the agent does not follow it")
@@ -125,8 +126,6 @@ def _ignore(top: Path) -> None:
     """Keep worktrees out of the main checkout's `git status`: `.agent/.gitignore` lists them,
     or else `info/exclude` gets a line — never written through a link the repository holds
     (`info/exclude` pointing at ~/.bashrc): that refuses the worktree, saying why."""
-    from agent.config import safefile
-    from agent.config.agentdir import ensure_agent_dir
 
     ensure_agent_dir(top)  # its .gitignore lists worktrees/
     try:
@@ -243,7 +242,6 @@ def refuse(message: str) -> int:
 
 def with_worktree(args: Any, body: Callable[[], int], fail: Callable[[str], int]) -> int:
     """`--worktree`: run `body` inside a new worktree, then keep or remove it."""
-    from agent.config import settings
 
     name, args.worktree = args.worktree or "", None
     home = Path.cwd()

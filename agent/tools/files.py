@@ -13,6 +13,7 @@ from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult,
 from agent.tools import textio
 from agent.tools.binkinds import ADVICE, BINARY_EXTENSIONS
 from agent.tools.common import ToolError, did_you_mean, guard, int_arg, resolve, shown, str_arg
+from agent.tools.edits import EDIT_FILE, WRITE_FILE
 
 DEFAULT_LIMIT = 2000
 MAX_LINE = 2000  # characters kept of one line
@@ -280,7 +281,6 @@ READ_FILE = Tool(
 
 
 def _tools() -> tuple[Tool, ...]:
-    from agent.tools.edits import EDIT_FILE, WRITE_FILE
 
     return (READ_FILE, WRITE_FILE, EDIT_FILE)
 

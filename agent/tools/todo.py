@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.base.record import Tool, ToolContext, ToolResult, error
+from agent.tools.todo_list import TodoError, TodoList
 
 ID = {"type": ["string", "integer"]}
 DESCRIPTION = (
@@ -29,7 +30,6 @@ PARAMETERS: dict[str, Any] = {
 
 def todo_list(ctx: ToolContext) -> Any:
     """The session's TodoList, created on first use when the session did not set one up."""
-    from agent.tools.todo_list import TodoList
 
     todo = ctx.extra.get("todo")
     if todo is None:
@@ -38,7 +38,6 @@ def todo_list(ctx: ToolContext) -> Any:
 
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    from agent.tools.todo_list import TodoError
 
     todo = todo_list(ctx)
     action = args["action"]

@@ -18,6 +18,8 @@ from urllib.parse import urlencode, urlsplit
 from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap
 from agent.tools.common import ToolError, guard, int_arg, str_arg
 from agent.tools.fetching import TIMEOUT, USER_AGENT, Page, fetch, httpx_module, read_page
+from agent.tools.htmltext import html_to_markdown, parse_duckduckgo
+from agent.tools.textio import decode_output, utf8_ok
 
 SEARCH_URL = "https://html.duckduckgo.com/html/"
 _TEXTUAL = re.compile(r"^text/|json|xml|javascript|yaml|csv|toml")
@@ -69,7 +71,6 @@ def _codec(label: str | None) -> str | None:
 def decode_body(page: Page) -> str:
     """Body text in the declared charset; else UTF-8 if valid, else windows-1252 for HTML (the
     HTML standard's default) and a stated cp1251/GB18030 guess for anything else."""
-    from agent.tools.textio import decode_output, utf8_ok
 
     encoding = body_encoding(page)
     if encoding is None and utf8_ok(page.body):
@@ -119,7 +120,6 @@ def relevant(text: str, prompt: str, budget: int) -> tuple[str, str]:
 
 def render_page(page: Page, prompt: str) -> tuple[str, str]:
     """(text for the model, title) of a fetched page."""
-    from agent.tools.htmltext import html_to_markdown
 
     text = decode_body(page)
     title = ""
@@ -203,7 +203,6 @@ async def _search_page(ctx: ToolContext, query: str, timeout: float) -> Page:
 
 @guard
 async def _web_search(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    from agent.tools.htmltext import parse_duckduckgo
 
     query = str_arg(args, "query").strip()
     if not query:

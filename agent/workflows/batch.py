@@ -19,6 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.base.events import Recorder
+from agent.git.diff import working_diff
+from agent.git.safe import refusal
+from agent.subagents import worktree as w
 from agent.subagents.defs import AgentDef
 from agent.subagents.runner import Job, Report, Subagents
 from agent.tools import builtin_tools
@@ -108,7 +112,6 @@ async def simplify(
 ) -> list[Report]:
     """Three parallel reviews of the working tree's changes, then one turn that applies them.
     `trusted`: git may run in a repository that is not plain (agent.gitdiff.working_diff)."""
-    from agent.git.diff import working_diff
 
     diff = await working_diff(cwd, trusted)
     if not diff.strip():
@@ -159,7 +162,6 @@ def parse_units(text: str) -> list[Unit]:
 
 async def plan_units(agent: Any, task: str, git: bool) -> list[Unit]:
     """One request without tools: the task split into units (its cost joins the session's)."""
-    from agent.base.events import Recorder
 
     where = ", each in its own copy of the repository" if git else " in the same directory"
     messages = [
@@ -231,8 +233,6 @@ async def batch(
     `into` receives the results as soon as the units are planned, so an interrupted batch
     can still say what it kept. `trusted`: the repository's commit hooks judge each commit,
     and git runs even where the repository is not plain (else: WorkflowError)."""
-    from agent.git.safe import refusal
-    from agent.subagents import worktree as w
 
     why = "" if trusted else refusal(cwd, "--worktree and /batch")
     if why:  # said before planning: no model call for units that could not run
@@ -263,7 +263,6 @@ async def batch(
 
 def _settle(wt: Any, res: UnitResult, hooks: bool) -> None:
     """Commit a unit's work on its branch; remove its worktree when it did nothing."""
-    from agent.subagents import worktree as w
 
     refused = ""
     try:

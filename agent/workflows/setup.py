@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from agent.actions.tool import NAME as ACTION_TOOL
 from agent.base.events import TodoChanged
 from agent.base.record import Tool
+from agent.session.store import load
 from agent.subagents.defs import AgentDef, load_defs
 from agent.subagents.runner import Limits, Subagents
 from agent.subagents.tool import task_tools
@@ -41,8 +42,6 @@ def attach(
     """Give the session its todo list (restored from `resumed`) and its subagent runner."""
     todo = TodoList(lambda items: agent.sink.emit(TodoChanged(items)))
     if resumed is not None:
-        from agent.session.store import load
-
         saved = last_saved(load(resumed).records)
         if saved:
             todo.load(saved)
