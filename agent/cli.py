@@ -12,7 +12,7 @@ from agent.ui.process import EXIT_OK, EXIT_USAGE, exit_on_signals
 def parser() -> Any:
     import argparse
 
-    from agent.config.settings import MODES
+    from agent.config.settings import MODES  # deferred: ~40 ms: --version and --help import nothing
 
     p = argparse.ArgumentParser(
         prog="agent",
@@ -76,13 +76,16 @@ def main(argv: list[str] | None = None) -> int:
         if value and any(c.isspace() for c in value):
             args.prompt.insert(0, value)
             setattr(args, flag, "")
+    # deferred: ~70 ms: the chosen front end only
     from agent.ui.oneshot import read_prompt, run_oneshot
 
     prompt = read_prompt(args.prompt)
     if prompt is None:
+        # deferred: ~60 ms (prompt_toolkit): the chosen front end only
         from agent.ui.repl import run_repl
 
         if args.worktree is not None:
+            # deferred: ~45 ms: only with --worktree
             from agent.subagents.worktree import refuse, with_worktree
 
             return with_worktree(args, lambda: run_repl(args), refuse)
@@ -100,6 +103,7 @@ def _format_asked(argv: list[str]) -> str:
 
 
 def _usage_error(p: Any, fmt: str, message: str) -> Any:
+    # deferred: ~70 ms: the chosen front end only
     from agent.ui.oneshot import _fail_early, make_renderer
 
     p.print_usage(sys.stderr)

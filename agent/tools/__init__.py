@@ -12,6 +12,7 @@ from agent.base.record import Tool
 
 def builtin_tools() -> tuple[Tool, ...]:
     """The built-in tools, in the fixed order the model sees them (stable for prompt caching)."""
+    # deferred: ~25 ms of tool modules: only when a registry is built
     from agent.tools import files, search, shell, todo, web
 
     return (*files.TOOLS, *search.TOOLS, *shell.TOOLS, *web.TOOLS, *todo.TOOLS)

@@ -14,6 +14,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
 from agent.permissions.asking import Answer, AskRequest
+from agent.ui.tui import diff_text
 
 DIFF_LINES = 120
 LABELS = {
@@ -45,8 +46,6 @@ class AskHost(Protocol):
 
 def show_request(console: Any, req: AskRequest) -> None:
     from rich.text import Text
-
-    from agent.ui.tui import diff_text
 
     console.print(Text(f"── permission: {req.tool} ──", style="bold yellow"))
     what = "command" if req.what == "command" else "target"

@@ -50,8 +50,8 @@ def with_dirs(files: list[str]) -> list[str]:
 
 async def project_paths(cwd: Path) -> list[str]:
     """The project's files (gitignore-aware, as the glob tool sees them) and directories."""
-    from agent.base.record import ToolContext
-    from agent.tools.globbing import list_files
+    from agent.base.record import ToolContext  # deferred: ~20 ms: after the prompt is drawn
+    from agent.tools.globbing import list_files  # deferred: ~25 ms: after the prompt is drawn
 
     files = await list_files(ToolContext(cwd=cwd), cwd)
     return with_dirs(sorted(files)[:MAX_PATHS])
@@ -78,6 +78,7 @@ class ReplCompleter(Completer):
                 yield Completion(shown, start_position=-len(frag), display=p)
 
     def _commands(self, word: str) -> Iterator[Completion]:
+        # deferred: ~60 ms: commands load after the prompt is drawn
         from agent.commands.registry import first_line
 
         cmds = self.commands()

@@ -13,7 +13,8 @@ import signal
 import sys
 from typing import Any
 
-from agent.config.load import flags_from
+from agent.config import settings as st
+from agent.config.load import ConfigError, flags_from
 from agent.ui.process import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 
 CHOICES = {
@@ -56,7 +57,7 @@ def parse_answer(text: str, choices: tuple[str, ...]) -> tuple[str, str]:
 
 async def ask_on_terminal(req: Any) -> Any:
     """The permission prompt: tool, resolved path or full command, diff, then the answer."""
-    from agent.permissions.asking import Answer
+    from agent.permissions.asking import Answer  # deferred: ~45 ms: only when a prompt is answered
 
     color = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
     out = [f"\n── permission: {req.tool} ──"]
@@ -76,7 +77,7 @@ async def ask_on_terminal(req: Any) -> Any:
 
 def _home_imports(cfg: Any) -> str:
     """The project's memory files that import from outside it (skipped until trusted)."""
-    from agent.context.memory import load_memory
+    from agent.context.memory import load_memory  # deferred: ~45 ms: only for the trust question
 
     refused = {
         f.parent
@@ -89,7 +90,6 @@ def _home_imports(cfg: Any) -> str:
 
 def trust_prompt(cfg: Any) -> bool:
     """Ask once whether to trust a project that brings its own settings, hooks or servers."""
-    from agent.config import settings as st
 
     files = [
         cfg.root / ".agent" / n
@@ -123,9 +123,9 @@ def trust_prompt(cfg: Any) -> bool:
 def load(args: Any) -> tuple[Any, str | None] | int:
     """(Config, session id to resume) for an interactive session — after the trust question and
     the `-c` / `-r [ID]` choice (the picker) — or an exit code."""
+    # deferred: ~220 ms (openai, the whole session): only once it is needed
     from agent.app import configure
-    from agent.config.load import ConfigError
-    from agent.session.resume import PickInterrupted, chosen
+    from agent.session.resume import PickInterrupted, chosen  # deferred: ~75 ms: only with -c / -r
 
     try:
         cfg = configure(flags_from(args))
@@ -141,7 +141,10 @@ def load(args: Any) -> tuple[Any, str | None] | int:
 
 
 def run_repl(args: Any) -> int:
+    # deferred: ~220 ms (openai, the whole session): only once it is needed
     from agent.app import build
+
+    # deferred: ~30 ms: the renderer of the chosen output format only
     from agent.ui.render import TextRenderer
 
     loaded = load(args)
@@ -188,8 +191,9 @@ def _commands(run: Any, args: Any) -> Any:
     """The slash commands, printing plainly to stdout like the answers."""
     from rich.console import Console
 
+    # deferred: ~60 ms: commands load after the prompt is drawn
     from agent.commands.registry import LOAD_PROBLEMS, Ctx, all_commands
-    from agent.ui.tui import show_diff
+    from agent.ui.tui import show_diff  # deferred: ~60 ms (rich): loads after the prompt is drawn
 
     commands = all_commands(run.cfg.root)
     for problem in LOAD_PROBLEMS:
@@ -203,6 +207,7 @@ def _commands(run: Any, args: Any) -> Any:
 
 
 async def _line(ctx: Any, line: str) -> None:
+    # deferred: ~60 ms: commands load after the prompt is drawn
     from agent.commands.registry import dispatch
 
     try:
@@ -211,7 +216,7 @@ async def _line(ctx: Any, line: str) -> None:
     except Exception as e:  # a failing command must not end the session
         print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
         return
-    from agent.context.mentions import attach
+    from agent.context.mentions import attach  # deferred: ~55 ms: only for a message with @ or !
 
     await ctx.turn(attach(line, ctx.cfg.cwd))
 
@@ -230,10 +235,11 @@ async def _interruptible(work: Any) -> None:
 
 def resumed_note(run: Any) -> str:
     """What a resumed session starts with: which one, how long, and the last exchange."""
-    from agent.session.checkpoints import own_words
+    from agent.session.checkpoints import own_words  # deferred: ~60 ms: only when a turn is rewound
 
     msgs = run.agent.messages[1:]
     users = [m for m in msgs if m.get("role") == "user" and isinstance(m.get("content"), str)]
+    # deferred: ~55 ms: only for a message with @ or !
     from agent.context.mentions import without_attachments
 
     words = without_attachments(own_words(users[-1]["content"])) if users else ""

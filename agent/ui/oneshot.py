@@ -10,7 +10,7 @@ import sys
 import time
 from typing import Any
 
-from agent.config.load import flags_from
+from agent.config.load import ConfigError, flags_from
 from agent.tools import stop_background
 from agent.ui.process import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_MAX_TURNS, EXIT_OK, EXIT_USAGE
 
@@ -56,7 +56,7 @@ def read_prompt(words: list[str]) -> str | None:
 
 
 def make_renderer(fmt: str, verbose: bool) -> Any:
-    from agent.ui import render
+    from agent.ui import render  # deferred: ~30 ms: cli imports this module for the REPL too
 
     if fmt == "json":
         return render.JsonRenderer()
@@ -93,7 +93,7 @@ def _oversized(prompt: str, window: int) -> str:
     said before sending megabytes the provider would refuse."""
     if len(prompt) < window:  # every token is at least a character: fits, or nearly
         return ""
-    from agent.base.tokens import estimate
+    from agent.base.tokens import estimate  # deferred: ~20 ms: cli imports this for the REPL too
 
     tokens = estimate(prompt)
     if tokens <= window:
@@ -113,14 +113,14 @@ def _fail_early(renderer: Any, fmt: str, message: str, code: int) -> int:
 
 
 def run_oneshot(args: Any, prompt: str) -> int:
+    # deferred: ~220 ms (openai, the whole session): only once it is needed
     from agent.app import configure
-    from agent.config.load import ConfigError
 
     t0 = time.monotonic()
     fmt = args.output_format
     renderer = make_renderer(fmt, args.verbose)
     if args.worktree is not None:  # make it, run this one-shot inside, then keep or remove it
-        from agent.subagents.worktree import with_worktree
+        from agent.subagents.worktree import with_worktree  # deferred: ~45 ms: only with --worktree
 
         return with_worktree(
             args,
@@ -145,8 +145,9 @@ def run_oneshot(args: Any, prompt: str) -> int:
     too_big = _oversized(prompt, cfg.provider.context_limit)
     if too_big:
         return _fail_early(renderer, fmt, too_big, EXIT_USAGE)
+    # deferred: ~220 ms (openai, the whole session): only once it is needed
     from agent.app import build
-    from agent.session.resume import chosen
+    from agent.session.resume import chosen  # deferred: ~75 ms: only with -c / -r
 
     try:
         resume_id = chosen(args, cfg.root, cfg.cwd)

@@ -17,7 +17,9 @@ from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
 from agent import __version__
+from agent.config.settings import user_dir
 from agent.tools import stop_background
+from agent.ui import line_repl as repl_basic
 from agent.ui.keys import PROMPT, Interrupts, make_session, next_mode, stats_of, toolbar_text
 from agent.ui.process import EXIT_FAIL, EXIT_OK, TERMINATING
 
@@ -29,7 +31,6 @@ class StartError(Exception):
 
 
 def run_repl(args: Any) -> int:
-    from agent.ui import line_repl as repl_basic
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         return repl_basic.run_repl(args)
@@ -49,7 +50,7 @@ class Repl:
     """One interactive session."""
 
     def __init__(self, cfg: Any, resume_id: str | None = None) -> None:
-        from agent.config.settings import user_dir
+        # deferred: ~100 ms (the tool modules): after the prompt is drawn
         from agent.ui.completion import ReplCompleter
 
         self.cfg = cfg
@@ -119,12 +120,16 @@ class Repl:
                 self._at_prompt(False)
 
     async def _handle(self, line: str) -> None:
+        # deferred: ~60 ms: commands load after the prompt is drawn
         from agent.commands.registry import dispatch, parse
+
+        # deferred: ~55 ms: only for a message with @ or !
         from agent.context.mentions import attach
 
         await self._ready()
         text = line.strip()
         if text.startswith("!"):
+            # deferred: ~55 ms: only for a message with @ or !
             from agent.context.mentions import bang
 
             work = bang(text[1:].strip(), self.cfg.cwd, self.renderer.line, self.pending)
@@ -243,8 +248,13 @@ class Repl:
         """In a thread: rich, the Run (client, tools, gate, hooks) — the heavy imports."""
         from rich.console import Console
 
+        # deferred: ~220 ms (openai, the whole session): only once it is needed
         from agent.app import build
+
+        # deferred: ~75 ms (rich): loads after the prompt is drawn
         from agent.ui.ask import TerminalAsker
+
+        # deferred: ~60 ms (rich): loads after the prompt is drawn
         from agent.ui.tui import LiveRenderer
 
         importlib.import_module("rich.markdown")  # the first answer must not wait for it
@@ -254,7 +264,10 @@ class Repl:
         return build(self.cfg, self.renderer, TerminalAsker(self), resume_id=self.resume_id)
 
     async def _start(self) -> Any:
+        # deferred: ~60 ms: commands load after the prompt is drawn
         from agent.commands.registry import LOAD_PROBLEMS, Ctx, all_commands
+
+        # deferred: ~60 ms (rich): loads after the prompt is drawn
         from agent.ui.tui import show_diff
 
         run = await asyncio.to_thread(self._build)
@@ -263,9 +276,7 @@ class Repl:
         for problem in LOAD_PROBLEMS:
             self.renderer.line(f"warning: {problem}", "yellow")
         if self.resume_id:
-            from agent.ui.line_repl import resumed_note
-
-            self.renderer.line(resumed_note(run), "dim")
+            self.renderer.line(repl_basic.resumed_note(run), "dim")
         self.ctx = Ctx(
             run,
             self.console,
@@ -295,6 +306,7 @@ class Repl:
             raise StartError(f"cannot start the session: {e}") from e
 
     async def _refresh_paths(self) -> None:
+        # deferred: ~100 ms (the tool modules): after the prompt is drawn
         from agent.ui.completion import project_paths
 
         self.paths = await project_paths(self.cfg.cwd)
