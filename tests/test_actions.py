@@ -23,7 +23,7 @@ from agent.core.dispatch import compose
 from agent.permissions.audit import Audit
 from agent.permissions.decide import decide, workspace_of
 from agent.permissions.gate import Gate
-from agent.permissions.rules import compile_rules
+from agent.permissions.rules import Vocabulary, compile_rules
 
 PY = sys.executable
 ARGV_SCRIPT = (
@@ -1084,7 +1084,7 @@ async def test_actions_run_in_the_callers_worktree(repo: Path) -> None:
         assert "refused: rm -rf of /" in result.output
     assert (wt / "wt_only.txt").is_file()
     assert (repo / "argv.py").is_file()
-    rules = compile_rules({}, workspace_of(repo, {}))
+    rules = compile_rules({}, workspace_of(repo, {}), Vocabulary.of([tool]))
     facts = tool_actions.action_facts(rules, tool, args, wt / "pkg")
     assert facts.target == f"where: {PY} {wt}/argv.py {wt} (in the workspace root)"
     assert tool_actions.action_facts(rules, tool, args).target == (

@@ -9,6 +9,7 @@ import os
 import shlex
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,10 @@ from hostile_git import arm, embed, git, gitdir_through_link, history_submodule,
 
 from agent.app import PLAN_ON
 from agent.base.events import PermissionDenied, Recorder
-from agent.base.record import Call, Tool, ToolContext, ToolResult
+from agent.base.record import Call, ToolContext, ToolResult
 from agent.permissions.asking import Answer, AskRequest
 from agent.permissions.gate import Gate
+from agent.tools import builtin_tools
 from agent.ui.line_repl import parse_answer
 
 AGENT = [sys.executable, "-m", "agent"]
@@ -233,7 +235,8 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return ToolResult("ran")
 
 
-TOOLS = {n: Tool(n, "", {}, _run) for n in ("bash", "write_file", "edit_file")}
+# The real records (permissions read what a tool is from its record), with a run that only says
+TOOLS = {t.name: replace(t, run=_run) for t in builtin_tools() if t.kind in ("exec", "edit")}
 
 
 class Script:
@@ -340,13 +343,15 @@ async def test_directory_answer_and_the_diff(tmp_path: Path) -> None:
     saved = json.loads((tmp_path / ".agent" / "settings.local.json").read_text())
     assert saved["permissions"]["alwaysAllow"] == ["write_file(src/**)", "edit_file(src/**)"]
     assert (tmp_path / ".agent" / ".gitignore").exists()  # the agent created .agent/
-    from agent.permissions.asking import preview
-
+    preview = TOOLS["edit_file"].preview
+    assert preview is not None
     empty_old = {"path": "src/a.py", "old_string": "", "new_string": "x"}
-    assert preview("edit_file", empty_old, tmp_path) == (
+    refused = preview(empty_old, tmp_path)
+    assert refused is not None and refused.note == (
         "(old_string is empty but a.py is not; the edit will fail)"
     )  # never a diff of a change the tool will refuse
-    assert "+x" in preview("edit_file", {**empty_old, "path": "src/new.py"}, tmp_path)
+    made = preview({**empty_old, "path": "src/new.py"}, tmp_path)
+    assert made is not None and "+x" in made.diff
     assert (await ask_through(gate, "write_file", {"path": "src/b.py"})).output == "ran"
     assert len(asker.seen) == 1
 
