@@ -1,1 +1,5 @@
-"""core."""
+"""The loop and what it needs, no UI: the agent loop, one turn's state, the model client with
+retries and timeouts, stream assembly, leaked tool-call recovery, dispatch of tool calls.
+
+May import: session and everything below it.
+"""

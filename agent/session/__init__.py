@@ -1,1 +1,6 @@
-"""session."""
+"""Sessions (SPEC §8): the append-only JSONL store, listing and pruning, the recorder sink,
+choosing one to resume, salvaging damaged files, checkpoints and file snapshots, rewind, export.
+
+May import: the layers below core (context, hooks, mcp, actions, tools, permissions, base, git,
+config).
+"""
