@@ -61,3 +61,12 @@ def fake_env(fake: FakeOpenAI, tmp_path: Path) -> dict[str, str]:
         NO_COLOR="1",
     )
     return env
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project folder with one small file (modules that need more define their own)."""
+    p = tmp_path / "proj"
+    p.mkdir()
+    (p / "notes.txt").write_text("the secret word is mango\n")
+    return p

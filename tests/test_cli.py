@@ -27,14 +27,6 @@ def lines(out: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in out.splitlines()]
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    p = tmp_path / "proj"
-    p.mkdir()
-    (p / "notes.txt").write_text("the secret word is mango\n")
-    return p
-
-
 def test_version_is_instant_and_light(tmp_path: Path) -> None:
     code = (
         "import sys, runpy; sys.argv=['agent','--version'];"

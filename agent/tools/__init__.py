@@ -8,3 +8,29 @@ session.
 
 May import: permissions (paths, secrets), base, git, config.
 """
+
+from __future__ import annotations
+
+from agent.base.record import Tool
+
+
+def builtin_tools() -> tuple[Tool, ...]:
+    """The built-in tools, in the fixed order the model sees them (stable for prompt caching)."""
+    # deferred: ~25 ms of tool modules: only when a registry is built
+    from agent.tools import files, search, shell, todo, web
+
+    return (*files.TOOLS, *search.TOOLS, *shell.TOOLS, *web.TOOLS, *todo.TOOLS)
+
+
+def registry(tools: tuple[Tool, ...]) -> dict[str, Tool]:
+    """A flat name → tool dict; MCP and action tools are added to the same dict."""
+    return {t.name: t for t in tools}
+
+
+def stop_background() -> None:
+    """Kill the processes bash started with run_in_background (if any were started)."""
+    import sys
+
+    bg = sys.modules.get("agent.tools.shell_bg")  # never loaded = nothing to stop
+    if bg is not None:
+        bg.shutdown()

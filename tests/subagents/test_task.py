@@ -40,14 +40,6 @@ async def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIte
     await close_runs()
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    p = tmp_path / "proj"
-    p.mkdir()
-    (p / "notes.txt").write_text("the secret word is mango\n")
-    return p
-
-
 def progress(rec: Any, kind: str | None = None) -> list[SubagentProgress]:
     return [
         e

@@ -16,7 +16,7 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 
 AGENT = [sys.executable, "-m", "agent"]
-HERE = Path(__file__).parent / "mcp_servers"
+HERE = Path(__file__).parents[1] / "mcp_servers"
 DEMO, SILENT = str(HERE / "demo.py"), str(HERE / "silent.py")
 FS_PACKAGE = "@modelcontextprotocol/server-filesystem"
 

@@ -34,14 +34,6 @@ READY = "shift-tab"  # in the bottom toolbar: the prompt is up
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    p = tmp_path / "proj"
-    p.mkdir()
-    (p / "notes.txt").write_text("the secret word is mango\n")
-    return p
-
-
-@pytest.fixture
 def term(fake_env: dict[str, str], project: Path) -> Iterator[Term]:
     t = Term(fake_env, project)
     yield t

@@ -23,7 +23,7 @@ from agent.mcp.config import ServerSpec, load_specs
 from agent.mcp.manager import Manager
 from agent.mcp.tools import McpTools, denied_by
 
-HERE = Path(__file__).parent / "mcp_servers"
+HERE = Path(__file__).parents[1] / "mcp_servers"
 DEMO, SILENT = str(HERE / "demo.py"), str(HERE / "silent.py")
 
 
