@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -109,3 +110,24 @@ def run_agent(
         [*AGENT_CMD, *args], env=env, cwd=cwd, input=stdin, capture_output=True, text=True,
         timeout=timeout, stdin=None if stdin is not None else subprocess.DEVNULL,
     )  # fmt: skip
+
+
+MCP_SERVERS = Path(__file__).parent / "mcp_servers"  # small MCP servers the tests start
+
+
+def alive(pid: int) -> bool:
+    """Running (a killed orphan may linger as a zombie until init reaps it)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def user_texts(body: dict[str, Any]) -> list[str]:
+    """The user messages of one request the fake server received."""
+    return [str(m["content"]) for m in body["messages"] if m["role"] == "user"]

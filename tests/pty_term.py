@@ -17,6 +17,8 @@ import pyte
 ROWS, COLS = 40, 110
 SHIFT_TAB = "\x1b[Z"
 
+READY = "shift-tab"  # in the bottom toolbar: the prompt is up
+
 
 class Term:
     def __init__(self, env: dict[str, str], cwd: Path, *args: str) -> None:

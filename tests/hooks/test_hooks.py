@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 import time
@@ -16,7 +15,7 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
-from helpers import close_all, make_agent, of_type, run_agent
+from helpers import alive, close_all, make_agent, of_type, run_agent
 
 from agent.base.events import Notice, PermissionDenied, Recorder
 from agent.base.record import Call, ToolContext, ToolResult
@@ -62,19 +61,6 @@ def hooks_for(
 
 async def pre(hooks: Hooks, args: dict[str, Any] | None = None, tool: str = "bash") -> Any:
     return await hooks.fire("PreToolUse", {"tool_name": tool, "tool_input": args or {}}, tool)
-
-
-def alive(pid: int) -> bool:
-    """Running (a killed orphan may linger as a zombie until init reaps it)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
 def test_config_shapes() -> None:

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
+from helpers import MCP_SERVERS
 
 AGENT = [sys.executable, "-m", "agent"]
-HERE = Path(__file__).parents[1] / "mcp_servers"
+HERE = MCP_SERVERS
 DEMO, SILENT = str(HERE / "demo.py"), str(HERE / "silent.py")
 FS_PACKAGE = "@modelcontextprotocol/server-filesystem"
 

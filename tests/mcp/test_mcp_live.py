@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
+from helpers import MCP_SERVERS, alive
 
 from agent.commands.mcp import detail_lines, mcp_cmd, server_lines
 from agent.commands.registry import Ctx
@@ -23,16 +24,8 @@ from agent.mcp.config import ServerSpec, load_specs
 from agent.mcp.manager import Manager
 from agent.mcp.tools import McpTools, denied_by
 
-HERE = Path(__file__).parents[1] / "mcp_servers"
+HERE = MCP_SERVERS
 DEMO, SILENT = str(HERE / "demo.py"), str(HERE / "silent.py")
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
 
 
 @pytest.fixture

@@ -100,10 +100,9 @@ def test_a_near_miss_quoting_stray_bytes_is_printable(tmp_path: Path) -> None:
 
 
 async def test_a_call_that_cannot_work_is_answered_without_a_prompt(tmp_path: Path) -> None:
-    from tests.test_permissions_e2e import Answer, Script, ask_through
-
     from agent.base.events import Recorder
     from agent.permissions.gate import Gate
+    from tests.permissions.test_permissions_e2e import Answer, Script, ask_through
 
     _write_files(tmp_path)
     asker = Script(Answer("y"))
@@ -120,10 +119,9 @@ async def test_a_call_that_cannot_work_is_answered_without_a_prompt(tmp_path: Pa
 
 
 async def test_a_protected_or_outside_file_is_asked_about_first(tmp_path: Path) -> None:
-    from tests.test_permissions_e2e import Answer, Script, ask_through
-
     from agent.base.events import Recorder
     from agent.permissions.gate import Gate
+    from tests.permissions.test_permissions_e2e import Answer, Script, ask_through
 
     ws = tmp_path / "ws"
     ws.mkdir()

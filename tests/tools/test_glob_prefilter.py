@@ -8,9 +8,9 @@ import os
 from pathlib import Path
 
 import pytest
-from tests.test_tools_search import RG, build_tree, ctx_for, own_home  # noqa: F401
 
 from agent.tools import globbing, search
+from tests.tools.test_tools_search import RG, build_tree, ctx_for, own_home  # noqa: F401
 
 PATTERNS = [
     "**/*.py",  # the shortcut

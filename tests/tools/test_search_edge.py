@@ -8,12 +8,12 @@ import os
 from pathlib import Path
 
 import pytest
-from tests.test_tools_search import RG, ctx_for, own_home  # noqa: F401  (own_home: autouse)
 
 from agent.base.record import Call, ToolContext
 from agent.core.dispatch import Dispatcher
 from agent.session.store import SessionFile, load
 from agent.tools import search
+from tests.tools.test_tools_search import RG, ctx_for, own_home  # noqa: F401  (own_home: autouse)
 
 needs_rg = pytest.mark.skipif(RG is None, reason="no ripgrep binary installed")
 MODES = ("files", "count", "content")

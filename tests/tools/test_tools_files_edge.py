@@ -8,10 +8,10 @@ import os
 from pathlib import Path
 
 import pytest
-from tests.test_tools_files import edit, read, write
 
 from agent.base.record import ToolContext
 from agent.tools import textio
+from tests.tools.test_tools_files import edit, read, write
 
 
 @pytest.fixture

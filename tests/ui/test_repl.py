@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 import io
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
+from helpers import user_texts
 from prompt_toolkit.document import Document
-from pty_term import SHIFT_TAB, Term, plain_repl
+from pty_term import READY, SHIFT_TAB, Term, plain_repl
 from rich.console import Console
 
 from agent.base.events import (
@@ -29,19 +29,6 @@ from agent.context.mentions import attach, run_shell, shell_note
 from agent.ui.completion import ReplCompleter, rank_paths, with_dirs
 from agent.ui.keys import next_mode
 from agent.ui.tui import LiveRenderer, finished, tail
-
-READY = "shift-tab"  # in the bottom toolbar: the prompt is up
-
-
-@pytest.fixture
-def term(fake_env: dict[str, str], project: Path) -> Iterator[Term]:
-    t = Term(fake_env, project)
-    yield t
-    t.close()
-
-
-def user_texts(body: dict) -> list[str]:
-    return [str(m["content"]) for m in body["messages"] if m["role"] == "user"]
 
 
 # -- in a pseudo-terminal ------------------------------------------------------------------

@@ -14,9 +14,10 @@ from pathlib import Path
 import pexpect
 import pytest
 from fake_openai import FakeOpenAI, tool_calls
-from helpers import AGENT_CMD
+from helpers import AGENT_CMD, MCP_SERVERS, alive
 from pty_term import Term, plain_repl
-from test_mcp_live import SILENT, alive
+
+SILENT = str(MCP_SERVERS / "silent.py")
 
 pytestmark = pytest.mark.usefixtures("fake")
 

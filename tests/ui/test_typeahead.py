@@ -4,8 +4,8 @@ turn (in a real pseudo-terminal), put back in the prompt after an interrupt."""
 from __future__ import annotations
 
 from fake_openai import FakeOpenAI, text
-from pty_term import Term
-from test_repl import READY, project, term, user_texts  # noqa: F401  (fixtures)
+from helpers import user_texts
+from pty_term import READY, Term
 
 from agent.ui.typeahead import TypeAhead
 
@@ -46,7 +46,7 @@ def test_a_paste_is_one_message() -> None:
     assert t.take() == ("a\nb", "c")
 
 
-def test_enter_during_a_turn_sends_the_message_after_it(term: Term, fake: FakeOpenAI) -> None:  # noqa: F811
+def test_enter_during_a_turn_sends_the_message_after_it(term: Term, fake: FakeOpenAI) -> None:
     fake.script(text("tick " * 40, pieces=40, delay=0.1), text("second answer"), text("third"))
     term.wait_for(READY, where="bottom")
     term.type("slow one")
@@ -67,7 +67,7 @@ def test_enter_during_a_turn_sends_the_message_after_it(term: Term, fake: FakeOp
     assert term.wait_exit() == 0
 
 
-def test_an_interrupt_puts_typed_text_back_in_the_prompt(term: Term, fake: FakeOpenAI) -> None:  # noqa: F811
+def test_an_interrupt_puts_typed_text_back_in_the_prompt(term: Term, fake: FakeOpenAI) -> None:
     fake.script(text("tick " * 200, pieces=200, delay=0.1), text("done"))
     term.wait_for(READY, where="bottom")
     term.type("slow one")
@@ -86,7 +86,7 @@ def test_an_interrupt_puts_typed_text_back_in_the_prompt(term: Term, fake: FakeO
     assert term.wait_exit() == 0
 
 
-def test_a_paste_during_a_turn_is_sent_as_one_message(term: Term, fake: FakeOpenAI) -> None:  # noqa: F811
+def test_a_paste_during_a_turn_is_sent_as_one_message(term: Term, fake: FakeOpenAI) -> None:
     fake.script(text("tick " * 40, pieces=40, delay=0.1), text("got the paste"))
     term.wait_for(READY, where="bottom")
     term.type("slow one")
