@@ -185,11 +185,9 @@ class ActionRunner:
     ) -> None:
         """Audit a `/run`: its outcome; None = declined, or interrupted after `seconds`."""
         ran = outcome is not None or seconds >= 0
-        meta = {"decision": "allow" if ran else "deny", "source": "user", "trigger": "user"}
-        if reason:
-            meta["reason"] = reason
         args = {"action_id": run.action.id, "params": run.params}
-        call = Call(f"user-{next(self._user_ids)}", "run_action", args, meta=meta)
+        call = Call(f"user-{next(self._user_ids)}", NAME, args, source="user", trigger="user")
+        call.decision, call.reason = ("allow" if ran else "deny"), reason
         if outcome is not None:
             result = ToolResult(outcome.for_model(), outcome.code != 0, outcome.display())
             self.audit.record(call, result, outcome.seconds)

@@ -135,7 +135,17 @@ class Call:
     args: dict[str, Any]
     raw: str = ""
     problem: str = ""
-    meta: dict[str, Any] = field(default_factory=dict)  # decision source etc., for audit
+    # How it was decided, filled by the gate and the hooks layer, read by the audit log.
+    decision: str = "allow"  # allow | deny | skip (not run: it could not have worked)
+    source: str = "none"  # rule mode read-only protected outside shell user hook invalid
+    rule: str = ""  # the rule that decided, when one did
+    reason: str = ""
+    mode: str = ""  # the permission mode it was decided in
+    trigger: str = "model"  # who asked: the model, the user (/run), a subagent
+    hook_decision: tuple[str, str] | None = None  # a PreToolUse hook's (permission, reason)
+    updated_by_hook: bool = False  # a hook rewrote the arguments
+    started: bool = False  # shown to the user as started (dispatch)
+    run_seconds: float = 0.0  # the tool's own time, without the time spent asking
 
 
 Next = Callable[[Call, ToolContext], Awaitable[ToolResult]]

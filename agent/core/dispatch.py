@@ -70,7 +70,7 @@ class Dispatcher:
         except Exception as e:  # a bug in a tool must not end the session
             return error(f"{call.name} failed: {type(e).__name__}: {e}", can_retry=False)
         finally:
-            call.meta["run_seconds"] = time.perf_counter() - t0  # without the time asking
+            call.run_seconds = time.perf_counter() - t0  # without the time asking
         if len(result.output) > 12_000:
             more = f"{call.name} gave more than fits in a result; call it asking for less"
             result = ToolResult(
@@ -84,7 +84,7 @@ class Dispatcher:
         return result
 
     async def run_one(self, call: Call, ctx: ToolContext, sink: Sink) -> ToolResult:
-        call.meta["started"] = True
+        call.started = True
         sink.emit(ToolStart(call.id, call.name, call.args))
         if call.problem:
             result = error(call.problem, can_retry=True)
@@ -96,7 +96,7 @@ class Dispatcher:
             except Exception as e:  # a failing layer (audit, hook, gate, snapshot) likewise
                 why = f"{call.name} could not run: {type(e).__name__}: {e}"
                 result = error(why, can_retry=False)
-        seconds = call.meta.get("run_seconds", 0.0)
+        seconds = call.run_seconds
         ms = int(seconds * 1000)  # the tool's own time: a permission prompt's wait is not in it
         sink.emit(
             ToolEnd(

@@ -259,7 +259,7 @@ class Agent:
         """Give every call of an interrupted step a result, so the history stays valid."""
         for c in state.pending:
             r = state.done.get(c.id)
-            if r is None and c.meta.get("started"):  # a call shown as started is shown as ended
+            if r is None and c.started:  # a call shown as started is shown as ended
                 self.sink.emit(ToolEnd(c.id, c.name, c.args, why, True, 0, None))
             out = r.output if r is not None else why
             self._add({"role": "tool", "tool_call_id": c.id, "content": out})

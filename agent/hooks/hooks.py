@@ -229,7 +229,7 @@ class Hooks:
         )
         if pre.blocked or pre.permission == "deny":
             why = pre.reason or pre.permission_reason or "blocked by a PreToolUse hook"
-            call.meta.update(decision="deny", source="hook", reason=why)
+            call.decision, call.source, call.reason = "deny", "hook", why
             self.sink.emit(PermissionDenied(call.id, call.name, call.args, why))
             return error(
                 f"{call.name} was blocked by a hook: {why}",
@@ -239,13 +239,13 @@ class Hooks:
         if pre.updated_input is not None:
             problem = self._update(call, pre.updated_input)
             if problem:
-                call.meta.update(decision="deny", source="hook", reason=problem)
+                call.decision, call.source, call.reason = "deny", "hook", problem
                 return error(problem, can_retry=False)
         if pre.permission:
-            call.meta["hook_decision"] = (pre.permission, pre.permission_reason)
+            call.hook_decision = (pre.permission, pre.permission_reason)
         result = await nxt(call, ctx)
         notes = list(pre.context)
-        if call.meta.get("decision", "allow") == "allow":
+        if call.decision == "allow":
             post = await self.fire(
                 "PostToolUse",
                 {
@@ -271,5 +271,5 @@ class Hooks:
                 bad = "; ".join(problems)
                 return f"a PreToolUse hook rewrote the {call.name} call badly: {bad}"
         call.args = args
-        call.meta["updated_by_hook"] = True
+        call.updated_by_hook = True
         return ""

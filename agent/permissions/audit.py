@@ -2,9 +2,9 @@
 
 It is the outermost dispatch layer, so it sees every call that reached the pipeline —
 allowed, denied by a rule, the mode, the user or a hook — with the decision and who made it
-(from `call.meta`, filled by the gate and the hooks layer), the exit status and the duration.
-Long argument values are abbreviated. A failure to write the log is reported once and never
-fails the call.
+(the Call's decision fields, filled by the gate and the hooks layer), the exit status and the
+duration. Long argument values are abbreviated. A failure to write the log is reported once
+and never fails the call.
 """
 
 from __future__ import annotations
@@ -73,20 +73,19 @@ class Audit:
         return result
 
     def entry(self, call: Call, result: ToolResult | None, seconds: float) -> dict[str, Any]:
-        m = call.meta
         line: dict[str, Any] = {
             "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
             "session": self.session_id,
             "id": call.id,
             "tool": call.name,
             "args": abbreviate(call.args),
-            "decision": m.get("decision", "allow"),
-            "source": m.get("source", "none"),
+            "decision": call.decision,
+            "source": call.source,
         }
-        for key in ("rule", "reason", "mode"):
-            if m.get(key):
-                line[key] = m[key]
-        line["trigger"] = m.get("trigger", "model")  # who asked: the model, or the user (/run)
+        for key, value in (("rule", call.rule), ("reason", call.reason), ("mode", call.mode)):
+            if value:
+                line[key] = value
+        line["trigger"] = call.trigger  # who asked: the model, the user (/run), a subagent
         if result is None:
             line.update(status="interrupted", is_error=True)
         else:

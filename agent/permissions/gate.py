@@ -88,16 +88,15 @@ class Gate:
 
     async def __call__(self, call: Call, ctx: ToolContext, nxt: Next) -> ToolResult:
         d, f = self.decide(call)
-        d = apply_hook(d, call.meta.get("hook_decision"))
+        d = apply_hook(d, call.hook_decision)
         if d.kind == "ask":
             failure = asking.doomed(self, call)
             if failure is not None:  # asking about a call that cannot work helps no one
-                call.meta.update(decision="skip", source="invalid", reason="the call would fail")
+                call.decision, call.source, call.reason = "skip", "invalid", "the call would fail"
                 return failure
             d = await self._ask(call, d, f)
-        call.meta.update(
-            decision=d.kind, source=d.source, rule=d.rule, reason=d.reason, mode=self.mode
-        )
+        call.decision, call.source, call.rule = d.kind, d.source, d.rule
+        call.reason, call.mode = d.reason, self.mode
         if d.kind == "allow":
             return await nxt(call, ctx)
         self.sink.emit(PermissionDenied(call.id, call.name, call.args, d.reason))

@@ -281,7 +281,8 @@ def _tagger(task_id: str) -> Any:
     """A dispatch layer marking a child's calls, so the audit log says who made them."""
 
     async def tag(call: Any, ctx: Any, nxt: Any) -> Any:
-        call.meta.setdefault("trigger", f"subagent {task_id}")
+        if call.trigger == "model":  # the parent model asked for it, through this subagent
+            call.trigger = f"subagent {task_id}"
         return await nxt(call, ctx)
 
     return tag

@@ -238,22 +238,22 @@ async def test_middleware_block_deny_and_allow(tmp_path: Path) -> None:
     result, call = await run_layers(tmp_path, hooks, rec, {"command": "make"})
     assert result.is_error
     assert "not today" in result.output
-    assert call.meta["source"] == "hook"
+    assert call.source == "hook"
     assert of_type(rec, PermissionDenied)
     # a hook's allow skips the prompt (no terminal here: it would have been denied)
     allow = script(tmp_path, "a.sh", 'echo \'{"permissionDecision": "allow"}\'\n')
     hooks, rec = hooks_for(tmp_path, "PreToolUse", allow)
     result, call = await run_layers(tmp_path, hooks, rec, {"command": "make"})
     assert result.output.startswith("ran:")
-    assert call.meta["source"] == "hook"
+    assert call.source == "hook"
     # ... except where SPEC says "always ask": a secret is still asked about (here: denied)
     result, call = await run_layers(tmp_path, hooks, rec, {"command": "cat .env"})
     assert result.is_error
-    assert call.meta["decision"] == "deny"
+    assert call.decision == "deny"
     # ... and never overrides a deny (plan mode denies bash)
     result, call = await run_layers(tmp_path, hooks, rec, {"command": "make"}, mode="plan")
     assert result.is_error
-    assert call.meta["decision"] == "deny"
+    assert call.decision == "deny"
 
 
 async def test_updated_input_and_post_tool_use(tmp_path: Path) -> None:
