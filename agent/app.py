@@ -200,8 +200,8 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     )  # bash deletions are tracked in every allowed directory
     ctx = ToolContext(cwd=cfg.cwd, session_id=session_id, sink=out)
     fetch = cfg.settings.get("webFetch", {})  # local docs servers, intranet hosts
-    ctx.extra["allowed_hosts"] = {str(h).lower() for h in fetch.get("allowedHosts", [])}
-    ctx.extra["allow_private_hosts"] = fetch.get("allowPrivateHosts") is True
+    ctx.allowed_hosts = frozenset(str(h).lower() for h in fetch.get("allowedHosts", []))
+    ctx.allow_private_hosts = fetch.get("allowPrivateHosts") is True
     # Audit outermost (it records denials too); PreToolUse hooks before the permission prompt,
     # as in Claude Code, so that a hook's allow/deny can skip or settle it; snapshots last, so
     # only calls that really run are recorded.

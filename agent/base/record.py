@@ -7,7 +7,7 @@ The vocabulary of every layer above it; it imports nothing of the project at run
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -33,7 +33,17 @@ class ToolContext:
     cwd: Path
     session_id: str = ""
     sink: Sink | None = None
-    extra: dict[str, Any] = field(default_factory=dict)  # per-session state tools may keep
+    # web_fetch and web_search: hosts settings open (webFetch), private hosts, their timeouts
+    allowed_hosts: frozenset[str] = frozenset()
+    allow_private_hosts: bool = False
+    web_timeout: float | None = None
+    web_search_url: str = ""
+    search_backend: str = ""  # "python": the pure-Python search even with ripgrep (tests)
+    # The session's own objects, typed by the packages that own them (their accessors check):
+    # the todo list (tools.todo), the subagent runner (subagents.tool), a /loop (workflows).
+    todo: object | None = None
+    subagents: object | None = None
+    loop: object | None = None
 
 
 Execute = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]

@@ -18,7 +18,7 @@ from agent.session.rewind import (
 )
 from agent.session.salvage import check  # unreadable lines: said, and the file kept
 from agent.session.store import SessionBusy, SessionFile, load, resumable
-from agent.tools.todo_list import last_saved
+from agent.tools.todo_list import TodoList, last_saved
 
 
 def switch_session(run: Any, session_id: str) -> int:
@@ -36,8 +36,8 @@ def switch_session(run: Any, session_id: str) -> int:
             layer.session_id = session_id
     run.hooks.transcript_path = str(store.path)
     run.agent.messages[:] = [run.agent.messages[0], *history]
-    todo = run.agent.ctx.extra.get("todo")
-    if todo is not None:  # the todo list belongs to the session too
+    todo = run.agent.ctx.todo
+    if isinstance(todo, TodoList):  # the todo list belongs to the session too
         todo.load(last_saved(load(store.path).records) or [])
     run.first_turn = not history
     run.agent.meter.reset()  # the history changed under the reported usage

@@ -17,13 +17,15 @@ from agent.commands.registry import (
     register,
 )
 from agent.git.diff import GitError
+from agent.subagents.runner import Subagents, runner_of
 from agent.tools.todo import todo_list
+from agent.tools.todo_list import TodoList
 from agent.workflows.batch import WorkflowError, batch, batch_report, simplify
-from agent.workflows.repeat import PromptLoop, describe, parse_args
+from agent.workflows.repeat import PromptLoop, describe, loop_of, parse_args
 
 
-def _runner(ctx: Ctx) -> Any:
-    runner = ctx.agent.ctx.extra.get("subagents")
+def _runner(ctx: Ctx) -> Subagents | None:
+    runner = runner_of(ctx.agent.ctx)
     if runner is None:
         ctx.say("subagents are not available in this session", "yellow")
     return runner
@@ -81,15 +83,13 @@ async def batch_cmd(ctx: Ctx, args: str) -> None:
 async def loop_cmd(ctx: Ctx, args: str) -> None:
     """Rerun a prompt or a /command now and every interval (30s, 5m, 1h; a bare number is
     minutes) without overlapping other turns; /loop alone stops it."""
-
-    extra = ctx.agent.ctx.extra
     try:
         parsed = parse_args(args)
         slash = _loop_command(ctx, parsed[1]) if parsed is not None else False
     except ValueError as e:
         ctx.say(str(e), "yellow")
         return
-    old = extra.pop("loop", None)
+    old, ctx.agent.ctx.loop = loop_of(ctx.agent.ctx), None
     if old is not None and old.running:
         await old.aclose()
         ctx.say(f"stopped the loop ({old.runs} run(s) of: {old.prompt})")
@@ -105,7 +105,7 @@ async def loop_cmd(ctx: Ctx, args: str) -> None:
     async def run(text: str) -> Any:
         return await (dispatch(ctx, text) if slash else ctx.turn(text))
 
-    extra["loop"] = PromptLoop(seconds, prompt, run, failed).start()
+    ctx.agent.ctx.loop = PromptLoop(seconds, prompt, run, failed).start()
     ctx.say(f"looping every {describe(seconds)}: {prompt}  (/loop stops it)")
 
 
@@ -132,8 +132,8 @@ def _wrap_clear() -> None:
 
     async def clear(ctx: Ctx, args: str) -> None:
         await orig.run(ctx, args)
-        todo = ctx.agent.ctx.extra.get("todo")
-        if todo is not None and len(todo):
+        todo = ctx.agent.ctx.todo
+        if isinstance(todo, TodoList) and len(todo):
             todo.clear()
 
     clear.clears_todo = True  # type: ignore[attr-defined]

@@ -16,6 +16,7 @@ import dataclasses
 import fnmatch
 import itertools
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from agent.core.loop import Agent
 
 SPAWN_TOOLS = ("task", "task_result")
-PRIVATE_KEYS = ("subagents", "todo", "loop")  # ctx.extra entries a child never shares
 STOP_HOOK_LIMIT = 3
 PROMPT = Path(__file__).parents[1] / "prompts" / "subagent.md"
 
@@ -136,8 +136,15 @@ class Subagents:
 
         tools = self.child_tools(job)
         layers = (_tagger(task_id), *(job.layers if job.layers is not None else self.layers))
-        extra = {k: v for k, v in self.parent.ctx.extra.items() if k not in PRIVATE_KEYS}
-        ctx = ToolContext(job.cwd or self.parent.ctx.cwd, self.parent.ctx.session_id, sink, extra)
+        # The parent's web and search settings; never its todo list, runner or /loop.
+        ctx = replace(
+            self.parent.ctx,
+            cwd=job.cwd or self.parent.ctx.cwd,
+            sink=sink,
+            todo=None,
+            subagents=None,
+            loop=None,
+        )
         child = Agent(
             llm=self._llm(job),
             tools=tools,
@@ -149,7 +156,7 @@ class Subagents:
             compaction=self.parent.compaction,
         )
         if "task" in tools:
-            extra["subagents"] = Subagents(
+            ctx.subagents = Subagents(
                 child,
                 layers,
                 root=self.root,
@@ -194,7 +201,7 @@ class Subagents:
             except Exception as e:  # a bug in a child must not sink its parent or siblings
                 report = Report(task_id, label, False, "", "error_during_execution", 0, repr(e))
             finally:
-                nested = child.ctx.extra.get("subagents")
+                nested = runner_of(child.ctx)
                 if nested is not None:  # its own background children end with it
                     await nested.aclose()
                 self._roll_up(child)
@@ -293,3 +300,8 @@ def _cancelled(task_id: str, label: str) -> Any:
     return SubagentProgress(
         f"[{label}] background task cancelled (the session ended)", task_id, "", "failed"
     )
+
+
+def runner_of(ctx: ToolContext) -> Subagents | None:
+    """The subagent runner a session (or a child that may spawn its own) keeps on its context."""
+    return ctx.subagents if isinstance(ctx.subagents, Subagents) else None

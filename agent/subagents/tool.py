@@ -14,6 +14,7 @@ from typing import Any
 
 from agent.base.record import Tool, ToolContext, ToolResult, error
 from agent.subagents.records import SubagentError
+from agent.subagents.runner import Subagents, runner_of
 
 TASK_DESCRIPTION = (
     "Run a subagent: a separate model conversation with a fresh context and your tools (except "
@@ -59,8 +60,8 @@ def task_tools(defs: dict[str, Any]) -> tuple[Tool, Tool]:
     )
 
 
-def _runner(ctx: ToolContext) -> Any:
-    return ctx.extra.get("subagents")
+def _runner(ctx: ToolContext) -> Subagents | None:
+    return runner_of(ctx)
 
 
 async def _task(args: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -4,7 +4,7 @@ Only public http(s) addresses are fetched: every hop (redirects are followed by 
 resolved first, every resolved address is checked, and the connection goes to the checked
 address (pinned, with the original Host header and TLS name) so a second DNS answer cannot swap
 in a private one. Settings opt in (`"webFetch": {"allowedHosts": ["host", "host:port"],
-"allowPrivateHosts": true}`), reaching the tool as ctx.extra `allowed_hosts` and
+"allowPrivateHosts": true}`), reaching the tool as ToolContext `allowed_hosts` and
 `allow_private_hosts` (everything but cloud metadata). An IPv6 address standing for an IPv4
 one (mapped, compatible, 6to4, NAT64) is judged as that IPv4 address. Malformed URLs and URLs
 with credentials are refused; non-ASCII host names are sent in their IDNA form.
@@ -170,12 +170,12 @@ async def check_url(url: str, ctx: ToolContext) -> Hop:
     except socket.gaierror as exc:
         raise ToolError(f"cannot resolve {host}: {exc.strerror}", can_retry=True) from None
     addresses = [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
-    allowed = ctx.extra.get("allowed_hosts") or ()
+    allowed = ctx.allowed_hosts
     named = {host, f"{host}:{port}", f"[{host}]:{port}"}
     for address in addresses:
         why = refusal(address)
         exempt = bool(named & set(allowed)) or (
-            ctx.extra.get("allow_private_hosts") is True and not is_metadata(address)
+            ctx.allow_private_hosts and not is_metadata(address)
         )
         if why and not exempt:
             raise ToolError(
@@ -243,7 +243,7 @@ async def read_page(url: str, response: Any) -> Page:
 
 async def fetch(url: str, ctx: ToolContext) -> Page:
     httpx = httpx_module()
-    timeout = float(ctx.extra.get("web_timeout", TIMEOUT))
+    timeout = ctx.web_timeout or TIMEOUT
     headers = {"User-Agent": USER_AGENT, "Accept": "text/html,text/plain;q=0.9,*/*;q=0.5"}
     # trust_env=False: a proxy would resolve names itself and defeat the address checks.
     async with httpx.AsyncClient(

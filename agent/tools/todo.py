@@ -28,13 +28,11 @@ PARAMETERS: dict[str, Any] = {
 }
 
 
-def todo_list(ctx: ToolContext) -> Any:
+def todo_list(ctx: ToolContext) -> TodoList:
     """The session's TodoList, created on first use when the session did not set one up."""
-
-    todo = ctx.extra.get("todo")
-    if todo is None:
-        todo = ctx.extra["todo"] = TodoList()
-    return todo
+    if not isinstance(ctx.todo, TodoList):
+        ctx.todo = TodoList()
+    return ctx.todo
 
 
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:

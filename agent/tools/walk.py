@@ -46,8 +46,9 @@ def find_rg() -> str | None:
 
 
 def rg_for(ctx: ToolContext) -> str | None:
-    """The ripgrep binary to use, or None for the Python fallback (ctx.extra can force it)."""
-    return None if ctx.extra.get("search_backend") == "python" else find_rg()
+    """The ripgrep binary to use, or None for the Python fallback (which ctx.search_backend
+    can force)."""
+    return None if ctx.search_backend == "python" else find_rg()
 
 
 def in_repository(root: Path) -> bool:

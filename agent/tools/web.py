@@ -154,7 +154,7 @@ async def _web_fetch(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if "://" not in url and not url.startswith(("mailto:", "file:", "data:")):
         url = ("https:" if url.startswith("//") else "https://") + url  # a bare domain
     httpx = httpx_module()
-    limit = float(ctx.extra.get("web_timeout", TIMEOUT))
+    limit = ctx.web_timeout or TIMEOUT
     try:
         page = await asyncio.wait_for(fetch(url, ctx), limit + 5)
     except httpx.InvalidURL as exc:  # a URL httpx cannot send, e.g. in a redirect
@@ -184,9 +184,7 @@ def _size(n: int) -> str:
 
 
 def _search_url(ctx: ToolContext, query: str) -> str:
-    endpoint = (
-        ctx.extra.get("web_search_url") or os.environ.get("AGENT_WEB_SEARCH_URL") or SEARCH_URL
-    )
+    endpoint = ctx.web_search_url or os.environ.get("AGENT_WEB_SEARCH_URL") or SEARCH_URL
     return f"{endpoint}{'&' if '?' in endpoint else '?'}{urlencode({'q': query})}"
 
 
@@ -209,7 +207,7 @@ async def _web_search(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise ToolError("the query is empty")
     limit = min(int_arg(args, "limit", 8, minimum=1) or 8, 20)
     httpx = httpx_module()
-    timeout = float(ctx.extra.get("web_timeout", 15.0))
+    timeout = ctx.web_timeout or 15.0
     try:  # one deadline for the whole search: a server dripping bytes cannot stretch it
         page = await asyncio.wait_for(_search_page(ctx, query, timeout), timeout)
     except (asyncio.TimeoutError, httpx.TimeoutException):

@@ -14,6 +14,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from agent.base.record import ToolContext
+
 UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
 _INTERVAL = re.compile(r"(\d+(?:\.\d+)?)\s*(s|sec|secs|m|min|mins|h|hr|hrs)?", re.I)
 MIN_SECONDS = 1.0
@@ -92,3 +94,8 @@ class PromptLoop:
         self.task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await self.task
+
+
+def loop_of(ctx: ToolContext) -> PromptLoop | None:
+    """The /loop a session keeps on its context, if one was started."""
+    return ctx.loop if isinstance(ctx.loop, PromptLoop) else None

@@ -45,17 +45,16 @@ def attach(
         saved = last_saved(load(resumed).records)
         if saved:
             todo.load(saved)
-    agent.ctx.extra["todo"] = todo
+    agent.ctx.todo = todo
     limits = Limits.from_settings(cfg.settings)
     runner = Subagents(agent, layers, root=cfg.root, hooks=hooks, defs=defs, limits=limits)
     runner.warnings = list(warnings or [])
-    agent.ctx.extra["subagents"] = runner
+    agent.ctx.subagents = runner
 
 
 async def stop_background(agent: Agent) -> None:
     """Cancel what runs in the background of a session (subagents, /loop) before it closes."""
-    for key in ("loop", "subagents"):
-        obj = agent.ctx.extra.get(key)
+    for obj in (agent.ctx.loop, agent.ctx.subagents):
         close = getattr(obj, "aclose", None)
         if close is not None:
             await close()

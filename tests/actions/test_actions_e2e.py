@@ -468,7 +468,7 @@ async def test_batch_units_run_actions_in_their_own_worktrees(
             routed.route(f"UNIT-{n}", tool_calls([write]), tool_calls([where]), text("ok"))
         run, _ = make_run(routed, repo, mode="acceptEdits")
         run.gate.rules["alwaysAllow"] = ["run_action(where)"]
-        results = await batch(run.agent.ctx.extra["subagents"], "three files", repo)
+        results = await batch(run.agent.ctx.subagents, "three files", repo)
         assert [r.report.ok for r in results] == [True, True, True]
         assert routed.problems() == []
     finally:

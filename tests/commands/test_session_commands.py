@@ -92,9 +92,9 @@ async def test_resume_switches_sessions(make: Any, fake: FakeOpenAI) -> None:
     first, _, _ = make()
     fake.script(text("answer in the first session"))
     await first.agent.run_turn("first question")
-    first.agent.ctx.extra["todo"].add("write the tests")
+    first.agent.ctx.todo.add("write the tests")
     second, ctx, out = make()
-    assert len(second.agent.ctx.extra["todo"]) == 0
+    assert len(second.agent.ctx.todo) == 0
     await resume(ctx, "")
     assert first.session_id in out.getvalue()
     await resume(ctx, "1")  # the first agent still has it open
@@ -104,7 +104,7 @@ async def test_resume_switches_sessions(make: Any, fake: FakeOpenAI) -> None:
     await resume(ctx, "1")
     assert second.session_id == first.session_id
     assert second.hooks.transcript_path == str(first.store.path)  # hooks read the new one
-    assert [i.text for i in second.agent.ctx.extra["todo"].items.values()] == ["write the tests"]
+    assert [i.text for i in second.agent.ctx.todo.items.values()] == ["write the tests"]
     fake.script(text("continued"))
     await second.agent.run_turn("follow-up")
     sent = [m["content"] for m in fake.requests[-1]["messages"][1:]]

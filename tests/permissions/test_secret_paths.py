@@ -87,7 +87,7 @@ async def test_grep_hides_sessions_and_the_audit_log(
     assert (root / ".agent" / ".gitignore").exists()  # written with the first session
     if not ignored:
         (root / ".agent" / ".gitignore").unlink()
-    ctx = ToolContext(cwd=root, extra={"search_backend": backend})
+    ctx = ToolContext(cwd=root, search_backend=backend)
 
     async def grep(**args: str) -> str:
         call = {"pattern": "sk-live", "output_mode": "content", **args}
@@ -123,7 +123,7 @@ async def test_grep_hides_home_credential_stores_when_the_workspace_is_home(
     for name in (*stores, "proj/a.py", ".config/app.toml"):
         (home / name).parent.mkdir(parents=True, exist_ok=True)
         (home / name).write_text("token=T0K3N\n")
-    ctx = ToolContext(cwd=home, extra={"search_backend": backend})
+    ctx = ToolContext(cwd=home, search_backend=backend)
 
     async def files(path: str) -> tuple[list[str], str]:
         out = (await search.GREP.run({"pattern": "T0K3N", "path": path}, ctx)).output

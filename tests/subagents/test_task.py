@@ -164,7 +164,7 @@ async def test_depth_limit_default_keeps_task_from_children(
     child = [r for r in routed.requests if is_child(r)]
     assert tool_names(child[0]) == ["read_file"]
     assert "unknown tool 'task'" in child[1]["messages"][-1]["content"]
-    runner = run.agent.ctx.extra["subagents"]
+    runner = run.agent.ctx.subagents
     runner.depth = 1
     with pytest.raises(SubagentError, match="depth limit 1"):
         runner.job("anything")
@@ -346,7 +346,7 @@ async def test_claude_code_tool_names_in_definitions_are_mapped(
     routed.route("SCOUT", tool_calls([("read_file", {"path": "notes.txt"})]), text("mango"))
     routed.route("GHOST", text("boo"))
     run, rec = make_run(routed, project)
-    runner = run.agent.ctx.extra["subagents"]
+    runner = run.agent.ctx.subagents
     assert runner.defs["fixer"].tools == (
         "write_file", "edit_file", "web_fetch", "web_search", "task", "todo", "bash_output",
     )  # fmt: skip

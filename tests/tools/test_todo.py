@@ -130,7 +130,7 @@ def test_snapshot_round_trip() -> None:
 
 async def test_tool_actions_and_errors(tmp_path: Path) -> None:
     changes: list[Any] = []
-    ctx = ToolContext(cwd=tmp_path, extra={"todo": TodoList(changes.append)})
+    ctx = ToolContext(cwd=tmp_path, todo=TodoList(changes.append))
     r = await TODO.run({"action": "add", "text": "write code"}, ctx)
     assert r.output.startswith("Added task 1.\n[ ] 1. write code")
     r = await TODO.run({"action": "add", "text": "ship", "blocked_by": [1]}, ctx)
@@ -172,7 +172,7 @@ async def test_saved_in_the_session_and_restored_on_resume(
     session = run.session_id
     run.store.close()
     again, _ = make_run(fake, tmp_path, resume_id=session)
-    todo = again.agent.ctx.extra["todo"]
+    todo = again.agent.ctx.todo
     assert todo.snapshot() == saved
     assert todo.add("next").id == "3"
 

@@ -113,7 +113,7 @@ def tree(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
 
 
 def ctx_for(root: Path, backend: str) -> ToolContext:
-    return ToolContext(cwd=root, extra={"search_backend": backend})
+    return ToolContext(cwd=root, search_backend=backend)
 
 
 CASES = [

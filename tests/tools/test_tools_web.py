@@ -93,7 +93,7 @@ def server() -> Iterator[str]:
 @pytest.fixture
 def ctx(server: str, tmp_path: object) -> ToolContext:
     """Only the test server's host:port is exempt from the private-address refusal."""
-    return ToolContext(cwd=tmp_path, extra={"allowed_hosts": {server}})  # type: ignore[arg-type]
+    return ToolContext(cwd=tmp_path, allowed_hosts=frozenset({server}))
 
 
 async def fetch(ctx: ToolContext, url: str, **kw: object) -> ToolResult:
@@ -161,7 +161,7 @@ async def test_private_addresses_refused_after_resolution(ctx: ToolContext, serv
     decimal = await fetch(closed, f"http://2130706433:{port}/page")  # 127.0.0.1 in disguise
     assert decimal.is_error
     assert "127.0.0.1" in decimal.output
-    opened = ToolContext(cwd=ctx.cwd, extra={"allow_private_hosts": True})
+    opened = ToolContext(cwd=ctx.cwd, allow_private_hosts=True)
     assert not (await fetch(opened, f"http://localhost:{port}/page")).is_error
     metadata = await fetch(opened, "http://169.254.169.254/latest/meta-data/")
     assert metadata.is_error
@@ -195,7 +195,7 @@ def test_refusal(address: str, why: str | None) -> None:
 
 
 async def test_timeout(ctx: ToolContext, server: str) -> None:
-    ctx.extra["web_timeout"] = 1
+    ctx.web_timeout = 1
     started = time.monotonic()
     result = await fetch(ctx, f"http://{server}/slow")
     assert time.monotonic() - started < 2.5
@@ -233,7 +233,7 @@ async def test_prompt_keeps_relevant_parts(ctx: ToolContext, server: str) -> Non
 
 
 async def test_web_search(ctx: ToolContext, server: str) -> None:
-    ctx.extra["web_search_url"] = f"http://{server}/ddg"
+    ctx.web_search_url = f"http://{server}/ddg"
     result = await web.WEB_SEARCH.run({"query": "python asyncio & co"}, ctx)
     assert result.output.splitlines() == [
         "1. asyncio — Asynchronous I/O",
@@ -256,7 +256,7 @@ async def test_web_search_empty_refused_and_env(
     empty = await web.WEB_SEARCH.run({"query": "nothing"}, ctx)
     assert not empty.is_error
     assert empty.output == "No results for 'nothing'."
-    ctx.extra["web_search_url"] = f"http://{server}/ddg-anomaly"
+    ctx.web_search_url = f"http://{server}/ddg-anomaly"
     refused = await web.WEB_SEARCH.run({"query": "x"}, ctx)
     assert refused.is_error
     assert "refused" in refused.output

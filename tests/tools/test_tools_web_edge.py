@@ -68,13 +68,13 @@ def server() -> Iterator[str]:
 @pytest.fixture
 def ctx(server: str, tmp_path: Path) -> ToolContext:
     """Only the test server's host:port is exempt from the private-address refusal."""
-    return ToolContext(cwd=tmp_path, extra={"allowed_hosts": {server}, "web_timeout": 3})
+    return ToolContext(cwd=tmp_path, allowed_hosts=frozenset({server}), web_timeout=3)
 
 
 @pytest.fixture
 def opened(tmp_path: Path) -> ToolContext:
     """allowPrivateHosts: everything but cloud metadata."""
-    return ToolContext(cwd=tmp_path, extra={"allow_private_hosts": True, "web_timeout": 3})
+    return ToolContext(cwd=tmp_path, allow_private_hosts=True, web_timeout=3)
 
 
 async def fetch(ctx: ToolContext, url: str) -> ToolResult:
@@ -159,7 +159,7 @@ async def test_settings_exemption_keeps_mapped_metadata_out(
     (tmp_path / "home" / ".agent" / "settings.json").write_text(json.dumps(settings))
     env = {"AGENT_BASE_URL": "http://127.0.0.1:9/v1", "AGENT_API_KEY": "k", "AGENT_MODEL": "m"}
     run = build(configure(Flags(), env, tmp_path), Recorder())
-    run.agent.ctx.extra["web_timeout"] = 3
+    run.agent.ctx.web_timeout = 3
     result = await fetch(run.agent.ctx, "http://[::ffff:169.254.169.254]/")
     assert result.is_error
     assert "metadata" in result.output

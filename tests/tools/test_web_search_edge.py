@@ -81,9 +81,7 @@ def server() -> Iterator[str]:
 
 
 def ctx_for(tmp_path: Path, server: str, path: str) -> ToolContext:
-    return ToolContext(
-        cwd=tmp_path, extra={"web_search_url": f"http://{server}{path}", "web_timeout": 1.0}
-    )
+    return ToolContext(cwd=tmp_path, web_search_url=f"http://{server}{path}", web_timeout=1.0)
 
 
 async def test_a_silent_server_times_out_with_a_message(tmp_path: Path, server: str) -> None:
@@ -112,7 +110,7 @@ async def test_a_huge_page_is_read_up_to_the_cap(
 
     monkeypatch.setattr(web, "read_page", spy)
     ctx = ctx_for(tmp_path, server, "/huge")
-    ctx.extra["web_timeout"] = 10.0
+    ctx.web_timeout = 10.0
     result = await web.WEB_SEARCH.run({"query": "q"}, ctx)
     assert result.output.startswith("1. First\n   https://x.example/1\n   kept")
     assert seen == [fetching.MAX_BYTES]  # 8 MB sent, 2 MB read

@@ -191,7 +191,7 @@ async def test_loop_command_starts_and_stops(fake: FakeOpenAI, tmp_path: Path) -
     assert "looping every 5m: check the build" in ctx.console.lines[-1]
     await asyncio.wait_for(ran.wait(), 20)
     assert prompts == ["check the build"]
-    loop = run.agent.ctx.extra["loop"]
+    loop = run.agent.ctx.loop
     assert loop.running
     await dispatch(ctx, "/loop")
     assert not loop.running
@@ -226,7 +226,7 @@ async def test_batch_runs_three_units_in_their_own_worktrees(
         routed.route(marker, tool_calls([write]), text(f"wrote {name}"))
     routed.route("UNIT-C", text("no docs needed"))
     run, _rec = make_run(routed, repo, mode="acceptEdits")
-    results = await batch(run.agent.ctx.extra["subagents"], "add arithmetic helpers", repo)
+    results = await batch(run.agent.ctx.subagents, "add arithmetic helpers", repo)
     planner = [r for r in routed.requests if not is_child(r)]
     assert len(planner) == 1
     assert "tools" not in planner[0]  # a plain JSON request
@@ -262,7 +262,7 @@ async def test_batch_reports_work_git_refused_to_commit(routed: RoutedFake, repo
         write = ("write_file", {"path": f"f{n}.py", "content": "x = 1\n"})
         routed.route(f"HOOK-{n}", tool_calls([write]), text(f"wrote f{n}.py"))
     run, _rec = make_run(routed, repo, mode="acceptEdits")
-    results = await batch(run.agent.ctx.extra["subagents"], "write files", repo, trusted=True)
+    results = await batch(run.agent.ctx.subagents, "write files", repo, trusted=True)
     for n, res in enumerate(results, 1):
         assert res.uncommitted
         assert res.where.endswith(": git commit failed: lint says no")
@@ -287,7 +287,7 @@ async def test_an_untrusted_repositorys_commit_hook_never_runs(
         write = ("write_file", {"path": f"g{n}.py", "content": "x = 1\n"})
         routed.route(f"SOLO-{n}", tool_calls([write]), text(f"wrote g{n}.py"))
     run, _rec = make_run(routed, repo, mode="acceptEdits")
-    results = await batch(run.agent.ctx.extra["subagents"], "write files", repo)
+    results = await batch(run.agent.ctx.subagents, "write files", repo)
     for n, res in enumerate(results, 1):
         assert not res.uncommitted and res.branch
         assert f"g{n}.py" in git(repo, "show", "--stat", res.branch)
@@ -355,7 +355,7 @@ async def test_batch_without_git_runs_in_place(routed: RoutedFake, tmp_path: Pat
     for n in (1, 2, 3):
         routed.route(f"PLAIN-{n}", text(f"said {n}"))
     run, _ = make_run(routed, tmp_path)
-    results = await batch(run.agent.ctx.extra["subagents"], "say things", tmp_path)
+    results = await batch(run.agent.ctx.subagents, "say things", tmp_path)
     assert [r.report.text for r in results] == ["said 1", "said 2", "said 3"]
     assert all(r.where == "" for r in results)
     assert not (tmp_path / ".agent" / "worktrees").exists()
@@ -376,7 +376,7 @@ async def test_simplify_runs_three_reviewers_then_applies_in_the_main_loop(
     async def turn(prompt: str) -> Any:
         return await run.agent.run_turn(prompt)
 
-    reports = await simplify(run.agent.ctx.extra["subagents"], repo, "naming", turn)
+    reports = await simplify(run.agent.ctx.subagents, repo, "naming", turn)
     assert [r.ok for r in reports] == [True, True, True]
     reviewers = [r for r in routed.requests if is_child(r)]
     assert len(reviewers) == 3
@@ -400,7 +400,7 @@ async def test_simplify_without_changes_says_so(routed: RoutedFake, repo: Path) 
         raise AssertionError("no turn expected")
 
     with pytest.raises(WorkflowError, match="no changes"):
-        await simplify(run.agent.ctx.extra["subagents"], repo, "", turn)
+        await simplify(run.agent.ctx.subagents, repo, "", turn)
 
 
 async def test_commands_explain_what_is_missing(fake: FakeOpenAI, tmp_path: Path) -> None:
@@ -423,7 +423,7 @@ async def test_a_plan_of_the_wrong_size_is_corrected_once_then_refused(
     routed: RoutedFake, tmp_path: Path
 ) -> None:
     run, _ = make_run(routed, tmp_path)
-    subagents = run.agent.ctx.extra["subagents"]
+    subagents = run.agent.ctx.subagents
     eleven = json.dumps([f"SIZED-{n}: part {n}" for n in range(11)])
     three = json.dumps([f"SIZED-{n}: part {n}" for n in range(3)])
     routed.script(text(eleven), text(three))
@@ -469,7 +469,7 @@ async def test_batch_from_an_untracked_subdirectory_starts_at_the_worktree_top(
     for n in (1, 2, 3):
         routed.route(f"SUBDIR-{n}", tool_calls([("bash", {"command": "pwd"})]), text("ran"))
     run, _ = make_run(routed, repo)
-    results = await batch(run.agent.ctx.extra["subagents"], "look around", sub)
+    results = await batch(run.agent.ctx.subagents, "look around", sub)
     assert [r.report.ok for r in results] == [True, True, True]
     children = [r for r in routed.requests if is_child(r)]
     for n in (1, 2, 3):
@@ -505,7 +505,7 @@ async def test_loop_runs_a_slash_command_as_a_command(routed: RoutedFake, repo: 
     assert "unknown command /nosuchcommand" in ctx.console.lines[-1]
     await dispatch(ctx, "/loop 5m /loop 1m hi")
     assert "a loop cannot run /loop" in ctx.console.lines[-1]
-    assert "loop" not in run.agent.ctx.extra
+    assert run.agent.ctx.loop is None
     reviewed.clear()
     await dispatch(ctx, "/loop 1h /usr/bin/env is odd")  # a path, not a command: a prompt
     assert "looping every 1h: /usr/bin/env is odd" in ctx.console.lines[-1]
