@@ -9,7 +9,7 @@ from typing import Any
 from agent.actions.registry import load_actions  # reads .agent/actions.json only if present
 from agent.actions.tool import ActionRunner, project_actions
 from agent.base.events import FanOut, Notice, PermissionDenied, Sink
-from agent.base.record import ToolContext
+from agent.base.record import Middleware, Tool, ToolContext
 from agent.config.load import Config, Flags, load_config
 from agent.context.compaction import Policy
 from agent.context.memory import env_block, system_prompt
@@ -28,6 +28,7 @@ from agent.session.checkpoints import Snapshots
 from agent.session.listing import prune_notice
 from agent.session.recorder import SessionRecorder, repair_history
 from agent.session.store import SessionFile, load, messages_of, new_id, prune, summarize
+from agent.subagents.defs import AgentDef
 from agent.tools import builtin_tools, registry
 from agent.workflows.setup import attach as attach_workflows
 from agent.workflows.setup import stop_background, subagent_tools
@@ -160,6 +161,63 @@ def _sessions(cfg: Config, resume_id: str | None) -> tuple[SessionFile, Snapshot
     return store, snapshots, history, prune_notice(removed, keep, days) if removed else ""
 
 
+def _tools(
+    cfg: Config, session_id: str, out: Sink
+) -> tuple[dict[str, Tool], ActionRunner | None, tuple[dict[str, AgentDef], list[str]]]:
+    """The session's registry (built-ins, subagent tools, run_action; a tool a neverAllow rule
+    names whole is not offered), the project's action runner, the agent definitions."""
+    tools = registry(builtin_tools())
+    task_tools, agent_defs, def_warnings = subagent_tools(cfg)
+    tools.update(task_tools)
+    actions = project_actions(cfg, session_id, out)
+    if actions is not None and actions.exposed:
+        action_tool = actions.tool()
+        tools[action_tool.name] = action_tool  # last: a fixed position keeps the prefix stable
+    vocab = Vocabulary.of(tools.values())
+    disabled = {vocab.tool(r) for r in cfg.permissions.get("neverAllow", []) if "(" not in r}
+    tools = {n: t for n, t in tools.items() if n not in disabled}
+    return tools, actions, (agent_defs, def_warnings)
+
+
+def _pipeline(
+    cfg: Config,
+    store: SessionFile,
+    tools: dict[str, Tool],
+    snapshots: Snapshots,
+    out: Sink,
+    asker: Asker | None,
+) -> tuple[Gate, Hooks, tuple[Middleware, ...]]:
+    """The per-call layers (seam 1). Audit outermost (it records denials too); PreToolUse hooks
+    before the permission prompt, as in Claude Code, so that a hook's allow/deny can skip or
+    settle it; snapshots last, so only calls that really run are recorded."""
+    gate = Gate(
+        tools, cfg.permissions, cfg.permission_mode, out, asker, workspace=cfg.cwd, root=cfg.root
+    )
+    hooks = Hooks(
+        cfg.settings.get("hooks", {}),
+        session_id=store.id,
+        cwd=cfg.cwd,
+        sink=out,
+        transcript_path=str(store.path),
+        mode=cfg.permission_mode,
+        tools=tools,
+    )
+    # what each call edits, and every allowed directory (where bash deletions are tracked)
+    snapshots.workspace, snapshots.tools = gate.ws, tools
+    return gate, hooks, (Audit(cfg.root, store.id, out), hooks, gate, snapshots)
+
+
+def _context(cfg: Config, session_id: str, out: Sink) -> ToolContext:
+    fetch = cfg.settings.get("webFetch", {})  # local docs servers, intranet hosts
+    return ToolContext(
+        cwd=cfg.cwd,
+        session_id=session_id,
+        sink=out,
+        allowed_hosts=frozenset(str(h).lower() for h in fetch.get("allowedHosts", [])),
+        allow_private_hosts=fetch.get("allowPrivateHosts") is True,
+    )
+
+
 def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | None = None) -> Run:
     """Everything a session needs, wired at the three seams; `resume_id` continues one."""
     store, snapshots, history, pruned = _sessions(cfg, resume_id)
@@ -171,41 +229,10 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     recorder.report_to(out)  # a session file that cannot be written any more is said once
     if pruned:
         out.emit(Notice(pruned))
-    tools = registry(builtin_tools())
-    task_tools, agent_defs, def_warnings = subagent_tools(cfg)
-    tools.update(task_tools)
-    actions = project_actions(cfg, session_id, out)
-    if actions is not None and actions.exposed:
-        action_tool = actions.tool()
-        tools[action_tool.name] = action_tool  # last: a fixed position keeps the prefix stable
-    vocab = Vocabulary.of(tools.values())
-    disabled = {vocab.tool(r) for r in cfg.permissions.get("neverAllow", []) if "(" not in r}
-    tools = {n: t for n, t in tools.items() if n not in disabled}  # a denied tool is not offered
+    tools, actions, (agent_defs, def_warnings) = _tools(cfg, session_id, out)
     mcp = start_mcp(cfg, tools, out)  # connects in the background; tools join at a turn boundary
-    gate = Gate(
-        tools, cfg.permissions, cfg.permission_mode, out, asker, workspace=cfg.cwd, root=cfg.root
-    )
-    hooks = Hooks(
-        cfg.settings.get("hooks", {}),
-        session_id=session_id,
-        cwd=cfg.cwd,
-        sink=out,
-        transcript_path=str(store.path),
-        mode=cfg.permission_mode,
-        tools=tools,
-    )
-    snapshots.workspace, snapshots.tools = (
-        gate.ws,
-        tools,
-    )  # bash deletions are tracked in every allowed directory
-    ctx = ToolContext(cwd=cfg.cwd, session_id=session_id, sink=out)
-    fetch = cfg.settings.get("webFetch", {})  # local docs servers, intranet hosts
-    ctx.allowed_hosts = frozenset(str(h).lower() for h in fetch.get("allowedHosts", []))
-    ctx.allow_private_hosts = fetch.get("allowPrivateHosts") is True
-    # Audit outermost (it records denials too); PreToolUse hooks before the permission prompt,
-    # as in Claude Code, so that a hook's allow/deny can skip or settle it; snapshots last, so
-    # only calls that really run are recorded.
-    layers = (Audit(cfg.root, session_id, out), hooks, gate, snapshots)
+    gate, hooks, layers = _pipeline(cfg, store, tools, snapshots, out, asker)
+    ctx = _context(cfg, session_id, out)
     prompt = system_prompt(cfg.cwd, cfg.root, trusted=cfg.trusted)
     agent = Agent(
         llm=LLM(cfg),

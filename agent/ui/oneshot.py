@@ -133,18 +133,9 @@ def run_oneshot(args: Any, prompt: str) -> int:
         return _fail_early(renderer, fmt, str(e), EXIT_USAGE)
     for w in cfg.warnings:
         print(f"agent: warning: {w}", file=sys.stderr)
-    if not prompt.strip():
-        why = "empty prompt: pass a question or pipe one in"
-        if args.cont or args.resume is not None:  # `agent -r < /dev/null`, `agent -c` in a pipe
-            flag = "-c" if args.cont else f"-r {args.resume or 'ID'}"
-            why = (
-                f'{flag} without a terminal needs a prompt: agent {flag} "and now…" '
-                "(or run it in a terminal to continue interactively)"
-            )
-        return _fail_early(renderer, fmt, why, EXIT_USAGE)
-    too_big = _oversized(prompt, cfg.provider.context_limit)
-    if too_big:
-        return _fail_early(renderer, fmt, too_big, EXIT_USAGE)
+    refused = _refused(args, prompt, cfg.provider.context_limit)
+    if refused:
+        return _fail_early(renderer, fmt, refused, EXIT_USAGE)
     # deferred: ~220 ms (openai, the whole session): only once it is needed
     from agent.app import build
     from agent.session.resume import chosen  # deferred: ~75 ms: only with -c / -r
@@ -164,29 +155,44 @@ def run_oneshot(args: Any, prompt: str) -> int:
         run.mcp.settle()  # waits at most the servers' timeouts; failures go to stderr
     renderer.start(run.init_event())
     subtype, text, error = asyncio.run(_drive(run, prompt))
-    a = run.agent
-    t = a.totals
-    extra: dict[str, Any] = {"error": error} if error else {}
-    renderer.finish(
-        result_line(
-            subtype,
-            text,
-            session_id=run.session_id,
-            num_turns=t.requests,
-            duration_ms=int((time.monotonic() - t0) * 1000),
-            duration_api_ms=int(a.llm.api_seconds * 1000),
-            usage={
-                "input_tokens": t.input_tokens,
-                "output_tokens": t.output_tokens,
-                "cache_read_input_tokens": t.cached_tokens,
-                "reasoning_tokens": t.reasoning_tokens,
-            },
-            total_cost_usd=round(t.cost_usd, 6),
-            permission_denials=run.denials.items,
-            **extra,
-        )
-    )
+    renderer.finish(_result(run, subtype, text, error, time.monotonic() - t0))
     return EXIT_BY_SUBTYPE[subtype]
+
+
+def _refused(args: Any, prompt: str, context_limit: int) -> str:
+    """Why this prompt is not sent at all ("" when it is fine)."""
+    if not prompt.strip():
+        if args.cont or args.resume is not None:  # `agent -r < /dev/null`, `agent -c` in a pipe
+            flag = "-c" if args.cont else f"-r {args.resume or 'ID'}"
+            return (
+                f'{flag} without a terminal needs a prompt: agent {flag} "and now…" '
+                "(or run it in a terminal to continue interactively)"
+            )
+        return "empty prompt: pass a question or pipe one in"
+    return _oversized(prompt, context_limit)
+
+
+def _result(run: Any, subtype: str, text: str, error: str | None, seconds: float) -> dict[str, Any]:
+    """The closing `result` event of a one-shot run."""
+    t = run.agent.totals
+    extra: dict[str, Any] = {"error": error} if error else {}
+    return result_line(
+        subtype,
+        text,
+        session_id=run.session_id,
+        num_turns=t.requests,
+        duration_ms=int(seconds * 1000),
+        duration_api_ms=int(run.agent.llm.api_seconds * 1000),
+        usage={
+            "input_tokens": t.input_tokens,
+            "output_tokens": t.output_tokens,
+            "cache_read_input_tokens": t.cached_tokens,
+            "reasoning_tokens": t.reasoning_tokens,
+        },
+        total_cost_usd=round(t.cost_usd, 6),
+        permission_denials=run.denials.items,
+        **extra,
+    )
 
 
 async def _drive(run: Any, prompt: str) -> tuple[str, str, str | None]:
