@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.commands.registry import Ctx, command
+from agent.config import safefile
 from agent.config.settings import ConfigError
 from agent.context.memory import init_prompt, memory_report, system_prompt
 from agent.git.diff import GitError, working_diff
@@ -99,7 +100,6 @@ async def memory_cmd(ctx: Ctx, args: str) -> None:
         if not rest.strip():
             ctx.say("usage: /memory add <text>", "yellow")
             return
-        from agent.config import safefile
 
         path = ctx.cfg.cwd / "AGENT.md"
         try:  # never through a link: a repository's AGENT.md -> ~/.bashrc gets nothing
