@@ -1,6 +1,6 @@
 """git's config file syntax, read the way git 2.39 reads it (config.c `git_parse_source`).
 
-Used to learn which repository-local settings would make git run a command (agent.gitsafe), so
+Used to learn which repository-local settings would make git run a command (agent.git.safe), so
 it has to see exactly the names git sees: `[core] fsmonitor = x` on one line, `[core
 "x"]`-style subsections whose case matters, the legacy `[section.sub]` form whose case does
 not, quotes, escapes and backslash-continued values, `;`/`#` comments, CRLF and a leading BOM.
@@ -222,7 +222,7 @@ PLAIN: dict[str, Callable[[str | None], bool]] = {
             "core.autocrlf",
             "core.eol",
             "core.safecrlf",
-            "core.worktree",  # followed by the scan (agent.gitsafe) like git follows it
+            "core.worktree",  # followed by the scan (agent.git.safe) like git follows it
             "core.sparsecheckout",
             "core.sparsecheckoutcone",
             "core.untrackedcache",

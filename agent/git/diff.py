@@ -25,7 +25,7 @@ class GitError(Exception):
 
 async def git(cwd: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
     """Run git with the repository's own commands switched off (fsmonitor, hooks, filter
-    drivers, helper transports: agent.gitsafe.git_env); diffs add --no-ext-diff --no-textconv.
+    drivers, helper transports: agent.git.safe.git_env); diffs add --no-ext-diff --no-textconv.
     Callers check first that the repository is plain or the project trusted (working_diff)."""
 
     try:

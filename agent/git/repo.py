@@ -1,4 +1,4 @@
-"""Where git finds a repository's files, worked out without running git (for agent.gitsafe).
+"""Where git finds a repository's files, worked out without running git (for agent.git.safe).
 
 Discovery follows git's setup.c: from a directory upwards, `.git` (a directory, or a file saying
 `gitdir: <path>`), then the directory itself as a bare repository; a linked worktree's git

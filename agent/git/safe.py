@@ -9,7 +9,7 @@ but an archive, a shared folder or a second checkout can.
 
 Naming every such setting cannot be done (git keeps adding them), so the decision is an
 allow-list: a repository is *plain* when its own config sets only the settings of
-agent.gitconfig.PLAIN and includes no other file, and its hooks directory holds no executable
+agent.git.config.PLAIN and includes no other file, and its hooks directory holds no executable
 hook — and so is every repository git may enter from it. Read here: the `config` and
 `config.worktree` files (a linked worktree's common directory included), the files they include,
 the repositories under `modules/` and every submodule the index lists, a bare repository when

@@ -42,7 +42,7 @@ class Worktree:
 
 
 def git(cwd: Path, *args: str, hooks: bool = False) -> str:
-    """Run git with the repository's own commands switched off (agent.gitsafe.git_env):
+    """Run git with the repository's own commands switched off (agent.git.safe.git_env):
     `worktree add` checks files out (smudge filters, the post-checkout hook), `status` and
     `add -A` clean them. Only `hooks=True` (commit_all) keeps the repository's hooks. What
     git_env cannot name it cannot switch off: callers check `_plain` first."""
@@ -78,7 +78,7 @@ def default_name() -> str:
 
 
 def _plain(cwd: Path, trusted: bool) -> None:
-    """WorktreeError when an untrusted project's repository is not plain (agent.gitsafe):
+    """WorktreeError when an untrusted project's repository is not plain (agent.git.safe):
     its own config could make git run a command the scan cannot name and switch off."""
 
     why = "" if trusted else refusal(cwd, "--worktree and /batch")

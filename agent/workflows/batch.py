@@ -111,7 +111,7 @@ async def simplify(
     runner: Subagents, cwd: Path, focus: str, turn: Turn, trusted: bool = False
 ) -> list[Report]:
     """Three parallel reviews of the working tree's changes, then one turn that applies them.
-    `trusted`: git may run in a repository that is not plain (agent.gitdiff.working_diff)."""
+    `trusted`: git may run in a repository that is not plain (agent.git.diff.working_diff)."""
 
     diff = await working_diff(cwd, trusted)
     if not diff.strip():

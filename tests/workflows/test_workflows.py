@@ -307,7 +307,7 @@ async def test_an_untrusted_repository_that_is_not_plain_gets_no_worktree_or_dif
     git(repo, "config", "filter.x.smudge", f"touch {marker}; cat")
     (repo / "app.py").write_text("changed\n")
     run, _rec = make_run(routed, repo)
-    subagents = run.agent.ctx.extra["subagents"]
+    subagents = run.agent.ctx.subagents
     with pytest.raises(WorkflowError, match=r"filter\.x\.clean.*/batch run no git.*--trust"):
         await batch(subagents, "write files", repo)  # before planning: no model call
 

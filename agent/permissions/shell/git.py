@@ -1,5 +1,5 @@
 """git's own options before its subcommand, git commands that print .git/config, and reading
-git commands run in a repository that is not plain (agent.gitsafe)."""
+git commands run in a repository that is not plain (agent.git.safe)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def git_config_read(cmd: Command) -> str:
 
 def git_repo_hazard(cmd: Command, bases: list[Path]) -> str:
     """Why a reading git command would run in a repository that is not plain (its own config
-    sets more than agent.gitconfig.PLAIN, it has hooks…: see agent.gitsafe), "" when it would
+    sets more than agent.git.config.PLAIN, it has hooks…: see agent.git.safe), "" when it would
     not. Every directory it may run in counts: each `cd` target so far, then `-C dir` on top.
     The caller makes it a problem, like `git -c core.pager=…`: it asks, whatever the allow
     rules, trusted project or not (the permission check does not know about trust)."""

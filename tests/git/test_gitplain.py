@@ -1,4 +1,4 @@
-"""Plain repositories (agent.gitsafe): what git itself writes stays plain, anything else is
+"""Plain repositories (agent.git.safe): what git itself writes stays plain, anything else is
 named; paths are followed as git follows them; the agent's own git calls refuse a repository
 that is not plain until the project is trusted."""
 
@@ -7,25 +7,17 @@ from __future__ import annotations
 import asyncio
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hostile_git import arm, embed, git, gitdir_through_link, make_repo, touch
 
-from agent.base.record import Tool, ToolResult
 from agent.git import safe as gitsafe
 from agent.git.config import plain_url
 from agent.git.diff import GitError, working_diff
-from agent.permissions.gate import decide
+from agent.permissions.decide import decide
 from agent.permissions.paths import Workspace
 from agent.subagents import worktree as w
-
-
-async def _run(args: dict[str, Any], ctx: Any) -> ToolResult:
-    return ToolResult("")
-
-
-BASH = Tool("bash", "", {}, _run)
+from agent.tools.shell import BASH  # the real record: decide() reads what it is from it
 
 
 def why(start: Path, shown: Path | str = "", hooks: bool = True) -> str:
