@@ -179,6 +179,30 @@ def pick_model(p: Provider, flags: Flags, env: dict[str, str], s: dict[str, Any]
     return model
 
 
+def _permissions(flags: Flags, s: dict[str, Any]) -> dict[str, Any]:
+    """The settings' permissions with the command line's rules added to their lists."""
+    perms = dict(s.get("permissions", {}))
+    perms["alwaysAllow"] = [*perms.get("alwaysAllow", []), *flags.allowed_tools]
+    perms["neverAllow"] = [
+        *perms.get("neverAllow", []),
+        *s.get("disallowedTools", []),
+        *flags.disallowed_tools,
+    ]
+    return perms
+
+
+def _think_body(p: Provider, flags: Flags, model: str, warnings: list[str]) -> dict[str, Any]:
+    """The extra request fields --think adds; a warning when the provider has no way to think."""
+    body = p.thinking_body if flags.think and model != p.thinking_model else {}
+    if flags.think and not body and model != p.thinking_model:
+        warnings.append(
+            f"--think: provider {p.name} has no reasoning model or thinking switch configured; "
+            f"using {model} as it is (set thinkingModel or thinkingBody in settings, or pick a "
+            "reasoning model with --model)"
+        )
+    return dict(body)
+
+
 def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | None = None) -> Config:
     """Resolve the run's configuration; raises ConfigError (exit 2) with a fix-it message."""
     cwd = (cwd or Path.cwd()).resolve()
@@ -199,20 +223,8 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
     if not base_url:
         raise ConfigError("provider custom needs a base URL: set AGENT_BASE_URL or --base-url")
     model = pick_model(p, flags, env, s)
-    think_body = p.thinking_body if flags.think and model != p.thinking_model else {}
-    if flags.think and not think_body and model != p.thinking_model:
-        warnings.append(
-            f"--think: provider {p.name} has no reasoning model or thinking switch configured; "
-            f"using {model} as it is (set thinkingModel or thinkingBody in settings, or pick a "
-            "reasoning model with --model)"
-        )
-    perms = dict(s.get("permissions", {}))
-    perms["alwaysAllow"] = [*perms.get("alwaysAllow", []), *flags.allowed_tools]
-    perms["neverAllow"] = [
-        *perms.get("neverAllow", []),
-        *s.get("disallowedTools", []),
-        *flags.disallowed_tools,
-    ]
+    think_body = _think_body(p, flags, model, warnings)
+    perms = _permissions(flags, s)
     t = s.get("timeouts", {})
     return Config(
         cwd=cwd,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
@@ -65,6 +66,24 @@ QUIET = 0.4  # an answer key counts after this long without other keys
 ALONE = 0.2  # ... and when no other key follows it this soon (it was not a typed word)
 
 
+def _bindings(
+    choices: tuple[str, ...], answer: Callable[[Any, str], None], typing: Callable[[str], None]
+) -> Any:
+    """A key of `choices` (either case) or Enter (= n) answers; Esc and Ctrl-C cancel; any other
+    key is typing."""
+    from prompt_toolkit.key_binding import KeyBindings
+
+    kb = KeyBindings()
+    for c in choices:
+        for key in {c, c.upper()}:
+            kb.add(key)(lambda e, c=c: answer(e, c))
+    kb.add("enter")(lambda e: answer(e, "n"))
+    kb.add("c-c")(lambda e: e.app.exit(result="cancel"))
+    kb.add("escape", eager=True)(lambda e: e.app.exit(result="cancel"))
+    kb.add("<any>")(lambda e: typing(e.data))
+    return kb
+
+
 async def one_key(choices: tuple[str, ...], keep: Any = None, last_key: float = 0.0) -> str:
     """Wait for one of `choices` (Enter = n); "cancel" on Esc or Ctrl-C.
 
@@ -73,7 +92,6 @@ async def one_key(choices: tuple[str, ...], keep: Any = None, last_key: float = 
     while a message is being typed ahead ("yes I think…") go to `keep`, the REPL's
     typed-ahead text, instead of answering the question."""
     from prompt_toolkit.application import Application
-    from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.layout import Layout, Window
     from prompt_toolkit.layout.controls import FormattedTextControl
 
@@ -99,14 +117,7 @@ async def one_key(choices: tuple[str, ...], keep: Any = None, last_key: float = 
         state["last"], state["data"] = time.monotonic(), e.data
         state["pending"] = loop.call_later(ALONE, lambda: e.app.exit(result=c))
 
-    kb = KeyBindings()
-    for c in choices:
-        for key in {c, c.upper()}:
-            kb.add(key)(lambda e, c=c: answer(e, c))
-    kb.add("enter")(lambda e: answer(e, "n"))
-    kb.add("c-c")(lambda e: e.app.exit(result="cancel"))
-    kb.add("escape", eager=True)(lambda e: e.app.exit(result="cancel"))
-    kb.add("<any>")(lambda e: typing(e.data))
+    kb = _bindings(choices, answer, typing)
     keys = " · ".join(KEYS[c] for c in choices)
 
     def text() -> Any:

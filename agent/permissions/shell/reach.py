@@ -76,22 +76,40 @@ def _unhides(directory: str) -> bool:
     return any(unhides(os.path.join(directory, n)) for n in IGNORE_FILES)
 
 
-def _walk(top: Path, ws: Workspace, how: Plan) -> Reach:
-    """The first secret file met; else why the walk left the workspace or gave up.
+def _unhidden(top: Path, ws: Workspace) -> bool:
+    """Whether ignore files from the root down to `top` whitelist hidden entries."""
+    return any(_unhides(str(d)) for d in (top, *top.parents) if within(str(d), ws.dirs))
 
-    Secret: a secret file name, and by place (paths.protected) a session or audit log below
-    `.agent/` or a credential store of the home directory. Real paths are carried along with
-    the walked ones, so those places are recognised through links and from any starting point.
-    With rg's include globs every directory is entered and only matching files count.
-    """
+
+def _through_link(
+    e: os.DirEntry[str], how: Plan, ws: Workspace, seen: set[str]
+) -> tuple[Reach | None, str, str]:
+    """A link met on the walk: (the secret it reaches, why it leaves the workspace, the real
+    directory to walk into next — "" for none)."""
+    real = os.path.realpath(e.path)
+    if not how.recursive and os.path.isdir(real):
+        return None, "", ""  # diff without -r: a subdirectory is only named
+    why = protected(real, ws) or ("may hold secrets" if secret_name(e.name) else "")
+    if why:
+        return Reach(secret=f"{how.tool} would follow {_rel(e.path, ws)}: {why}"), "", ""
+    if not within(real, ws.dirs):
+        return None, f"{how.tool} follows {_rel(e.path, ws)} outside the workspace", ""
+    if how.recursive and os.path.isdir(real) and real not in seen:
+        seen.add(real)
+        return None, "", real
+    return None, "", ""
+
+
+def _walk(top: Path, ws: Workspace, how: Plan) -> Reach:
+    """The first secret file met (by name, or by place: paths.protected, recognised through
+    links by the real paths carried along); else why the walk left the workspace or gave up.
+    With rg's include globs every directory is entered and only matching files count."""
     name, globs = how.tool, [_glob(g, fold) for g, fold in how.globs]
     real_top = os.path.realpath(top)
     why = protected(real_top, ws)
     if why:
         return Reach(secret=f"{name} would read {_rel(str(top), ws)}: {why}")
-    hidden = how.hidden or bool(globs)
-    if not hidden:  # ignore files from the root down to `top` may whitelist hidden entries
-        hidden = any(_unhides(str(d)) for d in (top, *top.parents) if within(str(d), ws.dirs))
+    hidden = how.hidden or bool(globs) or _unhidden(top, ws)
     stack = [(str(top), real_top, hidden)]
     seen, looked, unsure = {real_top}, 0, ""
     places = {secret for secret, _ in ws.home_secrets}
@@ -113,37 +131,57 @@ def _walk(top: Path, ws: Workspace, how: Plan) -> Reach:
                 continue
             real = os.path.join(real_dir, e.name)
             if e.is_symlink():
-                if not how.follow:
-                    continue
-                real = os.path.realpath(e.path)
-                if not how.recursive and os.path.isdir(real):
-                    continue  # diff without -r: a subdirectory is only named
-                why = protected(real, ws) or ("may hold secrets" if secret_name(e.name) else "")
-                if why:
-                    return Reach(secret=f"{name} would follow {_rel(e.path, ws)}: {why}")
-                if not within(real, ws.dirs):
-                    unsure = unsure or f"{name} follows {_rel(e.path, ws)} outside the workspace"
-                elif how.recursive and os.path.isdir(real) and real not in seen:
-                    seen.add(real)
-                    stack.append((e.path, real, shown))
+                if how.follow:
+                    found, leaves, into = _through_link(e, how, ws, seen)
+                    if found is not None:
+                        return found
+                    unsure = unsure or leaves
+                    if into:
+                        stack.append((e.path, into, shown))
                 continue
             if globs:  # places are judged file by file, and only the files rg would search
-                if e.is_dir(follow_symlinks=False):
-                    stack.append((e.path, real, shown))
-                elif _searched(e.path, str(top), how.base, globs):
-                    why = secret_path(real, ws.home_secrets)
-                    if why:
-                        return _found(name, e.path, why, ws)
+                found = _globbed(e, real, how, (str(top), globs), ws, stack, shown)
+                if found is not None:
+                    return found
                 continue
-            if e.name in AGENT_RECORDS or real in places:  # cheap tests first: most entries
-                why = protected(real, ws)
-                if why:
-                    return Reach(secret=f"{name} would read {_rel(e.path, ws)}: {why}")
+            found = _secret_entry(e, real, name, ws, places)
+            if found is not None:
+                return found
             if e.is_dir(follow_symlinks=False):
                 stack.append((e.path, real, shown))
-            elif secret_name(e.name):
-                return _found(name, e.path, "", ws)
     return Reach(unsure=unsure)
+
+
+def _globbed(
+    e: os.DirEntry[str],
+    real: str,
+    how: Plan,
+    search: tuple[str, list[Glob]],
+    ws: Workspace,
+    stack: list[tuple[str, str, bool]],
+    shown: bool,
+) -> Reach | None:
+    """An entry of a walk with rg's include globs: a directory is entered, a file counts only
+    when rg would search it."""
+    if e.is_dir(follow_symlinks=False):
+        stack.append((e.path, real, shown))
+        return None
+    top, globs = search
+    why = secret_path(real, ws.home_secrets) if _searched(e.path, top, how.base, globs) else ""
+    return _found(how.tool, e.path, why, ws) if why else None
+
+
+def _secret_entry(
+    e: os.DirEntry[str], real: str, name: str, ws: Workspace, places: set[str]
+) -> Reach | None:
+    """What a plain entry of the walk reveals: a protected place, or a secret file's name."""
+    if e.name in AGENT_RECORDS or real in places:  # cheap tests first: most entries
+        why = protected(real, ws)
+        if why:
+            return Reach(secret=f"{name} would read {_rel(e.path, ws)}: {why}")
+    if not e.is_dir(follow_symlinks=False) and secret_name(e.name):
+        return _found(name, e.path, "", ws)
+    return None
 
 
 Glob = tuple[re.Pattern[str], bool]
