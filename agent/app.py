@@ -2,28 +2,25 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
-from agent.actions.registry import load_actions  # reads .agent/actions.json only if present
 from agent.actions.tool import ActionRunner, project_actions
 from agent.base.events import FanOut, Notice, PermissionDenied, Sink
 from agent.base.record import Middleware, Tool, ToolContext
-from agent.config.load import Config, Flags, load_config
+from agent.config.load import Config
 from agent.context.compaction import Policy
 from agent.context.memory import env_block, system_prompt
 from agent.core.dispatch import Dispatcher
 from agent.core.llm import LLM
 from agent.core.loop import Agent
 from agent.hooks.hooks import Hooks
-from agent.mcp.config import load_specs
 from agent.mcp.tools import McpTools
 from agent.mcp.tools import start as start_mcp
 from agent.permissions.asking import Asker
 from agent.permissions.audit import Audit
 from agent.permissions.gate import Gate
-from agent.permissions.rules import Vocabulary, bad_rules
+from agent.permissions.rules import Vocabulary
 from agent.session.checkpoints import Snapshots
 from agent.session.listing import prune_notice
 from agent.session.recorder import SessionRecorder, repair_history
@@ -39,20 +36,6 @@ PLAN_ON = (
     "Investigate, then answer with a short step-by-step plan and stop.]"
 )
 PLAN_OFF = "[Plan mode is off: you may now make changes.]"
-
-
-def configure(flags: Flags, env: dict[str, str] | None = None, cwd: Path | None = None) -> Config:
-    """The run's Config (agent.config.load) with the warnings the layers above config owe it:
-    settings rules that do not parse, a broken `.agent/actions.json`, bad MCP entries and unset
-    `${VAR}`s — each said once, at start-up, naming its file."""
-
-    cfg = load_config(flags, env, cwd)
-    vocab = Vocabulary.of(builtin_tools())  # what a rule's specifier means for each tool
-    notes = [w for path, data in cfg.sources for w in bad_rules(path, data, cfg.root, vocab)]
-    notes += load_actions(cfg.root, cfg.trusted).warnings
-    if cfg.settings.get("mcpServers") and not cfg.no_mcp:
-        notes += load_specs(cfg.settings, cfg.env)[1]
-    return replace(cfg, warnings=(*cfg.warnings, *notes)) if notes else cfg
 
 
 @dataclass

@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent.app import configure
 from agent.base.events import Recorder
 from agent.base.record import Tool, ToolContext, ToolResult
 from agent.config.load import Flags
@@ -18,6 +17,7 @@ from agent.core.dispatch import Dispatcher
 from agent.core.llm import LLM
 from agent.core.loop import Agent
 from agent.permissions.gate import Gate
+from agent.ui.startup import configure
 
 
 async def _echo(args: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -19,9 +19,10 @@ import pytest
 from fake_openai import FakeOpenAI, Turn
 from helpers import run_agent
 
-from agent.app import Run, build, configure
+from agent.app import Run, build
 from agent.base.events import Recorder
 from agent.config.load import Flags
+from agent.ui.startup import configure
 
 OPEN: list[Run] = []
 

@@ -31,7 +31,6 @@ from agent.permissions.rules import (
     literal,
     path_match,
 )
-from agent.permissions.shell.policy import command_facts
 
 # (rules, tool, arguments, workspace) -> the facts of a call, for a target kind judged elsewhere
 FactsFor = Callable[[RuleSet, Tool, dict[str, Any], Workspace], Facts]
@@ -78,6 +77,9 @@ def facts(
     if target is None:
         return _named_facts(rs, tool)
     if target.what == "command":
+        # deferred: ~30 ms (the shell parser and policy): a session may never judge a command
+        from agent.permissions.shell.policy import command_facts
+
         return command_facts(rs, tool.name, target.value(args), ws)
     if target.what in _JUDGES:
         return _JUDGES[target.what](rs, tool, args, ws)

@@ -16,6 +16,7 @@ from typing import Any
 from agent.config import settings as st
 from agent.config.load import ConfigError, flags_from
 from agent.ui.process import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from agent.ui.startup import configure
 
 CHOICES = {
     "y": "[y] once",
@@ -123,8 +124,6 @@ def trust_prompt(cfg: Any) -> bool:
 def load(args: Any) -> tuple[Any, str | None] | int:
     """(Config, session id to resume) for an interactive session — after the trust question and
     the `-c` / `-r [ID]` choice (the picker) — or an exit code."""
-    # deferred: ~220 ms (openai, the whole session): only once it is needed
-    from agent.app import configure
     from agent.session.resume import PickInterrupted, chosen  # deferred: ~75 ms: only with -c / -r
 
     try:

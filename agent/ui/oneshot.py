@@ -113,8 +113,8 @@ def _fail_early(renderer: Any, fmt: str, message: str, code: int) -> int:
 
 
 def run_oneshot(args: Any, prompt: str) -> int:
-    # deferred: ~220 ms (openai, the whole session): only once it is needed
-    from agent.app import configure
+    # deferred: ~60 ms (actions, MCP config, the tool modules): cli imports this for the REPL
+    from agent.ui.startup import configure
 
     t0 = time.monotonic()
     fmt = args.output_format

@@ -17,12 +17,13 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import run_agent
 
-from agent.app import build, configure
+from agent.app import build
 from agent.base.events import Recorder
 from agent.commands.actions import Lines
 from agent.commands.registry import Ctx, all_commands, dispatch
 from agent.config.load import Flags
 from agent.permissions.asking import Answer, AskRequest
+from agent.ui.startup import configure
 
 AGENT = [sys.executable, "-m", "agent"]
 PY = sys.executable

@@ -14,13 +14,14 @@ import pytest
 from fake_openai import FakeOpenAI, error, text, tool_calls
 from rich.console import Console
 
-from agent.app import PLAN_OFF, PLAN_ON, build, configure
+from agent.app import PLAN_OFF, PLAN_ON, build
 from agent.base.events import AssistantMessage, Recorder, TextDelta
 from agent.commands import registry as commands
 from agent.commands.registry import Command, Ctx, all_commands, dispatch, parse, register
 from agent.commands.user import expand, parse_file
 from agent.config.load import Flags
 from agent.context.compaction import SUMMARY_PREFIX, is_valid
+from agent.ui.startup import configure
 
 Json = dict[str, Any]
 

@@ -11,11 +11,12 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from rich.console import Console
 
-from agent.app import build, configure
+from agent.app import build
 from agent.base.events import Recorder
 from agent.commands.registry import Ctx
 from agent.commands.session import resume, rewind
 from agent.config.load import Flags
+from agent.ui.startup import configure
 
 
 @pytest.fixture

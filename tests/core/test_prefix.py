@@ -14,12 +14,13 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import ECHO, close_all, make_agent
 
-from agent.app import build, configure
+from agent.app import build
 from agent.base.events import Recorder
 from agent.base.record import Tool, ToolContext, ToolResult
 from agent.config.load import Flags
 from agent.core.dispatch import Dispatcher
 from agent.permissions.gate import Gate
+from agent.ui.startup import configure
 
 
 @pytest.fixture(autouse=True)

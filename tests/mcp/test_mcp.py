@@ -19,12 +19,12 @@ from mcp_types import (
     TextResourceContents,
 )
 
-from agent.app import configure
 from agent.config.load import Flags
 from agent.config.settings import ConfigError
 from agent.mcp.config import load_specs
 from agent.mcp.results import to_result, unavailable
 from agent.mcp.tools import denied_by, sanitize, tool_name
+from agent.ui.startup import configure
 
 ENV = {"AGENT_API_KEY": "k", "AGENT_BASE_URL": "http://127.0.0.1:9/v1", "AGENT_MODEL": "m"}
 

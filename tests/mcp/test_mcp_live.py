@@ -260,9 +260,10 @@ def _user_servers(tmp_path: Path, pids: Path, monkeypatch: pytest.MonkeyPatch) -
 async def test_list_changed_applies_at_the_next_turn_boundary(
     fake: FakeOpenAI, tmp_path: Path, pids: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent.app import build, configure
+    from agent.app import build
     from agent.base.events import Recorder
     from agent.config.load import Flags
+    from agent.ui.startup import configure
 
     proj = _user_servers(tmp_path, pids, monkeypatch)
     env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "fake-model"}

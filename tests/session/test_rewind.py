@@ -13,7 +13,7 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from rich.console import Console
 
-from agent.app import build, configure
+from agent.app import build
 from agent.base.events import Recorder
 from agent.commands.registry import Ctx
 from agent.commands.session import rewind
@@ -21,6 +21,7 @@ from agent.config.load import Flags
 from agent.session.checkpoint_shell import doomed
 from agent.session.rewind import describe, listing, rewind_conversation, rewind_files
 from agent.session.store import load, messages_of
+from agent.ui.startup import configure
 
 
 @pytest.fixture

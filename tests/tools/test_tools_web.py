@@ -278,9 +278,10 @@ async def test_settings_open_a_local_host(
 ) -> None:
     import json
 
-    from agent.app import build, configure
+    from agent.app import build
     from agent.base.events import Recorder
     from agent.config.load import Flags
+    from agent.ui.startup import configure
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "home" / ".agent").mkdir(parents=True)

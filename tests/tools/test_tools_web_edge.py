@@ -149,9 +149,10 @@ async def test_mapped_addresses_on_every_hop(
 async def test_settings_exemption_keeps_mapped_metadata_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent.app import build, configure
+    from agent.app import build
     from agent.base.events import Recorder
     from agent.config.load import Flags
+    from agent.ui.startup import configure
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     (tmp_path / "home" / ".agent").mkdir(parents=True)

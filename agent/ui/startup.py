@@ -1,0 +1,49 @@
+"""What every front end does before a session starts: load the configuration and add the
+warnings the layers above config owe it (settings rules that do not parse, a broken
+`.agent/actions.json`, bad MCP entries and unset `${VAR}`s), each said once, naming its file.
+
+Kept apart from agent.app (openai and the whole session, ~290 ms to import) so that the REPL's
+prompt is drawn before any of that loads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from agent.actions.registry import load_actions
+from agent.config.load import Config, Flags, load_config
+from agent.mcp.config import load_specs
+from agent.permissions.rules import Vocabulary, bad_rules
+
+
+def configure(flags: Flags, env: dict[str, str] | None = None, cwd: Path | None = None) -> Config:
+    """The run's Config (agent.config.load) with the warnings the layers above config owe it:
+    settings rules that do not parse, a broken `.agent/actions.json`, bad MCP entries and unset
+    `${VAR}`s — each said once, at start-up, naming its file."""
+    cfg = load_config(flags, env, cwd)
+    notes = _rule_warnings(cfg)
+    notes += load_actions(cfg.root, cfg.trusted).warnings
+    if cfg.settings.get("mcpServers") and not cfg.no_mcp:
+        notes += load_specs(cfg.settings, cfg.env)[1]
+    return replace(cfg, warnings=(*cfg.warnings, *notes)) if notes else cfg
+
+
+def _rule_warnings(cfg: Config) -> list[str]:
+    """Rules in settings files that do not parse. What a specifier means depends on the tool
+    (a command, a path, a domain), so only rules with one need the tool records."""
+    with_spec = any(
+        "(" in str(rule)
+        for _, data in cfg.sources
+        for rules in (data.get("permissions") or {}).values()
+        if isinstance(rules, list)
+        for rule in rules
+    )
+    if not with_spec:
+        vocab = Vocabulary()
+    else:
+        # deferred: ~30 ms of tool modules, before the REPL's prompt: only when rules need them
+        from agent.tools import builtin_tools
+
+        vocab = Vocabulary.of(builtin_tools())
+    return [w for path, data in cfg.sources for w in bad_rules(path, data, cfg.root, vocab)]
