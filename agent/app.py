@@ -98,12 +98,12 @@ class Run:
         """Fire SessionStart ("startup", or "resume" for a continued session); what the hooks
         print joins the next user message."""
         source = source or ("startup" if self.first_turn else "resume")
-        out = await self.hooks.fire("SessionStart", {"source": source})
+        out = await self.hooks.session_start(source)
         self.context += out.context
 
     async def end(self, reason: str = "exit") -> None:
         await self.stop_background()
-        await self.hooks.fire("SessionEnd", {"reason": reason})
+        await self.hooks.session_end(reason)
 
     async def stop_background(self) -> None:
         """Cancel background subagents and /loop runs (call before the client closes)."""

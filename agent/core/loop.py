@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from agent.base.events import (
     AssistantMessage,
@@ -39,19 +39,12 @@ from agent.core.turn_state import (
     no_reply,
     wire,
 )
+from agent.hooks.hooks import Hooks
 
 INTERRUPTED = "Error: interrupted by the user before this tool call finished.\ncan_retry: false"
 REPEAT_LIMIT = 3  # identical calls in one turn before the model is told to change course
 RECOVERY_LIMIT = 2  # cut or malformed replies the loop re-prompts for within one turn
 STOP_HOOK_LIMIT = 3  # times a Stop hook may send the model back to work in one turn
-
-
-class TurnHooks(Protocol):
-    """What the loop needs of agent.hooks.Hooks: fire an event, get blocked/reason/context."""
-
-    async def fire(
-        self, event: str, payload: dict[str, Any] | None = None, tool: str | None = None
-    ) -> Any: ...
 
 
 @dataclass
@@ -67,7 +60,7 @@ class Agent:
     max_turns: int = 50
     messages: list[dict[str, Any]] = field(default_factory=list)
     totals: Totals = field(default_factory=Totals)
-    hooks: TurnHooks | None = None  # UserPromptSubmit, Stop and PreCompact hooks
+    hooks: Hooks | None = None  # UserPromptSubmit, Stop and PreCompact hooks
     compaction: Policy | None = None  # None = never compact automatically
     meter: Meter = field(default_factory=Meter)  # context size: reported usage + estimates
     tool_sync: Callable[[], bool] | None = None  # pulls tool-list changes (MCP) at turn start
@@ -100,7 +93,7 @@ class Agent:
         if self._tools_stale:
             self.schemas, self._tools_stale = [t.schema() for t in self.tools.values()], False
         if self.hooks is not None:
-            out = await self.hooks.fire("UserPromptSubmit", {"prompt": content})
+            out = await self.hooks.prompt_submit(content)
             if out.blocked:
                 why = f"the prompt was blocked by a UserPromptSubmit hook: {out.reason}"
                 end = TurnEnd("error_during_execution", "", 0, why)
@@ -140,9 +133,7 @@ class Agent:
         """A Stop hook that blocks sends its reason as a new user message (a few times)."""
         blocks = 0
         while end.subtype == "success" and self.hooks is not None:
-            out = await self.hooks.fire(
-                "Stop", {"stop_hook_active": blocks > 0, "last_message": end.text}
-            )
+            out = await self.hooks.stop(end.text, blocks > 0)
             if not out.blocked:
                 break
             if blocks >= STOP_HOOK_LIMIT:
@@ -288,11 +279,7 @@ class Agent:
 
     async def _pre_compact(self, trigger: str, focus: str) -> list[str]:
         """Fire the PreCompact hook; what it adds joins the summarisation instructions."""
-        if self.hooks is None:
-            return []
-        payload = {"trigger": trigger, "custom_instructions": focus}
-        out = await self.hooks.fire("PreCompact", payload)
-        return [str(c) for c in getattr(out, "context", [])]
+        return await self.hooks.pre_compact(trigger, focus) if self.hooks is not None else []
 
     def _count(self, reply: Reply) -> None:
         u = reply.usage

@@ -223,6 +223,30 @@ class Hooks:
             self.sink.emit(Notice(m))
         return out
 
+    # Every event is fired from here, its payload built here: the rest of the agent calls these.
+    async def session_start(self, source: str) -> Outcome:
+        return await self.fire("SessionStart", {"source": source})
+
+    async def session_end(self, reason: str) -> Outcome:
+        return await self.fire("SessionEnd", {"reason": reason})
+
+    async def prompt_submit(self, prompt: str) -> Outcome:
+        return await self.fire("UserPromptSubmit", {"prompt": prompt})
+
+    async def stop(self, last_message: str, again: bool) -> Outcome:
+        return await self.fire("Stop", {"stop_hook_active": again, "last_message": last_message})
+
+    async def subagent_stop(
+        self, agent_id: str, agent_type: str, last_message: str, again: bool
+    ) -> Outcome:
+        payload = {"stop_hook_active": again, "agent_id": agent_id, "agent_type": agent_type}
+        return await self.fire("SubagentStop", {**payload, "last_message": last_message})
+
+    async def pre_compact(self, trigger: str, focus: str) -> list[str]:
+        """What PreCompact hooks add to the summarisation instructions."""
+        out = await self.fire("PreCompact", {"trigger": trigger, "custom_instructions": focus})
+        return [str(c) for c in out.context]
+
     async def __call__(self, call: Call, ctx: ToolContext, nxt: Next) -> ToolResult:
         pre = await self.fire(
             "PreToolUse", {"tool_name": call.name, "tool_input": call.args}, call.name

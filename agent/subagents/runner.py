@@ -25,6 +25,7 @@ from agent.base.record import ToolContext
 from agent.context.memory import MEMORY_HEADER, env_block
 from agent.core.dispatch import Dispatcher
 from agent.core.loop import Agent
+from agent.hooks.hooks import Hooks
 from agent.permissions.gate import Gate
 from agent.subagents.defs import AgentDef
 from agent.subagents.records import Background, Job, Limits, Report, SubagentError
@@ -50,7 +51,7 @@ class Subagents:
         layers: tuple[Any, ...],
         *,
         root: Path,
-        hooks: Any = None,
+        hooks: Hooks | None = None,
         defs: dict[str, AgentDef] | None = None,
         limits: Limits | None = None,
         depth: int = 0,
@@ -218,15 +219,8 @@ class Subagents:
             return end
         blocks = 0
         while True:
-            out = await self.hooks.fire(
-                "SubagentStop",
-                {
-                    "stop_hook_active": blocks > 0,
-                    "agent_id": task_id,
-                    "agent_type": job.agent.name if job.agent else "general",
-                    "last_message": end.text,
-                },
-            )
+            kind = job.agent.name if job.agent else "general"
+            out = await self.hooks.subagent_stop(task_id, kind, end.text, blocks > 0)
             if not out.blocked or end.subtype != "success" or blocks >= STOP_HOOK_LIMIT:
                 return end
             blocks += 1

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from agent.actions.tool import NAME as ACTION_TOOL
 from agent.base.events import TodoChanged
 from agent.base.record import Tool
+from agent.hooks.hooks import Hooks
 from agent.session.store import load
 from agent.subagents.defs import AgentDef, load_defs
 from agent.subagents.runner import Limits, Subagents
@@ -34,7 +35,7 @@ def attach(
     layers: tuple[Any, ...],
     cfg: Config,
     *,
-    hooks: Any = None,
+    hooks: Hooks | None = None,
     defs: dict[str, AgentDef] | None = None,
     resumed: Path | None = None,
     warnings: list[str] | None = None,

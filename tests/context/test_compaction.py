@@ -14,7 +14,7 @@ import pytest
 from fake_openai import FakeOpenAI, error, text, tool_calls
 from helpers import close_all, make_agent, of_type
 
-from agent.base.events import Compacted, Notice
+from agent.base.events import Compacted, Notice, Recorder
 from agent.context.compaction import (
     ACK,
     DROPPED_PREFIX,
@@ -26,7 +26,7 @@ from agent.context.compaction import (
     should_compact,
     split_point,
 )
-from agent.hooks.hooks import Outcome
+from agent.hooks.hooks import Hooks, Outcome
 from agent.ui.render import JsonRenderer
 
 Msg = dict[str, Any]
@@ -195,8 +195,11 @@ async def test_failed_summary_drops_whole_turns(
     assert of_type(rec, Compacted)[0].messages is not None
 
 
-class FakeHooks:
+class FakeHooks(Hooks):
+    """The real hooks layer with every event recorded instead of running commands."""
+
     def __init__(self) -> None:
+        super().__init__({}, session_id="s", cwd=Path("."), sink=Recorder())
         self.fired: list[tuple[str, dict[str, Any]]] = []
 
     async def fire(
