@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from typing import Any
 
 from agent.actions.tool import ActionRunner, project_actions
@@ -138,8 +138,7 @@ def _sessions(cfg: Config, resume_id: str | None) -> tuple[SessionFile, Snapshot
     store = SessionFile(cfg.root, resume_id or new_id())
     snapshots = Snapshots(store)
     history = restore(store, snapshots) if resume_id else []
-    s = cfg.settings.get("sessions", {})  # the user's, or a trusted project's (settings.py)
-    keep, days = int(s.get("keep", 200)), float(s.get("maxAgeDays", 60))
+    keep, days = astuple(cfg.options.retention)  # the user's, or a trusted project's
     removed = prune(cfg.root, keep, days, protect=store.id)  # never the one being resumed
     return store, snapshots, history, prune_notice(removed, keep, days) if removed else ""
 
@@ -177,7 +176,7 @@ def _pipeline(
         tools, cfg.permissions, cfg.permission_mode, out, asker, workspace=cfg.cwd, root=cfg.root
     )
     hooks = Hooks(
-        cfg.settings.get("hooks", {}),
+        dict(cfg.options.hooks),
         session_id=store.id,
         cwd=cfg.cwd,
         sink=out,
@@ -191,13 +190,13 @@ def _pipeline(
 
 
 def _context(cfg: Config, session_id: str, out: Sink) -> ToolContext:
-    fetch = cfg.settings.get("webFetch", {})  # local docs servers, intranet hosts
+    web = cfg.options.web  # local docs servers, intranet hosts
     return ToolContext(
         cwd=cfg.cwd,
         session_id=session_id,
         sink=out,
-        allowed_hosts=frozenset(str(h).lower() for h in fetch.get("allowedHosts", [])),
-        allow_private_hosts=fetch.get("allowPrivateHosts") is True,
+        allowed_hosts=web.allowed_hosts,
+        allow_private_hosts=web.allow_private_hosts,
     )
 
 

@@ -159,13 +159,11 @@ def _check_all(path: str, items: list[Any]) -> Loaded:
     return Loaded(tuple(actions), tuple(warnings))
 
 
-def exposed(actions: tuple[Action, ...], settings: dict[str, Any]) -> tuple[Action, ...]:
+def exposed(actions: tuple[Action, ...], tags: tuple[str, ...] | None) -> tuple[Action, ...]:
     """The actions offered to the model: `actions.exposeTags` in settings limits them by tag."""
-    conf = settings.get("actions", {})
-    tags = conf.get("exposeTags") if isinstance(conf, dict) else None
-    if not isinstance(tags, list):
+    if tags is None:
         return actions
-    wanted = {str(t) for t in tags}
+    wanted = set(tags)
     return tuple(a for a in actions if wanted & set(a.tags))
 
 

@@ -35,6 +35,7 @@ from agent.actions.registry import (
 )
 from agent.actions.schema import SLUG
 from agent.base.record import Call, Target, Tool, ToolContext, ToolResult, error
+from agent.config.view import Settings
 from agent.permissions.audit import Audit
 from agent.permissions.decide import register
 from agent.permissions.facts import Facts
@@ -137,7 +138,8 @@ class ActionRunner:
         workspace: Path | None = None,
     ) -> None:
         self.actions = {a.id: a for a in actions}
-        self.exposed = {a.id: a for a in exposed(actions, settings or {})}
+        tags = Settings(settings or {}).expose_tags
+        self.exposed = {a.id: a for a in exposed(actions, tags)}
         self.root = root  # the project: its audit log
         self.workspace = workspace or root  # the session's working tree: where actions run
         self.audit = Audit(root, session_id, sink)

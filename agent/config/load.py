@@ -11,6 +11,7 @@ from agent.config import settings as st
 from agent.config.envfiles import load_env_files
 from agent.config.providers import PRESETS, Provider, preset, with_overrides
 from agent.config.settings import ConfigError
+from agent.config.view import Settings
 
 __all__ = ["Config", "ConfigError", "Flags", "load_config"]
 
@@ -72,6 +73,11 @@ class Config:
     sources: tuple[tuple[Path, dict[str, Any]], ...] = ()
     no_mcp: bool = False
     verbose: bool = False
+
+    @property
+    def options(self) -> Settings:
+        """The settings, typed (agent.config.view)."""
+        return Settings(self.settings)
 
 
 def load_settings(

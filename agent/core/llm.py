@@ -90,7 +90,7 @@ def wire_messages(messages: list[dict[str, Any]], reasoning_input: str) -> list[
 def _status_message(status: int, body_msg: str, cfg: Config) -> str:
     p = cfg.provider
     if status == 401:
-        var = cfg.settings.get("apiKeyEnv") or p.api_key_env
+        var = cfg.options.api_key_env or p.api_key_env
         return f"authentication failed (401): the API key was rejected — check {var}/AGENT_API_KEY"
     if status == 402:
         return f"insufficient balance (402): top up your {p.name} account, then retry"
@@ -104,10 +104,8 @@ class LLM:
 
     def __init__(self, cfg: Config, retry: Retry | None = None) -> None:
         self.cfg = cfg
-        r = cfg.settings.get("retry", {})
-        self.retry = retry or Retry(
-            int(r.get("attempts", 5)), float(r.get("baseDelay", 1.0)), float(r.get("maxDelay", 30))
-        )
+        r = cfg.options.retry
+        self.retry = retry or Retry(r.attempts, r.base_delay, r.max_delay)
         self.include_usage = cfg.provider.include_usage
         self.reasoning_input = cfg.provider.reasoning_input
         self.model = cfg.model

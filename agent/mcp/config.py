@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.config.view import Settings
+
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_TOOL_TIMEOUT = 600.0
 HTTP_TYPES = ("http", "streamable-http", "streamableHttp", "streamable_http")
@@ -39,11 +41,12 @@ class ServerSpec:
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT
 
 
-def load_specs(settings: dict[str, Any], env: dict[str, str]) -> tuple[list[ServerSpec], list[str]]:
+def load_specs(settings: Settings, env: dict[str, str]) -> tuple[list[ServerSpec], list[str]]:
     """Validated specs (sorted by name: a stable tool order) and one warning per bad entry."""
-    servers = settings.get("mcpServers") or {}
-    timeout = _seconds(settings.get("mcpTimeout"), DEFAULT_TIMEOUT)
-    tool_timeout = _seconds(settings.get("mcpToolTimeout"), DEFAULT_TOOL_TIMEOUT)
+    servers = settings.mcp_servers
+    connect, call = settings.mcp_timeouts
+    timeout = _seconds(connect, DEFAULT_TIMEOUT)
+    tool_timeout = _seconds(call, DEFAULT_TOOL_TIMEOUT)
     specs: list[ServerSpec] = []
     warnings: list[str] = []
     for name in sorted(servers):

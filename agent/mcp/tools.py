@@ -156,11 +156,11 @@ def start(cfg: Any, tools: dict[str, Tool], sink: Any = None) -> McpTools | None
 
     Bad entries were already reported with the configuration's warnings (agent.config).
     """
-    if cfg.no_mcp or not cfg.settings.get("mcpServers"):
+    if cfg.no_mcp or not cfg.options.mcp_servers:
         return None
     from agent.mcp.config import load_specs  # deferred: ~20 ms: only when servers are configured
 
-    specs, _ = load_specs(cfg.settings, cfg.env)
+    specs, _ = load_specs(cfg.options, cfg.env)
     if not specs:
         return None
     # deferred: ~65 ms (the mcp SDK): only when servers are configured

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,8 +33,8 @@ class Limits:
     tools: tuple[str, ...] | None = None  # names or fnmatch patterns; None = all but task
 
     @classmethod
-    def from_settings(cls, settings: dict[str, Any]) -> Limits:
-        s = settings.get("subagents") or {}
+    def from_settings(cls, s: Mapping[str, Any]) -> Limits:
+        """From the `subagents` settings object."""
         tools = s.get("tools")
         return cls(
             _int(s.get("maxDepth"), 1),

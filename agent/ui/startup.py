@@ -24,8 +24,8 @@ def configure(flags: Flags, env: dict[str, str] | None = None, cwd: Path | None 
     cfg = load_config(flags, env, cwd)
     notes = _rule_warnings(cfg)
     notes += load_actions(cfg.root, cfg.trusted).warnings
-    if cfg.settings.get("mcpServers") and not cfg.no_mcp:
-        notes += load_specs(cfg.settings, cfg.env)[1]
+    if cfg.options.mcp_servers and not cfg.no_mcp:
+        notes += load_specs(cfg.options, cfg.env)[1]
     return replace(cfg, warnings=(*cfg.warnings, *notes)) if notes else cfg
 
 

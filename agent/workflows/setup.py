@@ -47,7 +47,7 @@ def attach(
         if saved:
             todo.load(saved)
     agent.ctx.todo = todo
-    limits = Limits.from_settings(cfg.settings)
+    limits = Limits.from_settings(cfg.options.subagents)
     runner = Subagents(agent, layers, root=cfg.root, hooks=hooks, defs=defs, limits=limits)
     runner.warnings = list(warnings or [])
     agent.ctx.subagents = runner

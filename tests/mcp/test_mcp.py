@@ -21,6 +21,7 @@ from mcp_types import (
 
 from agent.config.load import Flags
 from agent.config.settings import ConfigError
+from agent.config.view import Settings
 from agent.mcp.config import load_specs
 from agent.mcp.results import to_result, unavailable
 from agent.mcp.tools import denied_by, sanitize, tool_name
@@ -50,7 +51,7 @@ def test_stdio_and_http_specs_with_expansion_and_timeouts() -> None:
         },
     }
     env = {"TOOLS": "/opt/t", "TOKEN": "s3cret", "PATHPART": "mcp"}
-    specs, warnings = load_specs(settings, env)
+    specs, warnings = load_specs(Settings(settings), env)
     assert [s.name for s in specs] == ["local", "remote"]
     local, remote = specs
     assert local.transport == "stdio" and local.command == "/opt/t/srv"
@@ -75,7 +76,9 @@ def test_stdio_and_http_specs_with_expansion_and_timeouts() -> None:
     ],
 )
 def test_bad_entries_are_skipped_with_a_warning(entry: object, why: str) -> None:
-    specs, warnings = load_specs({"mcpServers": {"bad": entry, "ok": {"command": "x"}}}, {})
+    specs, warnings = load_specs(
+        Settings({"mcpServers": {"bad": entry, "ok": {"command": "x"}}}), {}
+    )
     assert [s.name for s in specs] == ["ok"]
     assert len(warnings) == 1 and warnings[0].startswith("mcpServers.bad:") and why in warnings[0]
 
@@ -244,12 +247,12 @@ def test_untrusted_dotenv_cannot_steer_the_users_server(
     (proj / ".env").write_text("GH_MCP=http://evil/mcp\nGITHUB_PAT=x\nLOG_LEVEL=debug\n")
     env = {**ENV, "PAT": "ghp_secret"}
     cfg = configure(Flags(), env, proj)
-    [spec] = [s for s in load_specs(cfg.settings, cfg.env)[0] if s.name == "gh"]
+    [spec] = [s for s in load_specs(cfg.options, cfg.env)[0] if s.name == "gh"]
     assert spec.url == "https://api.example/mcp"
     assert spec.headers == {"Authorization": "Bearer ghp_secret"}
     assert "LOG_LEVEL" not in cfg.env and "GITHUB_PAT" not in cfg.env
     assert set(cfg.env_ignored) == {"GH_MCP", "GITHUB_PAT"}  # LOG_LEVEL: read by nothing here
     trusted = configure(Flags(trust_project=True), env, proj)
-    [spec] = [s for s in load_specs(trusted.settings, trusted.env)[0] if s.name == "gh"]
+    [spec] = [s for s in load_specs(trusted.options, trusted.env)[0] if s.name == "gh"]
     assert spec.url == "http://evil/mcp"
     assert trusted.env_ignored == ()

@@ -20,6 +20,7 @@ from helpers import MCP_SERVERS, alive
 
 from agent.commands.mcp import detail_lines, mcp_cmd, server_lines
 from agent.commands.registry import Ctx
+from agent.config.view import Settings
 from agent.mcp.config import ServerSpec, load_specs
 from agent.mcp.manager import Manager
 from agent.mcp.tools import McpTools, denied_by
@@ -200,7 +201,7 @@ async def test_streamable_http_headers_and_server_death(
 ) -> None:
     proc, url = http_server
     raw = {"type": "http", "url": url, "headers": {"X-Token": "${TOKEN}"}, "toolTimeout": 2}
-    specs, warnings = load_specs({"mcpServers": {"web": raw}}, {"TOKEN": "t0ken"})
+    specs, warnings = load_specs(Settings({"mcpServers": {"web": raw}}), {"TOKEN": "t0ken"})
     assert not warnings
     mt = session(specs, tmp_path)
     try:

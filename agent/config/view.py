@@ -1,0 +1,94 @@
+"""A typed view of the merged settings: what the layers above read, with its defaults, in one
+place, instead of `settings.get("key", {})` scattered through them. Values were type-checked
+when the files were read (agent.config.settings); JSON that another layer interprets (hook
+entries, MCP server declarations) stays JSON here."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Retention:
+    """`sessions`: how many sessions to keep, and for how long."""
+
+    keep: int = 200
+    max_age_days: float = 60.0
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """`retry`: attempts of one request, and the backoff between them (seconds)."""
+
+    attempts: int = 5
+    base_delay: float = 1.0
+    max_delay: float = 30.0
+
+
+@dataclass(frozen=True)
+class WebAccess:
+    """`webFetch`: hosts opened to web_fetch (local docs servers, intranet hosts)."""
+
+    allowed_hosts: frozenset[str] = frozenset()
+    allow_private_hosts: bool = False
+
+
+class Settings:
+    """The merged settings (user < project < local), read through typed properties."""
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        self.raw = raw
+
+    def _obj(self, key: str) -> Mapping[str, Any]:
+        value = self.raw.get(key)
+        return value if isinstance(value, Mapping) else {}
+
+    @property
+    def api_key_env(self) -> str:
+        return str(self.raw.get("apiKeyEnv") or "")
+
+    @property
+    def retention(self) -> Retention:
+        s = self._obj("sessions")
+        return Retention(int(s.get("keep", 200)), float(s.get("maxAgeDays", 60)))
+
+    @property
+    def retry(self) -> RetryPolicy:
+        r = self._obj("retry")
+        return RetryPolicy(
+            int(r.get("attempts", 5)), float(r.get("baseDelay", 1.0)), float(r.get("maxDelay", 30))
+        )
+
+    @property
+    def web(self) -> WebAccess:
+        w = self._obj("webFetch")
+        hosts = w.get("allowedHosts", [])
+        return WebAccess(
+            frozenset(str(h).lower() for h in hosts if isinstance(hosts, list)),
+            w.get("allowPrivateHosts") is True,
+        )
+
+    @property
+    def hooks(self) -> Mapping[str, Any]:
+        return self._obj("hooks")
+
+    @property
+    def mcp_servers(self) -> Mapping[str, Any]:
+        return self._obj("mcpServers")
+
+    @property
+    def mcp_timeouts(self) -> tuple[Any, Any]:
+        """(connect, tool call) as written: agent.mcp.config checks and defaults them."""
+        return self.raw.get("mcpTimeout"), self.raw.get("mcpToolTimeout")
+
+    @property
+    def subagents(self) -> Mapping[str, Any]:
+        return self._obj("subagents")
+
+    @property
+    def expose_tags(self) -> tuple[str, ...] | None:
+        """`actions.exposeTags`: only actions with one of these tags are offered to the model."""
+        tags = self._obj("actions").get("exposeTags")
+        return tuple(str(t) for t in tags) if isinstance(tags, list) else None
