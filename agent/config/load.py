@@ -11,6 +11,7 @@ from agent.config import settings as st
 from agent.config.envfiles import load_env_files
 from agent.config.providers import PRESETS, Provider, preset, with_overrides
 from agent.config.settings import ConfigError
+from agent.config.trust import is_own, is_trusted
 from agent.config.view import Settings
 
 __all__ = ["Config", "ConfigError", "Flags", "load_config"]
@@ -99,7 +100,7 @@ def load_settings(
         warnings += st.unknown_keys(path, data)
         if sources is not None and data:
             sources.append((path, data))
-        own = path.name == "settings.local.json" and st.is_own(path)  # the user's answers
+        own = path.name == "settings.local.json" and is_own(path)  # the user's answers
         if is_project and not trusted and not own:
             data, dropped = st.restrict_untrusted(path, data)
             if dropped:
@@ -213,7 +214,7 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
     """Resolve the run's configuration; raises ConfigError (exit 2) with a fix-it message."""
     cwd = (cwd or Path.cwd()).resolve()
     root = st.project_root(cwd)
-    trusted = flags.trust_project or st.is_trusted(root)
+    trusted = flags.trust_project or is_trusted(root)
     sources: list[tuple[Path, dict[str, Any]]] = []
     s, warnings = load_settings(root, trusted, sources)
     guarded = [s.get("apiKeyEnv", ""), *(p.api_key_env for p in PRESETS.values())]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.base.tokens import estimate
-from agent.config.settings import is_trusted
+from agent.config.trust import is_trusted
 from agent.permissions.paths import Workspace, protected, within
 
 MEMORY_NAMES = ("AGENT.md", ".agent/AGENT.md", "AGENTS.md", "CLAUDE.md")

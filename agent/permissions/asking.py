@@ -20,14 +20,8 @@ from typing import Any, Protocol
 from agent.base.record import Call, Tool, ToolResult
 from agent.config import safefile
 from agent.config.agentdir import ensure_agent_dir
-from agent.config.settings import (
-    ConfigError,
-    is_own,
-    mark_own,
-    read_settings,
-    split_rules,
-    user_dir,
-)
+from agent.config.settings import ConfigError, read_settings, split_rules, user_dir
+from agent.config.trust import is_own, mark_own
 from agent.permissions.facts import Decision, Facts
 from agent.permissions.paths import Workspace
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from agent.config import safefile, settings
 from agent.config.agentdir import ensure_agent_dir
+from agent.config.trust import is_trusted
 from agent.git.safe import git_env, refusal
 
 BRANCH_PREFIX = "agent/"
@@ -246,7 +247,7 @@ def with_worktree(args: Any, body: Callable[[], int], fail: Callable[[str], int]
     name, args.worktree = args.worktree or "", None
     home = Path.cwd()
     trusted = getattr(args, "trust_project", False) is True
-    trusted = trusted or settings.is_trusted(settings.project_root(home.resolve()))
+    trusted = trusted or is_trusted(settings.project_root(home.resolve()))
     try:
         wt = create(home, name, trusted)
     except WorktreeError as e:

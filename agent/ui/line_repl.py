@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from agent.config import settings as st
+from agent.config import trust
 from agent.config.load import ConfigError, flags_from
 from agent.ui.process import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from agent.ui.startup import configure
@@ -97,7 +98,7 @@ def trust_prompt(cfg: Any) -> bool:
         for n in ("settings.json", "settings.local.json", "hooks.json", "actions.json")
     ] + [cfg.root / ".mcp.json"]
     # A settings.local.json the agent wrote from the user's own answers needs no trust.
-    present = [f for f in files if f.is_file() and not st.is_own(f)]
+    present = [f for f in files if f.is_file() and not trust.is_own(f)]
     if cfg.env_ignored:  # its .env names an endpoint or a key
         present.append(cfg.root / ".env")
     if cfg.trusted or (cfg.root / ".agent").resolve() == st.user_dir().resolve():
@@ -117,7 +118,7 @@ def trust_prompt(cfg: Any) -> bool:
     )
     if sys.stdin.readline().strip().lower() not in ("y", "yes"):
         return False
-    st.trust(cfg.root)
+    trust.trust(cfg.root)
     return True
 
 

@@ -296,14 +296,14 @@ def test_untrusted_project_cannot_import_home_files(
 def test_trust_defaults_to_the_stored_decision(
     repo: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent.config import settings as st
+    from agent.config import trust
 
     root, cwd, home = repo
     monkeypatch.setenv("HOME", str(home))
     write(home / ".claude" / "my-instructions.md", "CLAUDE-PERSONAL")
     write(root / "CLAUDE.md", "@~/.claude/my-instructions.md")
     assert "CLAUDE-PERSONAL" not in system_prompt(cwd, root, home)
-    st.trust(root)
+    trust.trust(root)
     assert "CLAUDE-PERSONAL" in system_prompt(cwd, root, home)
     assert "CLAUDE-PERSONAL" not in system_prompt(cwd, root, home, trusted=False)
 

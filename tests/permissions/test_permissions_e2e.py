@@ -464,12 +464,12 @@ async def test_rule_table_names_the_source_files(
 def test_remembered_rules_apply_in_an_untrusted_project_but_a_shipped_file_does_not(
     fake: FakeOpenAI, fake_env: dict[str, str], project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent.config import settings as st
+    from agent.config import trust
     from agent.permissions.asking import remember
 
     monkeypatch.setenv("HOME", fake_env["HOME"])  # remember() records its write for this user
     local = remember(project, ["bash(touch marker:*)"])
-    assert st.is_own(local)
+    assert trust.is_own(local)
     fake.script(tool_calls([("bash", {"command": "touch marker"})]), text("ok"))
     code, result, err = one_shot(fake_env, project, "go")
     assert code == 0, err
@@ -487,14 +487,14 @@ def test_remembered_rules_apply_in_an_untrusted_project_but_a_shipped_file_does_
 def test_a_linked_settings_local_json_never_borrows_another_projects_trust(
     fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent.config import settings as st
+    from agent.config import trust
     from agent.permissions.asking import remember
 
     monkeypatch.setenv("HOME", fake_env["HOME"])
     mine = tmp_path / "mine"
     mine.mkdir()
     local = remember(mine, ["bash(touch marker:*)"])  # the user's own answers, in their project
-    assert st.is_own(local)
+    assert trust.is_own(local)
     for how in ("file", "dir"):
         evil = tmp_path / f"evil-{how}"
         evil.mkdir()
@@ -503,13 +503,13 @@ def test_a_linked_settings_local_json_never_borrows_another_projects_trust(
             (evil / ".agent" / "settings.local.json").symlink_to(local)
         else:
             (evil / ".agent").symlink_to(mine / ".agent", target_is_directory=True)
-        assert not st.is_own(evil / ".agent" / "settings.local.json")
+        assert not trust.is_own(evil / ".agent" / "settings.local.json")
         fake.script(tool_calls([("bash", {"command": "touch marker"})]), text("ok"))
         code, result, err = one_shot(fake_env, evil, "go")
         assert code == 0, err
         assert not (evil / "marker").exists() and result["permission_denials"], how
         assert "project not trusted" in err
-    assert st.is_own(local)
+    assert trust.is_own(local)
 
 
 def test_a_mistyped_rule_is_named_not_silently_dropped(

@@ -226,7 +226,7 @@ def test_worktree_needs_trust_where_the_repository_is_not_plain(
     until the project is trusted (--trust-project, or trusted before)."""
     from types import SimpleNamespace
 
-    from agent.config import settings
+    from agent.config import trust
 
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     for key, value in GIT_ENV.items():
@@ -244,6 +244,6 @@ def test_worktree_needs_trust_where_the_repository_is_not_plain(
     assert said[0].endswith("until you trust the project (--trust-project)")
     assert not (repo / ".agent" / "worktrees" / "t1").exists()
     assert run("t2", True) == 0
-    settings.trust(repo.resolve())
+    trust.trust(repo.resolve())
     assert run("t3", False) == 0
     assert branches(repo) == ["main"]  # clean worktrees: removed with their branches
