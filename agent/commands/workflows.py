@@ -20,8 +20,9 @@ from agent.git.diff import GitError
 from agent.subagents.runner import Subagents, runner_of
 from agent.tools.todo import todo_list
 from agent.tools.todo_list import TodoList
-from agent.workflows.batch import WorkflowError, batch, batch_report, simplify
+from agent.workflows.batch import WorkflowError, batch, batch_report
 from agent.workflows.repeat import PromptLoop, describe, loop_of, parse_args
+from agent.workflows.simplify import simplify
 
 
 def _runner(ctx: Ctx) -> Subagents | None:

@@ -17,8 +17,9 @@ from routed_fake import RoutedFake, close_runs, is_child, make_run, serve, tool_
 
 from agent.base.events import TurnEnd, TurnStart
 from agent.commands.registry import help_rows
-from agent.workflows.batch import WorkflowError, batch, batch_report, parse_units, simplify
+from agent.workflows.batch import WorkflowError, batch, batch_report, parse_units
 from agent.workflows.repeat import PromptLoop, describe, parse_args, parse_interval
+from agent.workflows.simplify import simplify
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",
