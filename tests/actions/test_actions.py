@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from agent.actions import tool as tool_actions
+from agent.actions.judge import action_facts
 from agent.actions.registry import MARKER, ActionError, load_actions, workspace_for
 from agent.actions.tool import ActionRunner, inside_action
 from agent.base.events import Recorder
@@ -1085,8 +1086,8 @@ async def test_actions_run_in_the_callers_worktree(repo: Path) -> None:
     assert (wt / "wt_only.txt").is_file()
     assert (repo / "argv.py").is_file()
     rules = compile_rules({}, workspace_of(repo, {}), Vocabulary.of([tool]))
-    facts = tool_actions.action_facts(rules, tool, args, wt / "pkg")
+    facts = action_facts(rules, tool, args, wt / "pkg")
     assert facts.target == f"where: {PY} {wt}/argv.py {wt} (in the workspace root)"
-    assert tool_actions.action_facts(rules, tool, args).target == (
+    assert action_facts(rules, tool, args).target == (
         f"where: {PY} {repo}/argv.py {repo} (in the workspace root)"
     )
