@@ -18,7 +18,6 @@ from typing import Any
 
 from agent import __version__
 from agent.config.settings import user_dir
-from agent.tools import stop_background
 from agent.ui import line_repl as repl_basic
 from agent.ui.keys import PROMPT, Interrupts, make_session, next_mode, stats_of, toolbar_text
 from agent.ui.process import EXIT_FAIL, EXIT_OK, TERMINATING
@@ -120,18 +119,13 @@ class Repl:
                 self._at_prompt(False)
 
     async def _handle(self, line: str) -> None:
-        # deferred: ~60 ms: commands load after the prompt is drawn
+        # deferred: commands (~60 ms) and mentions (~55 ms) load after the prompt is drawn
         from agent.commands.registry import dispatch, parse
-
-        # deferred: ~55 ms: only for a message with @ or !
-        from agent.context.mentions import attach
+        from agent.context.mentions import attach, bang
 
         await self._ready()
         text = line.strip()
         if text.startswith("!"):
-            # deferred: ~55 ms: only for a message with @ or !
-            from agent.context.mentions import bang
-
             work = bang(text[1:].strip(), self.cfg.cwd, self.renderer.line, self.pending)
             await self.busy(work, "running")
         elif parse(text) is not None:
@@ -246,45 +240,19 @@ class Repl:
 
     def _build(self) -> Any:
         """In a thread: rich, the Run (client, tools, gate, hooks) — the heavy imports."""
-        from rich.console import Console
+        # deferred: ~300 ms (rich, openai, the whole session): loads after the prompt is drawn
+        from agent.ui.repl_session import open_session
 
-        # deferred: ~220 ms (openai, the whole session): only once it is needed
-        from agent.app import build
-
-        # deferred: ~75 ms (rich): loads after the prompt is drawn
-        from agent.ui.ask import TerminalAsker
-
-        # deferred: ~60 ms (rich): loads after the prompt is drawn
-        from agent.ui.tui import LiveRenderer
-
-        importlib.import_module("rich.markdown")  # the first answer must not wait for it
-        self.console = Console(highlight=False)
-        self.renderer = LiveRenderer(self.console)
-        self.renderer.typed = self.keys.typed.shown
-        return build(self.cfg, self.renderer, TerminalAsker(self), resume_id=self.resume_id)
+        run, self.console, self.renderer = open_session(self, self.keys.typed.shown)
+        return run
 
     async def _start(self) -> Any:
         # deferred: ~60 ms: commands load after the prompt is drawn
-        from agent.commands.registry import LOAD_PROBLEMS, Ctx, all_commands
-
-        # deferred: ~60 ms (rich): loads after the prompt is drawn
-        from agent.ui.tui import show_diff
+        from agent.ui.repl_session import command_context
 
         run = await asyncio.to_thread(self._build)
         self._at_prompt(self.prompting)  # from now on the renderer prints above the prompt
-        self.commands.update(await asyncio.to_thread(all_commands, self.cfg.root))
-        for problem in LOAD_PROBLEMS:
-            self.renderer.line(f"warning: {problem}", "yellow")
-        if self.resume_id:
-            self.renderer.line(repl_basic.resumed_note(run), "dim")
-        self.ctx = Ctx(
-            run,
-            self.console,
-            self.turn,
-            self.renderer,
-            self.commands,
-            show_diff=show_diff(self.console),
-        )
+        self.ctx = await command_context(self, run)
         run.gate.mode = run.hooks.mode = self._mode  # Shift-Tab may have been pressed already
         self.run = run
         await run.start()
@@ -331,12 +299,10 @@ class Repl:
             task.cancel()
         await asyncio.gather(*self.bg, return_exceptions=True)
         if self.run is not None:
-            await asyncio.to_thread(stop_background)
-            await self.run.agent.llm.aclose()
-            await self.run.end()
-            mcp = getattr(self.run, "mcp", None)
-            if mcp is not None:
-                await mcp.aclose()
+            # deferred: ~300 ms (rich, the session): at the top it would load before the prompt
+            from agent.ui.repl_session import close_session
+
+            await close_session(self.run)
 
 
 async def _awaited(aw: Any) -> Any:

@@ -1,0 +1,52 @@
+"""The session behind the REPL's prompt: opened in a thread once the prompt is drawn (rich, the
+Run with its client, tools, gate and hooks), the slash commands' context, and closing it."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+
+from agent.app import Run, build
+from agent.commands.registry import LOAD_PROBLEMS, Ctx, all_commands
+from agent.tools import stop_background
+from agent.ui import line_repl
+from agent.ui.ask import TerminalAsker
+from agent.ui.tui import LiveRenderer, show_diff
+
+if TYPE_CHECKING:
+    from agent.ui.repl import Repl
+
+
+def open_session(repl: Repl, typed: Callable[[], str]) -> tuple[Run, Console, LiveRenderer]:
+    """The Run of this REPL, with the console and renderer it draws on."""
+    importlib.import_module("rich.markdown")  # the first answer must not wait for it
+    console = Console(highlight=False)
+    renderer = LiveRenderer(console)
+    renderer.typed = typed
+    run = build(repl.cfg, renderer, TerminalAsker(repl), resume_id=repl.resume_id)
+    return run, console, renderer
+
+
+async def command_context(repl: Repl, run: Run) -> Ctx:
+    """The slash commands (loaded in a thread; problems said) and what they may use."""
+    repl.commands.update(await asyncio.to_thread(all_commands, repl.cfg.root))
+    for problem in LOAD_PROBLEMS:
+        repl.renderer.line(f"warning: {problem}", "yellow")
+    if repl.resume_id:
+        repl.renderer.line(line_repl.resumed_note(run), "dim")
+    show = show_diff(repl.console)
+    return Ctx(run, repl.console, repl.turn, repl.renderer, repl.commands, show_diff=show)
+
+
+async def close_session(run: Any) -> None:
+    """Stop what runs in the background, close the client, end the session, its MCP servers."""
+    await asyncio.to_thread(stop_background)
+    await run.agent.llm.aclose()
+    await run.end()
+    mcp = getattr(run, "mcp", None)
+    if mcp is not None:
+        await mcp.aclose()
