@@ -247,10 +247,10 @@ class Repl:
         return run
 
     async def _start(self) -> Any:
-        # deferred: ~60 ms: commands load after the prompt is drawn
+        run = await asyncio.to_thread(self._build)  # imports agent.ui.repl_session in the thread
+        # deferred: loaded by _build in its thread, never on the loop that draws the prompt
         from agent.ui.repl_session import command_context
 
-        run = await asyncio.to_thread(self._build)
         self._at_prompt(self.prompting)  # from now on the renderer prints above the prompt
         self.ctx = await command_context(self, run)
         run.gate.mode = run.hooks.mode = self._mode  # Shift-Tab may have been pressed already
