@@ -7,6 +7,7 @@ from typing import Any
 
 from agent.actions.tool import ActionRunner, project_actions
 from agent.base.events import FanOut, Notice, PermissionDenied, Sink
+from agent.base.messages import Message
 from agent.base.record import Middleware, Tool, ToolContext
 from agent.config.load import Config
 from agent.context.compaction import Policy
@@ -122,7 +123,7 @@ class Run:
         }
 
 
-def restore(store: SessionFile, snapshots: Snapshots) -> list[dict[str, Any]]:
+def restore(store: SessionFile, snapshots: Snapshots) -> list[Message]:
     """The stored conversation (without its system prompt), repaired into a valid request."""
     records = load(store.path).records
     snapshots.checkpoint = max((r["n"] for r in records if r.get("t") == "checkpoint"), default=0)

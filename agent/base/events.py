@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agent.base.messages import Message
+
 
 @dataclass(frozen=True)
 class TextDelta:
@@ -42,7 +44,7 @@ class TurnStart:
 class MessageAdded:
     """A message was appended to the history (the session store records it)."""
 
-    message: dict[str, Any]
+    message: Message
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,7 @@ class Compacted:
     trigger: str  # auto | manual
     pre_tokens: int
     post_tokens: int
-    messages: list[dict[str, Any]] | None = None
+    messages: list[Message] | None = None
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,31 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any, TypedDict
+
+
+class FunctionCall(TypedDict):
+    name: str
+    arguments: str  # JSON text, as the model wrote it
+
+
+class ToolCallEntry(TypedDict):
+    """An assistant message's tool call, as chat-completions APIs take it back."""
+
+    id: str
+    type: str  # "function"
+    function: FunctionCall
+
+
+class Message(TypedDict, total=False):
+    """One chat message of the history (every message has a role)."""
+
+    role: str  # system | user | assistant | tool
+    content: Any  # text, a list of content parts, or None (an assistant message with calls)
+    tool_calls: list[ToolCallEntry]
+    tool_call_id: str  # a tool message: the call it answers
+    reasoning_content: str  # DeepSeek's reasoning, sent back where the provider needs it
+    name: str
 
 
 @dataclass

@@ -15,6 +15,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from agent.base.messages import Message
+
 _WORD = re.compile(r"[A-Za-z]+")
 _NUM = re.compile(r"[0-9]+")
 _PUNCT = re.compile(r"[!-/:-@\[-`{-~]+")
@@ -36,7 +38,7 @@ def estimate(text: str) -> int:
     return n
 
 
-def estimate_message(m: dict[str, Any]) -> int:
+def estimate_message(m: Message) -> int:
     """Estimated tokens of one chat message as it goes on the wire."""
     n = MESSAGE_OVERHEAD + estimate(str(m.get("content") or ""))
     n += estimate(str(m.get("reasoning_content") or ""))
@@ -46,7 +48,7 @@ def estimate_message(m: dict[str, Any]) -> int:
     return n
 
 
-def estimate_messages(messages: list[dict[str, Any]]) -> int:
+def estimate_messages(messages: list[Message]) -> int:
     return sum(estimate_message(m) for m in messages)
 
 
@@ -72,7 +74,7 @@ class Meter:
         """Forget the reported figure (the history was rewritten)."""
         self.known, self.upto = 0, 0
 
-    def now(self, messages: list[dict[str, Any]], schemas: list[dict[str, Any]]) -> int:
+    def now(self, messages: list[Message], schemas: list[dict[str, Any]]) -> int:
         """Tokens the next request would carry, before its new reply."""
         if self.known and self.upto <= len(messages):
             return self.known + estimate_messages(messages[self.upto :])

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from agent.base.events import AssistantMessage
+from agent.base.messages import Message
 from agent.base.tokens import cost_report
 from agent.commands.registry import Ctx, command, help_rows
 from agent.context.memory import context_report, system_prompt
@@ -151,7 +152,7 @@ async def btw_cmd(ctx: Ctx, args: str) -> None:
         return
     a = ctx.agent
     display = ctx.display or a.sink
-    messages = [*a.messages, {"role": "user", "content": f"{BTW_NOTE}\n\n{q}"}]
+    messages: list[Message] = [*a.messages, {"role": "user", "content": f"{BTW_NOTE}\n\n{q}"}]
     # Same tools list as the session (never called): the request prefix stays cache-identical.
     reply = await a.llm.complete(messages, a.schemas, display, 0, no_tools=True)
     a.totals.add(reply.usage, a.llm.cfg.provider)  # counted, but not in the context meter

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.base.events import Compacted, ErrorEvent, Event, Notice, Sink
+from agent.base.messages import Message
 from agent.base.record import cap
 from agent.base.tokens import Meter, estimate_message
 
 if TYPE_CHECKING:
     from agent.config.load import Config
 
-Message = dict[str, Any]
 # One request without tools (the summarisation): the reply's text, "" when it had tool calls.
 # The caller (agent.core.loop) counts its cost.
 Ask = Callable[[list[Message], Sink], Awaitable[str]]
@@ -185,7 +185,7 @@ def rebuild(messages: list[Message], cut: int, summary: str | None) -> list[Mess
             f"{DROPPED_PREFIX} {turns} earlier user turn(s) are gone; ask the user if you "
             f"need details from them.\n\n{_env(old)}"
         ).rstrip()
-    out = [messages[0], {"role": "user", "content": body}]
+    out: list[Message] = [messages[0], {"role": "user", "content": body}]
     kept = messages[cut:]
     if kept and kept[0]["role"] == "user":
         out.append({"role": "assistant", "content": ACK})
@@ -211,7 +211,10 @@ async def _summarise(conv: Conversation, old: list[Message], limit: int, notes: 
     user = f"<transcript>\n{render_transcript(old, limit * 2)}\n</transcript>"
     for note in notes:
         user += f"\n\n{note}"
-    request = [{"role": "system", "content": prompt}, {"role": "user", "content": user}]
+    request: list[Message] = [
+        {"role": "system", "content": prompt},
+        {"role": "user", "content": user},
+    ]
     text = (await conv.ask(request, _Quiet(conv.sink))).strip()
     if not text:
         raise NoSummary("the model returned no summary")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent.base.events import ErrorEvent, ReasoningDelta, Sink, TextDelta
+from agent.base.messages import Message
 from agent.core.stream import Assembler, CutStream, Reply, StreamError
 
 if TYPE_CHECKING:
@@ -72,15 +73,15 @@ class Retry:
     max_delay: float = 30.0
 
 
-def wire_messages(messages: list[dict[str, Any]], reasoning_input: str) -> list[dict[str, Any]]:
+def wire_messages(messages: list[Message], reasoning_input: str) -> list[Message]:
     """Messages as this provider wants them: reasoning kept only where its rule says."""
-    out = []
+    out: list[Message] = []
     for m in messages:
         if m["role"] != "assistant" or "reasoning_content" not in m:
             out.append(m)
             continue
         keep = reasoning_input == "all" or (reasoning_input == "tool_calls" and m.get("tool_calls"))
-        w = dict(m)
+        w = Message(**m)  # a copy
         if not keep:
             del w["reasoning_content"]
         out.append(w)
@@ -132,7 +133,7 @@ class LLM:
             await self._client.close()
             self._client = None
 
-    def request(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict:
+    def request(self, messages: list[Message], tools: list[dict[str, Any]]) -> dict:
         kw: dict[str, Any] = {
             "model": self.model,
             "messages": wire_messages(messages, self.reasoning_input),
@@ -150,7 +151,7 @@ class LLM:
 
     async def complete(
         self,
-        messages: list[dict[str, Any]],
+        messages: list[Message],
         tools: list[dict[str, Any]],
         sink: Sink,
         step: int,

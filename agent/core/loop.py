@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from agent.base.events import (
     AssistantMessage,
@@ -23,7 +22,7 @@ from agent.base.events import (
     TurnStart,
     Usage,
 )
-from agent.base.messages import wire_name
+from agent.base.messages import Message, wire_name
 from agent.base.record import Call, Tool, ToolContext
 from agent.base.tokens import Meter
 from agent.context.compaction import Conversation, Policy, auto_compact, compact, fit
@@ -58,7 +57,7 @@ class Agent:
     ctx: ToolContext
     system_prompt: str
     max_turns: int = 50
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
     totals: Totals = field(default_factory=Totals)
     hooks: Hooks | None = None  # UserPromptSubmit, Stop and PreCompact hooks
     compaction: Policy | None = None  # None = never compact automatically
@@ -72,7 +71,7 @@ class Agent:
         self._tools_stale = False
         self._turn_lock = asyncio.Lock()  # turns never overlap (a /loop run waits for the user's)
 
-    def _add(self, message: dict[str, Any]) -> None:
+    def _add(self, message: Message) -> None:
         """Append to the history; the session store records it from the event."""
         self.messages.append(message)
         self.sink.emit(MessageAdded(message))
@@ -176,7 +175,7 @@ class Agent:
 
     async def _handle(self, reply: Reply, state: TurnState) -> bool:
         """Add the reply to the history; run its tools. True = ask the model again."""
-        msg: dict[str, Any] = {"role": "assistant", "content": reply.text}
+        msg: Message = {"role": "assistant", "content": reply.text}
         if reply.reasoning:
             msg["reasoning_content"] = reply.reasoning
         calls = [prepare(c.id, c.name, c.arguments, self.tools) for c in reply.calls]
@@ -272,7 +271,7 @@ class Agent:
         policy = self.compaction or Policy(self.llm.cfg.provider.context_limit)
         return await compact(self.conversation(), policy, focus, trigger)
 
-    async def _ask_without_tools(self, request: list[dict[str, Any]], sink: Sink) -> str:
+    async def _ask_without_tools(self, request: list[Message], sink: Sink) -> str:
         reply = await self.llm.complete(request, [], sink, 0)
         self._count(reply)  # its cost is real
         return "" if reply.calls else reply.text

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.base.events import ErrorEvent, Event, Sink, TextDelta
+from agent.base.messages import Message
 from agent.base.record import Call
 
 INTERRUPTED_MARK = "[interrupted by the user]"
@@ -59,13 +60,13 @@ class Seen:
         self.sink.emit(event)
 
 
-def no_reply(seen: str, mark: str) -> dict[str, Any]:
+def no_reply(seen: str, mark: str) -> Message:
     """The assistant message closing a turn that got no (complete) reply."""
     text = seen.rstrip()
     return {"role": "assistant", "content": f"{text}\n\n{mark}" if text else mark}
 
 
-def needs_reply(messages: list[dict[str, Any]]) -> bool:
+def needs_reply(messages: list[Message]) -> bool:
     """The history ends with a user message or tool results: an assistant message must follow
     before the next user message."""
     return len(messages) > 1 and messages[-1].get("role") in ("user", "tool")

@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from agent.base.messages import Message
+
 
 def _fence(text: str) -> str:
     """A backtick fence longer than any run of backticks inside `text`."""
@@ -27,7 +29,7 @@ def _args(raw: str) -> str:
         return raw
 
 
-def to_markdown(messages: list[dict[str, Any]], meta: dict[str, Any]) -> str:
+def to_markdown(messages: list[Message], meta: dict[str, Any]) -> str:
     """The transcript: user and assistant turns, each tool call with its arguments and result."""
     out = [f"# agent session {meta.get('session_id', '')}".rstrip()]
     out.append(" · ".join(f"{k}: {v}" for k, v in meta.items() if k != "session_id" and v))
@@ -57,7 +59,7 @@ def to_markdown(messages: list[dict[str, Any]], meta: dict[str, Any]) -> str:
     return "\n\n".join(out).rstrip() + "\n"
 
 
-def to_json(messages: list[dict[str, Any]], meta: dict[str, Any]) -> str:
+def to_json(messages: list[Message], meta: dict[str, Any]) -> str:
     return json.dumps({**meta, "messages": messages}, ensure_ascii=False, indent=2) + "\n"
 
 

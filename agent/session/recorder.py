@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from agent.base.events import (
     Compacted,
@@ -18,7 +17,7 @@ from agent.base.events import (
     TurnStart,
     Usage,
 )
-from agent.base.messages import wire_name
+from agent.base.messages import FunctionCall, Message, ToolCallEntry, wire_name
 from agent.config.providers import Provider
 from agent.session.checkpoints import Snapshots
 from agent.session.store import SessionFile
@@ -106,11 +105,11 @@ class SessionRecorder:
             self.store.append({"t": "todo", "items": event.items})
 
 
-def repair_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def repair_history(messages: list[Message]) -> list[Message]:
     """Make a stored history a valid request: every tool call answered, no orphans, and the
     roles alternating — a user message never follows another user message or tool results
     (strict chat templates reject that), so a turn that got no reply gets a placeholder."""
-    out: list[dict[str, Any]] = []
+    out: list[Message] = []
     pending: list[str] = []
 
     def close_pending() -> None:
@@ -131,7 +130,8 @@ def repair_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if m.get("role") == "user" and unanswered():
             out.append({"role": "assistant", "content": NO_REPLY})
         if m.get("role") == "assistant" and m.get("tool_calls"):
-            m = {**m, "tool_calls": [_named(c) for c in m["tool_calls"]]}
+            m = Message(**m)
+            m["tool_calls"] = [_named(c) for c in m["tool_calls"]]
         out.append(m)
         if m.get("role") == "assistant":
             pending = [c["id"] for c in m.get("tool_calls") or []]
@@ -141,10 +141,14 @@ def repair_history(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _named(call: dict[str, Any]) -> dict[str, Any]:
+def _named(call: ToolCallEntry) -> ToolCallEntry:
     """A stored call whose name a provider would refuse (saved before names were checked)."""
-    fn = call.get("function") or {}
+    fn = call.get("function") or FunctionCall(name="", arguments="")
     name = str(fn.get("name", ""))
     if wire_name(name) == name:
         return call
-    return {**call, "function": {**fn, "name": wire_name(name)}}
+    return ToolCallEntry(
+        id=call["id"],
+        type=call["type"],
+        function=FunctionCall(name=wire_name(name), arguments=fn["arguments"]),
+    )

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.base.messages import Message
 from agent.config import safefile
 from agent.config.agentdir import ensure_agent_dir
 from agent.config.safefile import SymlinkRefused
@@ -208,9 +209,9 @@ def load(path: Path) -> Loaded:
     return out
 
 
-def messages_of(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def messages_of(records: list[dict[str, Any]]) -> list[Message]:
     """The conversation as the loop keeps it, honouring compactions and rewinds."""
-    msgs: list[dict[str, Any]] = []
+    msgs: list[Message] = []
     for rec in records:
         kind = rec.get("t")
         if kind == "message":
