@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.commands.registry import command
 from agent.hooks.hooks import EVENTS
 
+if TYPE_CHECKING:  # annotations only
+    from agent.app import Run
 
-def hooks_report(run: Any) -> str:
+
+def hooks_report(run: Run) -> str:
     """Every configured hook with its matcher and timeout; why project hooks may be missing."""
     specs = list(getattr(run.hooks, "specs", []))
     lines = []

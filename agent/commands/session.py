@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.app import restore
 from agent.commands.registry import command
@@ -20,8 +20,11 @@ from agent.session.salvage import check  # unreadable lines: said, and the file 
 from agent.session.store import SessionBusy, SessionFile, load, resumable
 from agent.tools.todo_list import TodoList, last_saved
 
+if TYPE_CHECKING:  # annotations only
+    from agent.app import Run
 
-def switch_session(run: Any, session_id: str) -> int:
+
+def switch_session(run: Run, session_id: str) -> int:
     """Point a live Run at another stored session; returns the number of messages loaded."""
 
     store = SessionFile(run.cfg.root, session_id)

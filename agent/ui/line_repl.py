@@ -11,13 +11,17 @@ import asyncio
 import os
 import signal
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.config import settings as st
 from agent.config import trust
 from agent.config.load import ConfigError, flags_from
 from agent.ui.process import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from agent.ui.startup import configure
+
+if TYPE_CHECKING:  # annotations only
+    from agent.app import Run
+    from agent.config.load import Config
 
 CHOICES = {
     "y": "[y] once",
@@ -77,7 +81,7 @@ async def ask_on_terminal(req: Any) -> Any:
     return Answer(choice, reason)
 
 
-def _home_imports(cfg: Any) -> str:
+def _home_imports(cfg: Config) -> str:
     """The project's memory files that import from outside it (skipped until trusted)."""
     from agent.context.memory import load_memory  # deferred: ~45 ms: only for the trust question
 
@@ -90,7 +94,7 @@ def _home_imports(cfg: Any) -> str:
     return f"{', '.join(names)} importing files from your home directory" if names else ""
 
 
-def trust_prompt(cfg: Any) -> bool:
+def trust_prompt(cfg: Config) -> bool:
     """Ask once whether to trust a project that brings its own settings, hooks or servers."""
 
     files = [
@@ -122,7 +126,7 @@ def trust_prompt(cfg: Any) -> bool:
     return True
 
 
-def load(args: Any) -> tuple[Any, str | None] | int:
+def load(args: Any) -> tuple[Config, str | None] | int:
     """(Config, session id to resume) for an interactive session — after the trust question and
     the `-c` / `-r [ID]` choice (the picker) — or an exit code."""
     from agent.session.resume import PickInterrupted, chosen  # deferred: ~75 ms: only with -c / -r
@@ -187,7 +191,7 @@ def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
         loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
 
 
-def _commands(run: Any, args: Any) -> Any:
+def _commands(run: Run, args: Any) -> Any:
     """The slash commands, printing plainly to stdout like the answers."""
     from rich.console import Console
 
@@ -233,7 +237,7 @@ async def _interruptible(work: Any) -> None:
         loop.remove_signal_handler(signal.SIGINT)
 
 
-def resumed_note(run: Any) -> str:
+def resumed_note(run: Run) -> str:
     """What a resumed session starts with: which one, how long, and the last exchange."""
     from agent.session.checkpoints import own_words  # deferred: ~60 ms: only when a turn is rewound
 

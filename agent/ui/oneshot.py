@@ -8,11 +8,14 @@ import select
 import signal
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.config.load import ConfigError, flags_from
 from agent.tools import stop_background
 from agent.ui.process import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_MAX_TURNS, EXIT_OK, EXIT_USAGE
+
+if TYPE_CHECKING:  # annotations only
+    from agent.app import Run
 
 EXIT_BY_SUBTYPE = {
     "success": EXIT_OK,
@@ -172,7 +175,7 @@ def _refused(args: Any, prompt: str, context_limit: int) -> str:
     return _oversized(prompt, context_limit)
 
 
-def _result(run: Any, subtype: str, text: str, error: str | None, seconds: float) -> dict[str, Any]:
+def _result(run: Run, subtype: str, text: str, error: str | None, seconds: float) -> dict[str, Any]:
     """The closing `result` event of a one-shot run."""
     t = run.agent.totals
     extra: dict[str, Any] = {"error": error} if error else {}
@@ -195,7 +198,7 @@ def _result(run: Any, subtype: str, text: str, error: str | None, seconds: float
     )
 
 
-async def _drive(run: Any, prompt: str) -> tuple[str, str, str | None]:
+async def _drive(run: Run, prompt: str) -> tuple[str, str, str | None]:
     """Run the turn; SIGINT/SIGTERM cancel it and still leave a valid history."""
     loop = asyncio.get_running_loop()
     task = asyncio.ensure_future(_session(run, prompt))
@@ -218,6 +221,6 @@ async def _drive(run: Any, prompt: str) -> tuple[str, str, str | None]:
     return end.subtype, end.text, end.error
 
 
-async def _session(run: Any, prompt: str) -> Any:
+async def _session(run: Run, prompt: str) -> Any:
     await run.start()  # SessionStart hooks may add context to the first message
     return await run.agent.run_turn(run.user_message(prompt))

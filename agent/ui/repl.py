@@ -14,13 +14,17 @@ import importlib
 import sys
 import time
 from collections.abc import AsyncIterator, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent import __version__
 from agent.config.settings import user_dir
 from agent.ui import line_repl as repl_basic
 from agent.ui.keys import PROMPT, Interrupts, make_session, next_mode, stats_of, toolbar_text
 from agent.ui.process import EXIT_FAIL, EXIT_OK, TERMINATING
+
+if TYPE_CHECKING:  # annotations only
+    from agent.app import Run
+    from agent.config.load import Config
 
 CTRL_C_WINDOW = 3.0  # seconds within which a second Ctrl-C on an empty prompt exits
 
@@ -48,14 +52,14 @@ def run_repl(args: Any) -> int:
 class Repl:
     """One interactive session."""
 
-    def __init__(self, cfg: Any, resume_id: str | None = None) -> None:
+    def __init__(self, cfg: Config, resume_id: str | None = None) -> None:
         # deferred: ~100 ms (the tool modules): after the prompt is drawn
         from agent.ui.completion import ReplCompleter
 
         self.cfg = cfg
         self.resume_id = resume_id
         self.start_mode = self._mode = cfg.permission_mode
-        self.run: Any = None
+        self.run: Run | None = None
         self.ctx: Any = None
         self.console: Any = None
         self.renderer: Any = None
@@ -173,6 +177,7 @@ class Repl:
             text = "\n\n".join([*self.pending, text])
             self.pending.clear()
         run = self.run
+        assert run is not None, "a turn runs only once the session is ready (_ready)"
         return await run.agent.run_turn(run.user_message(text))
 
     # -- what the prompt, the asker and the keys call --------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
@@ -42,7 +42,7 @@ async def command_context(repl: Repl, run: Run) -> Ctx:
     return Ctx(run, repl.console, repl.turn, repl.renderer, repl.commands, show_diff=show)
 
 
-async def close_session(run: Any) -> None:
+async def close_session(run: Run) -> None:
     """Stop what runs in the background, close the client, end the session, its MCP servers."""
     await asyncio.to_thread(stop_background)
     await run.agent.llm.aclose()
