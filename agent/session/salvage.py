@@ -11,9 +11,10 @@ same number, was reported before: the file is append-only, so it is not said (or
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
+
+from agent.config import safefile
 
 COPY_MARK = ".corrupt-"
 
@@ -35,11 +36,9 @@ def unreadable(data: bytes) -> dict[int, bytes]:
 def _read(path: Path) -> bytes | None:
     """The file's bytes, not through a link (a planted one would be copied from its target)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        return safefile.read_bytes(path.parent, path)
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as f:
-        return f.read()
 
 
 def _reported(path: Path) -> set[tuple[int, bytes]]:
@@ -58,21 +57,12 @@ def keep_copy(path: Path, data: bytes) -> Path | None:
     stamp = time.strftime("%Y%m%d-%H%M%S")
     for n in range(100):
         copy = path.with_name(f"{path.name}{COPY_MARK}{stamp}" + (f"-{n}" if n else ""))
-        try:  # O_EXCL: never over an earlier copy, never through a link
-            fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-        except FileExistsError:
-            continue
+        try:  # never over an earlier copy, never through a link
+            if safefile.create_new(path.parent, copy, data, 0o600):
+                return copy
         except OSError:
+            copy.unlink(missing_ok=True)  # a partial copy is no copy
             return None
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-        except OSError:
-            copy.unlink(missing_ok=True)
-            return None
-        return copy
     return None
 
 
