@@ -52,12 +52,20 @@ class Vocabulary:
                 targets.append((t.name, t.target.what))
         return cls(tuple(sorted(names.items())), tuple(sorted(targets)))
 
+    @functools.cached_property
+    def _by_name(self) -> dict[str, str]:
+        return dict(self.names)
+
+    @functools.cached_property
+    def _by_tool(self) -> dict[str, str]:
+        return dict(self.targets)
+
     def tool(self, name: str) -> str:
         """Our name for `name` (an alias, any case); `name` itself when it names none."""
-        return dict(self.names).get(name.lower(), name)
+        return self._by_name.get(name.lower(), name)
 
     def target(self, tool: str) -> str:
-        return dict(self.targets).get(tool, "")
+        return self._by_tool.get(tool, "")
 
 
 _RULE = re.compile(r"\s*([A-Za-z0-9_\-*]+)\s*(?:\((.*)\))?\s*", re.S)
