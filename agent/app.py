@@ -95,6 +95,12 @@ class Run:
             return f"{env_block(self.cfg.cwd, self.cfg.root)}\n\n{extra}{prompt}"
         return f"{extra}{prompt}"
 
+    def replace_history(self, history: list[Message]) -> None:
+        """Put `history` (no system prompt) in the agent after /rewind or /resume."""
+        self.agent.messages[1:] = history
+        self.first_turn = not history  # back at the start: the next message carries the env block
+        self.agent.meter.reset()  # the history changed under the reported usage
+
     async def start(self, source: str = "") -> None:
         """Fire SessionStart ("startup", or "resume" for a continued session); what the hooks
         print joins the next user message."""

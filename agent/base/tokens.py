@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.base.messages import Message
+from agent.config.providers import Provider
 
 _WORD = re.compile(r"[A-Za-z]+")
 _NUM = re.compile(r"[0-9]+")
@@ -81,7 +82,32 @@ class Meter:
         return estimate_messages(messages) + estimate_tools(schemas)
 
 
-def cost_data(totals: Any, provider: Any) -> dict[str, Any]:
+@dataclass
+class Totals:
+    """Token and cost totals of a session, from the API's usage reports."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost_usd: float = 0.0
+    requests: int = 0
+
+    def add(self, usage: dict[str, int] | None, provider: Provider) -> None:
+        """Count one request: its reported tokens, and their cost at the provider's prices."""
+        self.requests += 1
+        if not usage:
+            return
+        self.input_tokens += usage["input_tokens"]
+        self.output_tokens += usage["output_tokens"]
+        self.cached_tokens += usage["cached_tokens"]
+        self.reasoning_tokens += usage["reasoning_tokens"]
+        self.cost_usd += provider.cost(
+            usage["input_tokens"], usage["cached_tokens"], usage["output_tokens"]
+        )
+
+
+def cost_data(totals: Totals, provider: Provider) -> dict[str, Any]:
     """The `/cost` figures: tokens in/out, cached, reasoning, dollars, cache-hit rate."""
     rate = totals.cached_tokens / totals.input_tokens if totals.input_tokens else 0.0
     return {
@@ -101,7 +127,7 @@ def cost_data(totals: Any, provider: Any) -> dict[str, Any]:
     }
 
 
-def cost_report(totals: Any, provider: Any) -> str:
+def cost_report(totals: Totals, provider: Provider) -> str:
     """`/cost` as text lines."""
     d = cost_data(totals, provider)
     p = d["prices"]

@@ -10,7 +10,8 @@ from agent.base.events import AssistantMessage
 from agent.base.messages import Message
 from agent.base.tokens import cost_report
 from agent.commands.registry import Ctx, command, help_rows
-from agent.context.memory import context_report, system_prompt
+from agent.context.memory import system_prompt
+from agent.core.report import context_report
 
 KEYS = (
     "Enter sends · Alt-Enter or Ctrl-J new line · Tab completes /commands and @files · "

@@ -13,7 +13,7 @@ from agent.context.memory import init_prompt, memory_report, system_prompt
 from agent.git.diff import GitError, working_diff
 from agent.permissions.asking import edit_local
 from agent.permissions.rules import parse_rule
-from agent.session.export import ExportRefused, export
+from agent.session.export import ExportRefused, Transcript, export
 
 REVIEW_DIFF_CHARS = 60_000  # of the diff sent with /review; the model can run git diff for more
 LISTS = {"allow": "alwaysAllow", "ask": "ask", "deny": "neverAllow"}
@@ -27,8 +27,10 @@ async def export_cmd(ctx: Ctx, args: str) -> None:
     words = args.split()
     as_json, force = "--json" in words, "--force" in words
     target = " ".join(w for w in words if w not in ("--json", "--force"))
+    agent = ctx.agent
+    transcript = Transcript(ctx.run.session_id, agent.llm.model, ctx.cfg.cwd, agent.messages)
     try:
-        path = export(ctx.run, target, as_json, force)
+        path = export(transcript, target, as_json, force)
     except ExportRefused as e:
         ctx.say(str(e), "yellow")
         return

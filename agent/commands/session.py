@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent.app import restore
-from agent.commands.registry import command
+from agent.commands.registry import Ctx, command
 from agent.permissions.asking import AskRequest
 from agent.session.resume import describe as describe_session
 from agent.session.rewind import (
@@ -38,18 +38,16 @@ def switch_session(run: Run, session_id: str) -> int:
         if hasattr(layer, "session_id"):
             layer.session_id = session_id
     run.hooks.transcript_path = str(store.path)
-    run.agent.messages[:] = [run.agent.messages[0], *history]
+    run.replace_history(history)
     todo = run.agent.ctx.todo
     if isinstance(todo, TodoList):  # the todo list belongs to the session too
         todo.load(last_saved(load(store.path).records) or [])
-    run.first_turn = not history
-    run.agent.meter.reset()  # the history changed under the reported usage
     run.recorder.start(run.cfg.cwd, run.agent.llm.model, resumed_from=session_id)
     return len(history)
 
 
 @command("resume", usage="[N|ID]")
-async def resume(ctx: Any, args: str) -> None:
+async def resume(ctx: Ctx, args: str) -> None:
     """Resume an earlier session of this directory: /resume lists them, /resume N picks one."""
     here = [s for s in resumable(ctx.cfg.root, ctx.cfg.cwd) if s.id != ctx.run.session_id]
     arg = args.strip()
@@ -81,10 +79,10 @@ async def resume(ctx: Any, args: str) -> None:
 
 
 @command("rewind", usage="[N] [conversation|files|both] [--force]")
-async def rewind(ctx: Any, args: str) -> None:
+async def rewind(ctx: Ctx, args: str) -> None:
     """Go back to a checkpoint: the conversation, the files this session changed, or both."""
     words = args.split()
-    cps = listing(ctx.run)
+    cps = listing(ctx.run.store, ctx.cfg.root)
     if not words:
         if not cps:
             ctx.say("no checkpoints yet")
@@ -111,7 +109,7 @@ async def rewind(ctx: Any, args: str) -> None:
         return
     cp, force = match[0], "--force" in words
     if what in ("files", "both"):
-        conflicts = [p.path for p in file_plans(ctx.run, cp) if p.conflict]
+        conflicts = [p.path for p in file_plans(ctx.run.store, cp) if p.conflict]
         if conflicts and not force:
             force = await _overwrite(ctx, conflicts)
             if not force:
@@ -119,12 +117,14 @@ async def rewind(ctx: Any, args: str) -> None:
                     "changed outside the agent since, not restored:\n  " + "\n  ".join(conflicts)
                 )
                 ctx.say(f"run /rewind {cp.n} {what} --force to overwrite them")
-        ctx.say(rewind_files(ctx.run, cp, force=force).message)
+        ctx.say(rewind_files(ctx.run.store, cp, force=force).message)
     if what in ("conversation", "both"):
-        ctx.say(rewind_conversation(ctx.run, cp).message)
+        history, outcome = rewind_conversation(ctx.run.store, cp)
+        ctx.run.replace_history(history)
+        ctx.say(outcome.message)
 
 
-async def _overwrite(ctx: Any, conflicts: list[str]) -> bool:
+async def _overwrite(ctx: Ctx, conflicts: list[str]) -> bool:
     """Ask whether files changed outside the agent may be overwritten (no terminal: no)."""
 
     asker = getattr(ctx.run.gate, "asker", None)

@@ -24,7 +24,7 @@ from agent.base.events import (
 )
 from agent.base.messages import Message, wire_name
 from agent.base.record import Call, Tool, ToolContext
-from agent.base.tokens import Meter
+from agent.base.tokens import Meter, Totals
 from agent.context.compaction import Conversation, Policy, auto_compact, compact, fit
 from agent.core.dispatch import Dispatcher, prepare
 from agent.core.llm import LLM, ContextOverflow, LLMError
@@ -32,7 +32,6 @@ from agent.core.stream import Reply
 from agent.core.turn_state import (
     INTERRUPTED_MARK,
     Seen,
-    Totals,
     TurnState,
     needs_reply,
     no_reply,

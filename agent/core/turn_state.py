@@ -19,31 +19,6 @@ from agent.base.record import Call
 INTERRUPTED_MARK = "[interrupted by the user]"
 
 
-@dataclass
-class Totals:
-    """Token and cost totals of a session, from the API's usage reports."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    reasoning_tokens: int = 0
-    cost_usd: float = 0.0
-    requests: int = 0
-
-    def add(self, usage: dict[str, int] | None, provider: Any) -> None:
-        """Count one request: its reported tokens, and their cost at the provider's prices."""
-        self.requests += 1
-        if not usage:
-            return
-        self.input_tokens += usage["input_tokens"]
-        self.output_tokens += usage["output_tokens"]
-        self.cached_tokens += usage["cached_tokens"]
-        self.reasoning_tokens += usage["reasoning_tokens"]
-        self.cost_usd += provider.cost(
-            usage["input_tokens"], usage["cached_tokens"], usage["output_tokens"]
-        )
-
-
 class Seen:
     """The sink a request streams to: passes every event on, and keeps the text shown of the
     reply being streamed (a retried attempt starts over, as the history never holds it)."""

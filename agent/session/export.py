@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -63,14 +64,23 @@ def to_json(messages: list[Message], meta: dict[str, Any]) -> str:
     return json.dumps({**meta, "messages": messages}, ensure_ascii=False, indent=2) + "\n"
 
 
-def meta_of(run: Any) -> dict[str, Any]:
-    now = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
-    return {
-        "session_id": run.session_id,
-        "model": run.agent.llm.model,
-        "cwd": str(run.cfg.cwd),
-        "exported_at": now,
-    }
+@dataclass
+class Transcript:
+    """What an export writes: the conversation and where it came from."""
+
+    session_id: str
+    model: str
+    cwd: Path
+    messages: list[Message]
+
+    def meta(self) -> dict[str, Any]:
+        now = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+        return {
+            "session_id": self.session_id,
+            "model": self.model,
+            "cwd": str(self.cwd),
+            "exported_at": now,
+        }
 
 
 def default_name(session_id: str, as_json: bool) -> str:
@@ -83,16 +93,15 @@ class ExportRefused(Exception):
     """The target exists and is not this session's own export."""
 
 
-def export(run: Any, target: str, as_json: bool, force: bool = False) -> Path:
+def export(t: Transcript, target: str, as_json: bool, force: bool = False) -> Path:
     """Write the transcript; `target` "" = a file named after the session in the cwd. An
     existing file of another name is never replaced without `force`."""
-    path = Path(target).expanduser() if target else Path(default_name(run.session_id, as_json))
+    path = Path(target).expanduser() if target else Path(default_name(t.session_id, as_json))
     if not path.is_absolute():
-        path = run.cfg.cwd / path
+        path = t.cwd / path
     if target and not force and path.exists():
         raise ExportRefused(f"{path} exists; /export {target} --force replaces it")
-    meta = meta_of(run)
-    text = (to_json if as_json else to_markdown)(run.agent.messages, meta)
+    text = (to_json if as_json else to_markdown)(t.messages, t.meta())
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path

@@ -16,10 +16,11 @@ from __future__ import annotations
 import datetime
 import os
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
 
+from agent.base.messages import Message
 from agent.session.checkpoints import Checkpoint, FilePlan, checkpoints, plan_restore, restore
-from agent.session.store import load, messages_of
+from agent.session.store import SessionFile, load, messages_of
 
 BASH_NOTE = (
     "of bash commands, only the files they delete or write over (rm, unlink, git rm, mv, cp, "
@@ -27,12 +28,12 @@ BASH_NOTE = (
 )
 
 
-def listing(run: Any) -> list[Checkpoint]:
-    """This session's checkpoints, oldest first."""
-    cps = checkpoints(load(run.store.path).records)
-    root = os.path.realpath(run.cfg.root)  # snapshots name files by their real path
+def listing(store: SessionFile, root: Path) -> list[Checkpoint]:
+    """This session's checkpoints, oldest first; `root` is the project root files are named from."""
+    cps = checkpoints(load(store.path).records)
+    real = os.path.realpath(root)  # snapshots name files by their real path
     for cp in cps:
-        cp.root = root
+        cp.root = real
     return cps
 
 
@@ -62,31 +63,28 @@ class Outcome:
     message: str = ""
 
 
-def rewind_conversation(run: Any, cp: Checkpoint) -> Outcome:
-    """Put the conversation back as it was just before checkpoint `cp`'s user message.
+def rewind_conversation(store: SessionFile, cp: Checkpoint) -> tuple[list[Message], Outcome]:
+    """The conversation as it was just before checkpoint `cp`'s user message (without the
+    system prompt), recorded as a rewind; the caller puts it in the agent (Run.replace_history).
 
     The history is replayed from the session file up to that checkpoint, so this works after
-    compactions, /clear and earlier rewinds alike; the result is recorded as a rewind."""
-    records = load(run.store.path).records
+    compactions, /clear and earlier rewinds alike."""
+    records = load(store.path).records
     at = next(i for i, r in enumerate(records) if r.get("t") == "checkpoint" and r.get("n") == cp.n)
     history = [m for m in messages_of(records[:at]) if m.get("role") != "system"]
-    agent = run.agent
-    agent.messages[1:] = history
-    run.store.append({"t": "rewind", "reason": "rewind", "checkpoint": cp.n, "messages": history})
-    run.first_turn = not history  # back at the start: the next message carries the env block
-    agent.meter.reset()  # the history changed under the reported usage
-    return Outcome(conversation=True, message=f"conversation rewound to before #{cp.n}")
+    store.append({"t": "rewind", "reason": "rewind", "checkpoint": cp.n, "messages": history})
+    return history, Outcome(conversation=True, message=f"conversation rewound to before #{cp.n}")
 
 
-def file_plans(run: Any, cp: Checkpoint) -> list[FilePlan]:
-    return plan_restore(load(run.store.path).records, cp.n)
+def file_plans(store: SessionFile, cp: Checkpoint) -> list[FilePlan]:
+    return plan_restore(load(store.path).records, cp.n)
 
 
-def rewind_files(run: Any, cp: Checkpoint, force: bool = False) -> Outcome:
+def rewind_files(store: SessionFile, cp: Checkpoint, force: bool = False) -> Outcome:
     """Restore files changed since `cp`; conflicts are skipped unless `force`."""
-    plans = file_plans(run, cp)
+    plans = file_plans(store, cp)
     conflicts = [p.path for p in plans if p.conflict]
-    restored = restore(run.store, plans, force=force)
+    restored = restore(store, plans, force=force)
     back = [_name(p.path, cp) for p in plans if p.missing and p.restore_to and p.path in restored]
     msg = f"restored {len(restored)} file(s)"
     if back:

@@ -13,7 +13,8 @@ from helpers import close_all, make_agent, of_type
 from agent.base.events import Usage
 from agent.base.tokens import cost_data, cost_report, estimate_message
 from agent.context.compaction import Policy
-from agent.context.memory import MEMORY_HEADER, context_breakdown, context_report
+from agent.context.memory import MEMORY_HEADER
+from agent.core.report import context_breakdown, context_report
 
 DEEPSEEK_USAGE = {  # prompt_tokens = prompt_cache_hit_tokens + prompt_cache_miss_tokens
     "prompt_tokens": 1000,

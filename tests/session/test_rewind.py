@@ -19,9 +19,17 @@ from agent.commands.registry import Ctx
 from agent.commands.session import rewind
 from agent.config.load import Flags
 from agent.session.checkpoint_shell import doomed
-from agent.session.rewind import describe, listing, rewind_conversation, rewind_files
+from agent.session.checkpoints import Checkpoint
+from agent.session.rewind import Outcome, describe, listing, rewind_conversation, rewind_files
 from agent.session.store import load, messages_of
 from agent.ui.startup import configure
+
+
+def _rewind(run: Any, cp: Checkpoint) -> Outcome:
+    """What /rewind N conversation does: replay up to `cp`, then put it in the agent."""
+    history, out = rewind_conversation(run.store, cp)
+    run.replace_history(history)
+    return out
 
 
 @pytest.fixture
@@ -62,18 +70,18 @@ async def _two_turns(fake: FakeOpenAI, run: object) -> None:
 async def test_rewind_files_and_conversation(fake: FakeOpenAI, run: object, repo: Path) -> None:
     await _two_turns(fake, run)
     assert (repo / "app.py").read_text() == "print('v3')\n"
-    cps = listing(run)
+    cps = listing(run.store, run.cfg.root)
     assert [c.n for c in cps] == [1, 2]
     assert len(cps[0].files) == 2 and len(cps[1].files) == 1
     assert describe(cps[0]).endswith("change things · changed since: app.py, new.py")
-    out = rewind_files(run, cps[1])
+    out = rewind_files(run.store, cps[1])
     assert (repo / "app.py").read_text() == "print('v2')\n" and (repo / "new.py").exists()
-    out = rewind_files(run, cps[0])
+    out = rewind_files(run.store, cps[0])
     assert (repo / "app.py").read_text() == "print('v1')\n"
     assert not (repo / "new.py").exists()
     assert "bash" in out.message
     assert git_status(repo) == "?? .agent/\n"
-    assert rewind_conversation(run, cps[1]).conversation
+    assert _rewind(run, cps[1]).conversation
     agent = run.agent  # type: ignore[attr-defined]
     assert agent.messages[-1]["content"] == "edited and created"
     stored = messages_of(load(run.store.path).records)  # type: ignore[attr-defined]
@@ -88,12 +96,12 @@ async def test_rewind_files_and_conversation(fake: FakeOpenAI, run: object, repo
 async def test_changed_outside_is_refused(fake: FakeOpenAI, run: object, repo: Path) -> None:
     await _two_turns(fake, run)
     (repo / "app.py").write_text("print('user edit')\n")
-    cp = listing(run)[0]
-    out = rewind_files(run, cp)
+    cp = listing(run.store, run.cfg.root)[0]
+    out = rewind_files(run.store, cp)
     assert out.conflicts == [str((repo / "app.py").resolve())]
     assert (repo / "app.py").read_text() == "print('user edit')\n"
     assert not (repo / "new.py").exists()  # the file without a conflict was restored
-    rewind_files(run, cp, force=True)
+    rewind_files(run.store, cp, force=True)
     assert (repo / "app.py").read_text() == "print('v1')\n"
 
 
@@ -110,7 +118,7 @@ async def test_rewind_past_a_compaction_uses_the_session_file(
     assert await agent.compact()
     assert agent.messages[1]["content"].startswith(SUMMARY_PREFIX)
     assert "change things" not in [m["content"] for m in agent.messages]
-    out = rewind_conversation(run, listing(run)[1])
+    out = _rewind(run, listing(run.store, run.cfg.root)[1])
     assert out.conversation, out.message
     cut = before.index({"role": "user", "content": "change more"})
     assert agent.messages == before[:cut]  # the first turn verbatim, not its summary
@@ -132,13 +140,13 @@ async def test_rewind_after_clear_and_to_the_start(fake: FakeOpenAI, run: object
     run.first_turn = True  # type: ignore[attr-defined]
     for q in ("t3", "t4"):
         await agent.run_turn(run.user_message(q))  # type: ignore[attr-defined]
-    cps = listing(run)
+    cps = listing(run.store, run.cfg.root)
     assert [c.prompt for c in cps] == ["t1", "t2", "t3", "t4"]
-    rewind_conversation(run, cps[1])  # before t2: the conversation from before /clear
+    _rewind(run, cps[1])  # before t2: the conversation from before /clear
     assert [m["content"] for m in agent.messages[2:]] == ["a1"]
     assert agent.messages[1]["content"].endswith("t1")
     assert not run.first_turn  # type: ignore[attr-defined]
-    rewind_conversation(run, cps[0])  # before the very first message
+    _rewind(run, cps[0])  # before the very first message
     assert agent.messages[1:] == []
     await agent.run_turn(run.user_message("again"))  # type: ignore[attr-defined]
     first = fake.requests[-1]["messages"][1]["content"]
@@ -191,7 +199,7 @@ async def test_rewind_restores_files_deleted_by_bash(
     )
     for gone in ("notes.txt", "docs", "tracked.txt", "a.txt"):
         assert not (repo / gone).exists()
-    cps = listing(run)
+    cps = listing(run.store, run.cfg.root)
     assert [len(cp.files) for cp in cps] == [5, 4, 2, 1]
     assert "notes.txt (deleted)" in describe(cps[0]) and "a.txt (deleted)" in describe(cps[3])
     await rewind(ctx, "")
@@ -228,11 +236,12 @@ async def test_rewind_restores_files_bash_wrote_over(
     fake.script(tool_calls([("edit_file", edit), ("edit_file", refused)]), text("edited"))
     await run.agent.run_turn("edit main")
     assert "not found" in fake.requests[-1]["messages"][-1]["content"]  # the edit was refused
-    assert describe(listing(run)[0]).endswith("changed since: src/main.py")  # not tests/main.py
+    first = listing(run.store, run.cfg.root)[0]
+    assert describe(first).endswith("changed since: src/main.py")  # not tests/main.py
     await _bash_turns(fake, run, "mv b.txt src/main.py && cp src/main.py tests/ && echo > log")
     assert (repo / "src/main.py").read_text() == (repo / "tests/main.py").read_text() == "b\n"
     shown = "changed since: b.txt (deleted), src/main.py, tests/main.py +1"
-    assert describe(listing(run)[1]).endswith(shown)
+    assert describe(listing(run.store, run.cfg.root)[1]).endswith(shown)
     await rewind(ctx, "2 files")
     assert "restored 4 file(s), 1 of them deleted: b.txt" in out.getvalue()
     assert (repo / "src/main.py").read_text() == "v2\n"  # as the edit left it
@@ -269,7 +278,7 @@ async def test_bash_without_deletions_records_nothing(
     await _bash_turns(fake, run, "rm -r big")
     records = load(run.store.path).records
     assert not [r for r in records if r.get("t") == "snapshot" and "big/" in r["path"]]
-    cps = listing(run)
+    cps = listing(run.store, run.cfg.root)
     assert [cp.files for cp in cps] == [[], [], [], []]  # rm -i said no: app.py is unchanged
     assert "not tracked: " + str(big) + " (more than 200 files" in describe(cps[0])
     await rewind(ctx, "1 files")
