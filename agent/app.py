@@ -6,7 +6,7 @@ from dataclasses import astuple, dataclass, field
 from typing import Any
 
 from agent.actions.tool import ActionRunner, project_actions
-from agent.base.events import FanOut, Notice, PermissionDenied, Sink
+from agent.base.events import Event, FanOut, Notice, PermissionDenied, Sink
 from agent.base.messages import Message
 from agent.base.record import Middleware, Tool, ToolContext
 from agent.config.load import Config
@@ -45,7 +45,7 @@ class Denials:
 
     items: list[dict[str, Any]] = field(default_factory=list)
 
-    def emit(self, event: Any) -> None:
+    def emit(self, event: Event) -> None:
         if isinstance(event, PermissionDenied):
             self.items.append(
                 {"tool_name": event.name, "tool_use_id": event.id, "tool_input": event.args}
@@ -94,6 +94,12 @@ class Run:
             self.first_turn = False
             return f"{env_block(self.cfg.cwd, self.cfg.root)}\n\n{extra}{prompt}"
         return f"{extra}{prompt}"
+
+    def set_mode(self, mode: str) -> None:
+        """Shift-Tab: the permission mode the gate and hooks use, recorded in the session."""
+        if mode != self.gate.mode:
+            self.recorder.change("mode", mode)
+        self.gate.mode = self.hooks.mode = mode
 
     def replace_history(self, history: list[Message]) -> None:
         """Put `history` (no system prompt) in the agent after /rewind or /resume."""

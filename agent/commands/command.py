@@ -10,6 +10,7 @@ if TYPE_CHECKING:  # annotations only: rich and the assembled session load after
     from rich.console import Console
 
     from agent.app import Run
+    from agent.base.events import Sink, TurnEnd
     from agent.config.load import Config
     from agent.core.loop import Agent
 
@@ -33,8 +34,8 @@ class Ctx:
 
     run: Run
     console: Console
-    turn: Callable[[str], Awaitable[Any]]  # run one user turn through the loop
-    display: Any = None  # a Sink that renders streamed text (/btw); None = the agent's sink
+    turn: Callable[[str], Awaitable[TurnEnd]]  # run one user turn through the loop
+    display: Sink | None = None  # a Sink that renders streamed text (/btw); None = the agent's sink
     commands: dict[str, Command] = field(default_factory=dict)
     state: dict[str, Any] = field(default_factory=dict)  # per-session command state
     exit: bool = False  # set by /exit

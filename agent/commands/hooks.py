@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from agent.commands.registry import command
+from agent.commands.registry import Ctx, command
 from agent.hooks.hooks import EVENTS
 
 if TYPE_CHECKING:  # annotations only
@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # annotations only
 
 def hooks_report(run: Run) -> str:
     """Every configured hook with its matcher and timeout; why project hooks may be missing."""
-    specs = list(getattr(run.hooks, "specs", []))
+    specs = run.hooks.specs
     lines = []
     for event in EVENTS:
         for spec in (s for s in specs if s.event == event):
@@ -27,6 +27,6 @@ def hooks_report(run: Run) -> str:
 
 
 @command("hooks")
-async def hooks_cmd(ctx: Any, args: str) -> None:
+async def hooks_cmd(ctx: Ctx, args: str) -> None:
     """List the hooks this session runs, by event."""
     ctx.say(hooks_report(ctx.run))

@@ -6,14 +6,13 @@ module registers the `/mcp` command (agent.commands loads it when present).
 
 from __future__ import annotations
 
-from typing import Any
-
 from agent.commands.registry import Ctx, command
+from agent.mcp.tools import McpTools
 
 MARKS = {"connected": "✓", "pending": "…", "failed": "✗", "timeout": "✗", "closed": "-"}
 
 
-def server_lines(mcp: Any) -> list[str]:
+def server_lines(mcp: McpTools) -> list[str]:
     """One line per server: mark, name, status, tool count, last error."""
     lines = []
     for s in mcp.statuses():
@@ -24,7 +23,7 @@ def server_lines(mcp: Any) -> list[str]:
     return lines
 
 
-def detail_lines(mcp: Any, name: str) -> list[str]:
+def detail_lines(mcp: McpTools, name: str) -> list[str]:
     """One server: how it is reached, its log file, its tools under their registry names."""
     conn = mcp.manager.conns[name]
     spec = conn.spec
@@ -40,7 +39,7 @@ def detail_lines(mcp: Any, name: str) -> list[str]:
     return out
 
 
-async def reconnect(mcp: Any, name: str) -> str:
+async def reconnect(mcp: McpTools, name: str) -> str:
     """Restart one server and wait until it settles; its tools change at the next turn."""
     s = await mcp.manager.reconnect(name)
     text = f"{name}: {s['status']} · {s['tools']} tools"

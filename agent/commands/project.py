@@ -3,6 +3,7 @@ permissions."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -131,7 +132,7 @@ def _local(ctx: Ctx) -> Path:
     return ctx.run.gate.root / ".agent" / "settings.local.json"
 
 
-def _edit_local(ctx: Ctx, change: Any) -> Path:
+def _edit_local(ctx: Ctx, change: Callable[[dict[str, Any]], None]) -> Path:
     """Apply `change(permissions dict)` to .agent/settings.local.json, atomically."""
 
     return edit_local(ctx.run.gate.root, change)

@@ -11,9 +11,8 @@ from __future__ import annotations
 import re
 import shlex
 from pathlib import Path
-from typing import Any
 
-from agent.commands.command import Command, Ctx
+from agent.commands.command import Command, Ctx, Handler
 from agent.context.mentions import attach
 
 MAX_BYTES = 200_000  # a command file larger than this is skipped
@@ -97,7 +96,7 @@ def load_user_commands(root: Path, home: Path | None = None) -> list[Command]:
     return out
 
 
-def _runner(body: str) -> Any:
+def _runner(body: str) -> Handler:
     async def run(ctx: Ctx, args: str) -> None:
 
         await ctx.turn(attach(expand(body, args), ctx.cfg.cwd))  # `/explain @src/app.py`

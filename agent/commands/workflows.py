@@ -103,7 +103,7 @@ async def loop_cmd(ctx: Ctx, args: str) -> None:
     def failed(e: BaseException) -> None:
         ctx.say(f"/loop run failed: {type(e).__name__}: {e}", "red")
 
-    async def run(text: str) -> Any:
+    async def run(text: str) -> object:
         return await (dispatch(ctx, text) if slash else ctx.turn(text))
 
     ctx.agent.ctx.loop = PromptLoop(seconds, prompt, run, failed).start()

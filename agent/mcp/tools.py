@@ -16,11 +16,15 @@ import hashlib
 import re
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent.base.events import Notice
+from agent.base.events import Notice, Sink
 from agent.base.record import Tool, ToolContext, ToolKind, ToolResult
 from agent.permissions.rules import Rule
+
+if TYPE_CHECKING:  # annotations only: the manager imports the mcp SDK (~65 ms)
+    from agent.config.load import Config
+    from agent.mcp.manager import Manager
 
 MAX_NAME = 64
 MAX_DESCRIPTION = 4000
@@ -48,7 +52,7 @@ class McpTools:
 
     def __init__(
         self,
-        manager: Any,
+        manager: Manager,
         tools: dict[str, Tool],
         denied: Callable[[str], bool],
         notify: Callable[[str], None] | None = None,
@@ -151,7 +155,7 @@ def denied_by(never_allow: list[str]) -> Callable[[str], bool]:
     return lambda name: any(r.covers_tool(name) for r in rules)
 
 
-def start(cfg: Any, tools: dict[str, Tool], sink: Any = None) -> McpTools | None:
+def start(cfg: Config, tools: dict[str, Tool], sink: Sink | None = None) -> McpTools | None:
     """Start the configured servers in the background; None when there are none (or --no-mcp).
 
     Bad entries were already reported with the configuration's warnings (agent.config).

@@ -56,7 +56,7 @@ class Asking(Protocol):
     tools: dict[str, Tool]
     ws: Workspace
     root: Path  # where settings.local.json lives
-    asker: Asker
+    asker: Asker | None  # None: no terminal
     rules: dict[str, Any]
     session_rules: list[str]
 
@@ -145,10 +145,10 @@ def request(call: Call, tool: Tool, d: Decision, f: Facts, root: Path) -> AskReq
     )
 
 
-async def ask(gate: Asking, call: Call, d: Decision, f: Facts) -> Decision:
+async def ask(gate: Asking, asker: Asker, call: Call, d: Decision, f: Facts) -> Decision:
     """Prompt through the gate's asker and apply the answer."""
     req = request(call, gate.tools[call.name], d, f, gate.ws.root)
-    ans = await gate.asker(req)
+    ans = await asker(req)
     if isinstance(ans, tuple):  # an asker of the first version: (ok, reason)
         ans = Answer("y" if ans[0] else "n", ans[1])
     choice = ans.choice if ans.choice in req.choices else ("n" if ans.choice != "y" else "y")
@@ -178,7 +178,7 @@ def remember(root: Path, rules: list[str]) -> Path:
         return root / ".agent" / "settings.local.json"
 
 
-def edit_local(root: Path, change: Any) -> Path:
+def edit_local(root: Path, change: Callable[[dict[str, Any]], None]) -> Path:
     """Apply `change(permissions dict)` to `.agent/settings.local.json` atomically, recording
     the write as the user's own when the file was theirs; a broken file raises ConfigError."""
     ensure_agent_dir(root)

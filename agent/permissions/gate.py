@@ -12,6 +12,7 @@ from typing import Any
 from agent.base.events import PermissionDenied, Sink
 from agent.base.record import Call, Next, Tool, ToolContext, ToolResult, error
 from agent.permissions import asking
+from agent.permissions.asking import Asker
 from agent.permissions.decide import apply_hook, facts, verdict, workspace_of
 from agent.permissions.facts import Decision, Facts
 from agent.permissions.paths import Workspace
@@ -27,7 +28,7 @@ class Gate:
         rules: dict[str, Any],
         mode: str,
         sink: Sink,
-        asker: Any = None,
+        asker: Asker | None = None,
         *,
         workspace: Workspace | Path | None = None,
         root: Path | None = None,
@@ -107,11 +108,12 @@ class Gate:
         )
 
     async def _ask(self, call: Call, d: Decision, f: Facts) -> Decision:
-        if self.asker is None:
+        asker = self.asker
+        if asker is None:
             return asking.no_terminal(call, self.tools[call.name], d, f)
         async with self.lock:  # one prompt at a time; an earlier answer may cover this call
             if d.source != "hook":
                 again, f = self.decide(call)
                 if again.kind != "ask":
                     return again
-            return await asking.ask(self, call, replace(d, reason=d.reason or f.problem), f)
+            return await asking.ask(self, asker, call, replace(d, reason=d.reason or f.problem), f)

@@ -16,14 +16,16 @@ import dataclasses
 import fnmatch
 import itertools
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.base.events import SubagentProgress
-from agent.base.record import ToolContext
+from agent.base.events import SubagentProgress, TurnEnd
+from agent.base.record import Call, Middleware, Next, ToolContext, ToolResult
 from agent.context.memory import MEMORY_HEADER, env_block
 from agent.core.dispatch import Dispatcher
+from agent.core.llm import LLM
 from agent.core.loop import Agent
 from agent.hooks.hooks import Hooks
 from agent.permissions.gate import Gate
@@ -35,7 +37,7 @@ __all__ = ["Background", "Job", "Limits", "Report", "SubagentError", "Subagents"
 
 if TYPE_CHECKING:
     from agent.base.record import Tool
-    from agent.core.loop import Agent
+    from agent.core.llm import LLM
 
 SPAWN_TOOLS = ("task", "task_result")
 STOP_HOOK_LIMIT = 3
@@ -48,14 +50,14 @@ class Subagents:
     def __init__(
         self,
         parent: Agent,
-        layers: tuple[Any, ...],
+        layers: tuple[Middleware, ...],
         *,
         root: Path,
         hooks: Hooks | None = None,
         defs: dict[str, AgentDef] | None = None,
         limits: Limits | None = None,
         depth: int = 0,
-        ids: Any = None,
+        ids: Iterator[int] | None = None,
     ) -> None:
         self.parent, self.layers, self.root, self.hooks = parent, layers, root, hooks
         self.defs = defs or {}
@@ -169,7 +171,7 @@ class Subagents:
             )
         return child
 
-    def _llm(self, job: Job) -> Any:
+    def _llm(self, job: Job) -> LLM:
         parent = self.parent.llm
         parent.client()  # one HTTP client for the session: copies share it and never close it
         llm = copy.copy(parent)
@@ -213,7 +215,7 @@ class Subagents:
             sink.progress("failed", f"failed: {short(report.error or report.subtype, 120)}")
         return report
 
-    async def _stop_hooks(self, child: Agent, end: Any, task_id: str, job: Job) -> Any:
+    async def _stop_hooks(self, child: Agent, end: TurnEnd, task_id: str, job: Job) -> TurnEnd:
         """SubagentStop hooks; one that blocks sends the child back to work (a few times)."""
         if self.hooks is None:
             return end
@@ -278,10 +280,10 @@ class Subagents:
                 pass
 
 
-def _tagger(task_id: str) -> Any:
+def _tagger(task_id: str) -> Middleware:
     """A dispatch layer marking a child's calls, so the audit log says who made them."""
 
-    async def tag(call: Any, ctx: Any, nxt: Any) -> Any:
+    async def tag(call: Call, ctx: ToolContext, nxt: Next) -> ToolResult:
         if call.trigger == "model":  # the parent model asked for it, through this subagent
             call.trigger = f"subagent {task_id}"
         return await nxt(call, ctx)
@@ -289,7 +291,7 @@ def _tagger(task_id: str) -> Any:
     return tag
 
 
-def _cancelled(task_id: str, label: str) -> Any:
+def _cancelled(task_id: str, label: str) -> SubagentProgress:
 
     return SubagentProgress(
         f"[{label}] background task cancelled (the session ended)", task_id, "", "failed"

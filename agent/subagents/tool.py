@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from agent.base.record import Tool, ToolContext, ToolResult, error
-from agent.subagents.records import SubagentError
+from agent.subagents.records import Report, SubagentError
 from agent.subagents.runner import Subagents, runner_of
 
 TASK_DESCRIPTION = (
@@ -90,7 +90,7 @@ async def _task(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return several(await runner.run_many(jobs))
 
 
-def single(report: Any) -> ToolResult:
+def single(report: Report) -> ToolResult:
     """One report as the tool result; a failed child is an error with what it had so far."""
     info = f"{report.label} · {report.turns} turns"
     if report.ok:

@@ -18,9 +18,12 @@ import termios
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.ui.typeahead import TypeAhead
+
+if TYPE_CHECKING:  # annotations only: the loop loads after the prompt is drawn
+    from agent.core.loop import Agent
 
 PROMPT = "> "
 CYCLE = ("default", "acceptEdits", "plan")  # the modes Shift+Tab steps through
@@ -44,7 +47,7 @@ def toolbar_text(model: str, mode: str, pct: float, cost: float, cache: float) -
     return f" {model} · ⏵ {mode} (shift-tab) · context {pct:.0%} · ${cost:.4f} · cache {cache:.0%} "
 
 
-def stats_of(agent: Any) -> tuple[float, float, float]:
+def stats_of(agent: Agent) -> tuple[float, float, float]:
     """(context used / compaction threshold, session cost, cache-hit rate) for the toolbar."""
     used = agent.meter.now(agent.messages, agent.schemas)
     p = agent.llm.cfg.provider

@@ -11,6 +11,8 @@ import asyncio
 import os
 import signal
 import sys
+from argparse import Namespace
+from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from agent.config import settings as st
@@ -21,7 +23,10 @@ from agent.ui.startup import configure
 
 if TYPE_CHECKING:  # annotations only
     from agent.app import Run
+    from agent.base.events import TurnEnd
+    from agent.commands.command import Ctx
     from agent.config.load import Config
+    from agent.permissions.asking import Answer, AskRequest
 
 CHOICES = {
     "y": "[y] once",
@@ -61,7 +66,7 @@ def parse_answer(text: str, choices: tuple[str, ...]) -> tuple[str, str]:
     return "n", text.strip()
 
 
-async def ask_on_terminal(req: Any) -> Any:
+async def ask_on_terminal(req: AskRequest) -> Answer:
     """The permission prompt: tool, resolved path or full command, diff, then the answer."""
     from agent.permissions.asking import Answer  # deferred: ~45 ms: only when a prompt is answered
 
@@ -126,7 +131,7 @@ def trust_prompt(cfg: Config) -> bool:
     return True
 
 
-def load(args: Any) -> tuple[Config, str | None] | int:
+def load(args: Namespace) -> tuple[Config, str | None] | int:
     """(Config, session id to resume) for an interactive session — after the trust question and
     the `-c` / `-r [ID]` choice (the picker) — or an exit code."""
     from agent.session.resume import PickInterrupted, chosen  # deferred: ~75 ms: only with -c / -r
@@ -144,7 +149,7 @@ def load(args: Any) -> tuple[Config, str | None] | int:
     return cfg, resume_id
 
 
-def run_repl(args: Any) -> int:
+def run_repl(args: Namespace) -> int:
     # deferred: ~220 ms (openai, the whole session): only once it is needed
     from agent.app import build
 
@@ -191,7 +196,7 @@ def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
         loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
 
 
-def _commands(run: Run, args: Any) -> Any:
+def _commands(run: Run, args: Namespace) -> Ctx:
     """The slash commands, printing plainly to stdout like the answers."""
     from rich.console import Console
 
@@ -203,14 +208,14 @@ def _commands(run: Run, args: Any) -> Any:
     for problem in LOAD_PROBLEMS:
         print(f"agent: warning: {problem}", file=sys.stderr)
 
-    async def turn(text: str) -> Any:
+    async def turn(text: str) -> TurnEnd:
         return await run.agent.run_turn(run.user_message(text))
 
     console = Console(highlight=False, color_system=None, soft_wrap=True)
     return Ctx(run, console, turn, run.agent.sink, commands, show_diff=show_diff(console))
 
 
-async def _line(ctx: Any, line: str) -> None:
+async def _line(ctx: Ctx, line: str) -> None:
     # deferred: ~60 ms: commands load after the prompt is drawn
     from agent.commands.registry import dispatch
 
@@ -225,7 +230,7 @@ async def _line(ctx: Any, line: str) -> None:
     await ctx.turn(attach(line, ctx.cfg.cwd))
 
 
-async def _interruptible(work: Any) -> None:
+async def _interruptible(work: Coroutine[Any, Any, object]) -> None:
     loop = asyncio.get_running_loop()
     task = asyncio.ensure_future(work)
     loop.add_signal_handler(signal.SIGINT, task.cancel)

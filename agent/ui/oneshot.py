@@ -8,6 +8,7 @@ import select
 import signal
 import sys
 import time
+from argparse import Namespace
 from typing import TYPE_CHECKING, Any
 
 from agent.config.load import ConfigError, flags_from
@@ -16,6 +17,7 @@ from agent.ui.process import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_MAX_TURNS, EXIT_O
 
 if TYPE_CHECKING:  # annotations only
     from agent.app import Run
+    from agent.ui.render import JsonRenderer, TextRenderer
 
 EXIT_BY_SUBTYPE = {
     "success": EXIT_OK,
@@ -58,7 +60,7 @@ def read_prompt(words: list[str]) -> str | None:
     return prompt
 
 
-def make_renderer(fmt: str, verbose: bool) -> Any:
+def make_renderer(fmt: str, verbose: bool) -> TextRenderer | JsonRenderer:
     from agent.ui import render  # deferred: ~30 ms: cli imports this module for the REPL too
 
     if fmt == "json":
@@ -108,14 +110,16 @@ def _oversized(prompt: str, window: int) -> str:
     )
 
 
-def _fail_early(renderer: Any, fmt: str, message: str, code: int) -> int:
+def _fail_early(
+    renderer: TextRenderer | JsonRenderer | None, fmt: str, message: str, code: int
+) -> int:
     print(f"agent: {message}", file=sys.stderr)
-    if fmt != "text":
+    if fmt != "text" and renderer is not None:
         renderer.finish(result_line("error_during_execution", "", error=message))
     return code
 
 
-def run_oneshot(args: Any, prompt: str) -> int:
+def run_oneshot(args: Namespace, prompt: str) -> int:
     # deferred: ~60 ms (actions, MCP config, the tool modules): cli imports this for the REPL
     from agent.ui.startup import configure
 
@@ -162,7 +166,7 @@ def run_oneshot(args: Any, prompt: str) -> int:
     return EXIT_BY_SUBTYPE[subtype]
 
 
-def _refused(args: Any, prompt: str, context_limit: int) -> str:
+def _refused(args: Namespace, prompt: str, context_limit: int) -> str:
     """Why this prompt is not sent at all ("" when it is fine)."""
     if not prompt.strip():
         if args.cont or args.resume is not None:  # `agent -r < /dev/null`, `agent -c` in a pipe

@@ -3,28 +3,33 @@
 The prompt is drawn first; the Run (client, tools, MCP servers), the command registry, the file
 list for `@` completion and the `openai` import load in the background. A turn runs as a task:
 Esc or Ctrl-C cancels it and the loop leaves a valid history. Falls back to the plain REPL
-(repl_basic) when stdin/stdout is not a terminal or prompt_toolkit cannot start.
+(line_repl) when stdin/stdout is not a terminal or prompt_toolkit cannot start.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import importlib
 import sys
 import time
-from collections.abc import AsyncIterator, Coroutine
+from argparse import Namespace
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from agent import __version__
 from agent.config.settings import user_dir
 from agent.ui import line_repl as repl_basic
-from agent.ui.keys import PROMPT, Interrupts, make_session, next_mode, stats_of, toolbar_text
+from agent.ui.keys import PROMPT, Interrupts, make_session, stats_of
 from agent.ui.process import EXIT_FAIL, EXIT_OK, TERMINATING
+from agent.ui.repl_host import ReplHost
 
 if TYPE_CHECKING:  # annotations only
+    from rich.console import Console
+
     from agent.app import Run
+    from agent.base.events import TurnEnd
+    from agent.commands.command import Command, Ctx
     from agent.config.load import Config
+    from agent.ui.tui import LiveRenderer
 
 CTRL_C_WINDOW = 3.0  # seconds within which a second Ctrl-C on an empty prompt exits
 
@@ -33,7 +38,7 @@ class StartError(Exception):
     """The session could not be set up (shown, then the REPL exits 1)."""
 
 
-def run_repl(args: Any) -> int:
+def run_repl(args: Namespace) -> int:
 
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         return repl_basic.run_repl(args)
@@ -49,7 +54,7 @@ def run_repl(args: Any) -> int:
     return asyncio.run(repl.main())
 
 
-class Repl:
+class Repl(ReplHost):
     """One interactive session."""
 
     def __init__(self, cfg: Config, resume_id: str | None = None) -> None:
@@ -60,10 +65,10 @@ class Repl:
         self.resume_id = resume_id
         self.start_mode = self._mode = cfg.permission_mode
         self.run: Run | None = None
-        self.ctx: Any = None
-        self.console: Any = None
-        self.renderer: Any = None
-        self.commands: dict[str, Any] = {}
+        self.ctx: Ctx | None = None
+        self.console: Console | None = None
+        self.renderer: LiveRenderer | None = None
+        self.commands: dict[str, Command] = {}
         self.paths: list[str] = []
         self.pending: list[str] = []  # !command notes for the next message
         self.queued = ""  # a message typed (and sent with Enter) while the last turn ran
@@ -86,7 +91,7 @@ class Repl:
             "/help lists commands · Esc or Ctrl-C stops a turn · Ctrl-D exits",
             flush=True,
         )
-        self.ready = self._spawn(self._start())
+        self.ready = self.spawn(self._start())
         code = EXIT_OK
         try:
             while not (self.ctx is not None and self.ctx.exit):
@@ -106,8 +111,8 @@ class Repl:
     async def _read(self) -> str | None:
         """The next input; None = exit (Ctrl-D, or Ctrl-C twice on an empty prompt)."""
         while True:
-            self._refresh_stats()
-            self._at_prompt(True)
+            self.refresh_stats()
+            self.at_prompt(True)
             try:
                 draft, self.draft = self.draft, ""
                 return str(await self.session.prompt_async(PROMPT, default=draft))
@@ -120,7 +125,7 @@ class Repl:
                 self.ctrl_c = now
                 print("(press Ctrl-C again to exit)", flush=True)
             finally:
-                self._at_prompt(False)
+                self.at_prompt(False)
 
     async def _handle(self, line: str) -> None:
         # deferred: commands (~60 ms) and mentions (~55 ms) load after the prompt is drawn
@@ -130,19 +135,20 @@ class Repl:
         await self._ready()
         text = line.strip()
         if text.startswith("!"):
-            work = bang(text[1:].strip(), self.cfg.cwd, self.renderer.line, self.pending)
+            work = bang(text[1:].strip(), self.cfg.cwd, self.out.line, self.pending)
             await self.busy(work, "running")
         elif parse(text) is not None:
+            assert self.ctx is not None  # set before _ready returns
             await self.busy(dispatch(self.ctx, text), "working")
         else:
             await self.busy(self.turn(attach(line, self.cfg.cwd)), "thinking")
-        self._spawn(self._refresh_paths())
+        self.spawn(self.refresh_paths())
 
     async def busy(self, work: Coroutine[Any, Any, Any], label: str) -> None:
         """Run a turn or command as a task that Esc / Ctrl-C cancels; the session survives."""
         task = asyncio.ensure_future(work)
         self.current, self.cancelled = task, False
-        self.renderer.begin(label)
+        self.out.begin(label)
         self.keys.start()
         try:
             await task
@@ -150,13 +156,13 @@ class Repl:
             if not task.cancelled() or TERMINATING:
                 raise  # we were cancelled ourselves (shutdown, SIGTERM)
             self.cancelled = True
-            if not self.renderer.interrupted:
-                self.renderer.line("⎿ interrupted", "dim")
+            if not self.out.interrupted:
+                self.out.line("⎿ interrupted", "dim")
         except Exception as e:  # a failing command must not end the session
-            self.renderer.line(f"error: {type(e).__name__}: {e}", "red")
+            self.out.line(f"error: {type(e).__name__}: {e}", "red")
         finally:
             self.keys.stop()
-            self.renderer.end()
+            self.out.end()
             self.current = None
 
     def _typed_ahead(self) -> None:
@@ -171,7 +177,7 @@ class Repl:
         self.session.history.append_string(queued)
         print(f"{PROMPT}{queued}", flush=True)
 
-    async def turn(self, text: str) -> Any:
+    async def turn(self, text: str) -> TurnEnd:
         """One user turn through the loop (commands call this too)."""
         if self.pending:
             text = "\n\n".join([*self.pending, text])
@@ -180,95 +186,29 @@ class Repl:
         assert run is not None, "a turn runs only once the session is ready (_ready)"
         return await run.agent.run_turn(run.user_message(text))
 
-    # -- what the prompt, the asker and the keys call --------------------------------------
-    @property
-    def mode(self) -> str:
-        return str(self.run.gate.mode) if self.run is not None else self._mode
-
-    def cycle_mode(self) -> None:
-        self._mode = next_mode(self.mode, self.start_mode)
-        if self.run is not None:
-            self.run.gate.mode = self._mode
-            self.run.hooks.mode = self._mode
-            recorder = getattr(self.run, "recorder", None)
-            if recorder is not None and hasattr(recorder, "change"):
-                recorder.change("mode", self._mode)
-
-    def toolbar(self) -> Any:
-        model = self.run.agent.llm.model if self.run is not None else self.cfg.model
-        return toolbar_text(model, self.mode, *self.stats)
-
-    def cancel_turn(self) -> None:
-        if self.current is not None and not self.current.done():
-            self.current.cancel()
-
-    def keep_typed(self, text: str) -> None:
-        if self.prompting:  # asked while idle: it is the prompt's text
-            self.session.default_buffer.insert_text(text.replace("\r", "\n"))
-        else:
-            self.keys.typed.feed(text.encode())
-
-    def last_key(self) -> float:
-        return self.keys.last_key
-
-    @contextlib.asynccontextmanager
-    async def asking(self) -> AsyncIterator[None]:
-        """The terminal to a permission prompt: from a turn (its spinner and key reader stop)
-        or from a background run while the prompt is up (the prompt steps aside)."""
-        from prompt_toolkit.application import in_terminal
-
-        busy = self.current is not None and not self.current.done()
-        if busy:
-            self.renderer.pause()
-            self.keys.stop()
-        self.renderer.hold()
-        try:
-            if self.prompting:
-                async with in_terminal():
-                    yield
-            else:
-                yield
-        finally:
-            if busy:
-                self.keys.start()
-            self.renderer.release()
-            if busy:
-                self.renderer.resume()
-
     # -- background work -----------------------------------------------------------------
-    def _spawn(self, work: Coroutine[Any, Any, Any]) -> asyncio.Future[Any]:
+    def spawn(self, work: Awaitable[Any]) -> asyncio.Future[Any]:
         task = asyncio.ensure_future(work)
         self.bg.add(task)
         task.add_done_callback(self.bg.discard)
         task.add_done_callback(lambda t: t.cancelled() or t.exception())
         return task
 
-    def _build(self) -> Any:
+    def _build(self) -> tuple[Run, Console, LiveRenderer]:
         """In a thread: rich, the Run (client, tools, gate, hooks) — the heavy imports."""
         # deferred: ~300 ms (rich, openai, the whole session): loads after the prompt is drawn
         from agent.ui.repl_session import open_session
 
-        run, self.console, self.renderer = open_session(self, self.keys.typed.shown)
-        return run
+        return open_session(self, self.keys.typed.shown)
 
-    async def _start(self) -> Any:
-        run = await asyncio.to_thread(self._build)  # imports agent.ui.repl_session in the thread
+    async def _start(self) -> Run:
+        # imports agent.ui.repl_session in the thread
+        run, console, renderer = await asyncio.to_thread(self._build)
+        self.console, self.renderer = console, renderer
         # deferred: loaded by _build in its thread, never on the loop that draws the prompt
-        from agent.ui.repl_session import command_context
+        from agent.ui.repl_session import ready
 
-        self._at_prompt(self.prompting)  # from now on the renderer prints above the prompt
-        self.ctx = await command_context(self, run)
-        run.gate.mode = run.hooks.mode = self._mode  # Shift-Tab may have been pressed already
-        self.run = run
-        await run.start()
-        self._spawn(asyncio.to_thread(importlib.import_module, "openai"))
-        self._spawn(self._refresh_paths())
-        self._refresh_stats()
-        if self.prompting:
-            buf = self.session.default_buffer
-            if buf.text.startswith("/"):  # typed before the commands were loaded
-                buf.start_completion(select_first=False)
-            self.session.app.invalidate()
+        await ready(self, run, console, renderer)
         return run
 
     async def _ready(self) -> None:
@@ -278,26 +218,26 @@ class Repl:
         except Exception as e:
             raise StartError(f"cannot start the session: {e}") from e
 
-    async def _refresh_paths(self) -> None:
+    async def refresh_paths(self) -> None:
         # deferred: ~100 ms (the tool modules): after the prompt is drawn
         from agent.ui.completion import project_paths
 
         self.paths = await project_paths(self.cfg.cwd)
 
-    def _refresh_stats(self) -> None:
+    def refresh_stats(self) -> None:
         if self.run is not None:
             self.stats = stats_of(self.run.agent)
 
-    def _at_prompt(self, on: bool) -> None:
+    def at_prompt(self, on: bool) -> None:
         """Events printed while the prompt is up go above it (run_in_terminal)."""
         self.prompting = on
         if self.renderer is not None:
             self.renderer.at_prompt = self._above_prompt if on else None
 
-    def _above_prompt(self, fn: Any) -> None:
+    def _above_prompt(self, fn: Callable[[], None]) -> None:
         from prompt_toolkit.application import run_in_terminal
 
-        self._spawn(_awaited(run_in_terminal(fn)))
+        self.spawn(run_in_terminal(fn))
 
     async def _close(self) -> None:
         for task in list(self.bg):
@@ -308,7 +248,3 @@ class Repl:
             from agent.ui.repl_session import close_session
 
             await close_session(self.run)
-
-
-async def _awaited(aw: Any) -> Any:
-    return await aw

@@ -31,15 +31,31 @@ def open_session(repl: Repl, typed: Callable[[], str]) -> tuple[Run, Console, Li
     return run, console, renderer
 
 
-async def command_context(repl: Repl, run: Run) -> Ctx:
+async def command_context(repl: Repl, run: Run, console: Console, out: LiveRenderer) -> Ctx:
     """The slash commands (loaded in a thread; problems said) and what they may use."""
     repl.commands.update(await asyncio.to_thread(all_commands, repl.cfg.root))
     for problem in LOAD_PROBLEMS:
-        repl.renderer.line(f"warning: {problem}", "yellow")
+        out.line(f"warning: {problem}", "yellow")
     if repl.resume_id:
-        repl.renderer.line(line_repl.resumed_note(run), "dim")
-    show = show_diff(repl.console)
-    return Ctx(run, repl.console, repl.turn, repl.renderer, repl.commands, show_diff=show)
+        out.line(line_repl.resumed_note(run), "dim")
+    return Ctx(run, console, repl.turn, out, repl.commands, show_diff=show_diff(console))
+
+
+async def ready(repl: Repl, run: Run, console: Console, out: LiveRenderer) -> None:
+    """The session is built: commands loaded, SessionStart fired, the prompt brought up to date."""
+    repl.at_prompt(repl.prompting)  # from now on the renderer prints above the prompt
+    repl.ctx = await command_context(repl, run, console, out)
+    run.set_mode(repl.mode)  # no Run yet: the mode Shift-Tab may have chosen already
+    repl.run = run
+    await run.start()
+    repl.spawn(asyncio.to_thread(importlib.import_module, "openai"))
+    repl.spawn(repl.refresh_paths())
+    repl.refresh_stats()
+    if repl.prompting:
+        buf = repl.session.default_buffer
+        if buf.text.startswith("/"):  # typed before the commands were loaded
+            buf.start_completion(select_first=False)
+        repl.session.app.invalidate()
 
 
 async def close_session(run: Run) -> None:

@@ -12,9 +12,10 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from agent.base.events import Recorder
+from agent.base.messages import Message
+from agent.core.loop import Agent
 from agent.git.safe import refusal
 from agent.subagents import worktree as w
 from agent.subagents.runner import Job, Report, Subagents
@@ -69,11 +70,11 @@ def parse_units(text: str) -> list[Unit]:
     return units
 
 
-async def plan_units(agent: Any, task: str, git: bool) -> list[Unit]:
+async def plan_units(agent: Agent, task: str, git: bool) -> list[Unit]:
     """One request without tools: the task split into units (its cost joins the session's)."""
 
     where = ", each in its own copy of the repository" if git else " in the same directory"
-    messages = [
+    messages: list[Message] = [
         {"role": "system", "content": PLAN.format(min=MIN_UNITS, max=MAX_UNITS, where=where)},
         {"role": "user", "content": task},
     ]
@@ -102,7 +103,7 @@ async def plan_units(agent: Any, task: str, git: bool) -> list[Unit]:
     )
 
 
-def unit_job(runner: Subagents, n: int, unit: Unit, wt: Any, cwd: Path) -> Job:
+def unit_job(runner: Subagents, n: int, unit: Unit, wt: w.Worktree | None, cwd: Path) -> Job:
     if wt is None:
         note = (
             "Other agents work on other units in parallel in this same directory: change "
@@ -149,7 +150,7 @@ async def batch(
     git = await asyncio.to_thread(w.repo_root, cwd) is not None
     units = await plan_units(runner.parent, task, git)
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    trees: list[Any] = [None] * len(units)
+    trees: list[w.Worktree | None] = [None] * len(units)
     results = [UnitResult(u, Report("", u.title, False, "", "interrupted")) for u in units]
     if into is not None:
         into[:] = results
@@ -170,7 +171,7 @@ async def batch(
     return results
 
 
-def _settle(wt: Any, res: UnitResult, hooks: bool) -> None:
+def _settle(wt: w.Worktree, res: UnitResult, hooks: bool) -> None:
     """Commit a unit's work on its branch; remove its worktree when it did nothing."""
 
     refused = ""

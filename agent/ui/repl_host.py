@@ -1,0 +1,92 @@
+"""The REPL as the prompt, the permission prompt and the key reader see it (PromptHost, AskHost):
+the permission mode and Shift-Tab, the toolbar, cancelling the running turn, the terminal handed
+to a permission prompt. agent.ui.repl.Repl is this plus the loop and the session behind it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from agent.ui.keys import Interrupts, next_mode, toolbar_text
+
+if TYPE_CHECKING:  # annotations only
+    from prompt_toolkit import PromptSession
+    from rich.console import Console
+
+    from agent.app import Run
+    from agent.config.load import Config
+    from agent.ui.tui import LiveRenderer
+
+
+class ReplHost:
+    """State the prompt and the asker share with the REPL's loop (set by agent.ui.repl.Repl)."""
+
+    cfg: Config
+    start_mode: str
+    _mode: str
+    run: Run | None
+    console: Console | None
+    renderer: LiveRenderer | None
+    current: asyncio.Future[Any] | None
+    prompting: bool
+    stats: tuple[float, float, float]
+    keys: Interrupts
+    session: PromptSession[str]
+
+    @property
+    def mode(self) -> str:
+        return str(self.run.gate.mode) if self.run is not None else self._mode
+
+    def cycle_mode(self) -> None:
+        self._mode = next_mode(self.mode, self.start_mode)
+        if self.run is not None:
+            self.run.set_mode(self._mode)
+
+    @property
+    def out(self) -> LiveRenderer:
+        """The renderer, there once the session is ready (_ready)."""
+        assert self.renderer is not None, "drawn on only once the session is ready"
+        return self.renderer
+
+    def toolbar(self) -> Any:
+        model = self.run.agent.llm.model if self.run is not None else self.cfg.model
+        return toolbar_text(model, self.mode, *self.stats)
+
+    def cancel_turn(self) -> None:
+        if self.current is not None and not self.current.done():
+            self.current.cancel()
+
+    def keep_typed(self, text: str) -> None:
+        if self.prompting:  # asked while idle: it is the prompt's text
+            self.session.default_buffer.insert_text(text.replace("\r", "\n"))
+        else:
+            self.keys.typed.feed(text.encode())
+
+    def last_key(self) -> float:
+        return self.keys.last_key
+
+    @contextlib.asynccontextmanager
+    async def asking(self) -> AsyncIterator[None]:
+        """The terminal to a permission prompt: from a turn (its spinner and key reader stop)
+        or from a background run while the prompt is up (the prompt steps aside)."""
+        from prompt_toolkit.application import in_terminal
+
+        busy = self.current is not None and not self.current.done()
+        if busy:
+            self.out.pause()
+            self.keys.stop()
+        self.out.hold()
+        try:
+            if self.prompting:
+                async with in_terminal():
+                    yield
+            else:
+                yield
+        finally:
+            if busy:
+                self.keys.start()
+            self.out.release()
+            if busy:
+                self.out.resume()
