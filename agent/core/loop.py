@@ -27,7 +27,8 @@ from agent.base.record import Call, Tool, ToolContext
 from agent.base.tokens import Meter, Totals
 from agent.context.compaction import Conversation, Policy, auto_compact, compact, fit
 from agent.core.dispatch import Dispatcher, prepare
-from agent.core.llm import LLM, ContextOverflow, LLMError
+from agent.core.errors import ContextOverflow, LLMError
+from agent.core.llm import LLM
 from agent.core.stream import Reply
 from agent.core.turn_state import (
     INTERRUPTED_MARK,

@@ -33,11 +33,8 @@ from agent.subagents.defs import AgentDef
 from agent.subagents.records import Background, Job, Limits, Report, SubagentError
 from agent.subagents.sink import ChildSink, short
 
-__all__ = ["Background", "Job", "Limits", "Report", "SubagentError", "Subagents"]
-
 if TYPE_CHECKING:
     from agent.base.record import Tool
-    from agent.core.llm import LLM
 
 SPAWN_TOOLS = ("task", "task_result")
 STOP_HOOK_LIMIT = 3

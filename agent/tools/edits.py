@@ -14,7 +14,7 @@ from typing import Any
 
 from agent.base.record import Execute, Preview, Target, Tool, ToolContext, ToolResult, cap
 from agent.permissions.paths import lexical
-from agent.tools import textio
+from agent.tools import atomic, textio
 from agent.tools.common import ToolError, bool_arg, did_you_mean, guard, resolve, shown, str_arg
 from agent.tools.difftext import unified_diff
 from agent.tools.matching import replaced
@@ -106,7 +106,7 @@ def commit(ctx: ToolContext, path: Path, cur: Current, new_text: str, verb: str)
         unchanged = f"No changes: {name} already has this content."
         return ToolResult(unchanged, display=f"{name}: unchanged")
     cur.path.parent.mkdir(parents=True, exist_ok=True)
-    textio.atomic_write(cur.path, data, cur.mode)
+    atomic.atomic_write(cur.path, data, cur.mode)
     if cur.path.read_bytes() != data:
         raise ToolError(
             f"verification failed: {name} on disk differs from what was written", can_retry=False

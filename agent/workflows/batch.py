@@ -18,7 +18,8 @@ from agent.base.messages import Message
 from agent.core.loop import Agent
 from agent.git.safe import refusal
 from agent.subagents import worktree as w
-from agent.subagents.runner import Job, Report, Subagents
+from agent.subagents.records import Job, Report
+from agent.subagents.runner import Subagents
 
 MIN_UNITS, MAX_UNITS = 3, 8
 PLAN = (

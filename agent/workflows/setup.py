@@ -11,7 +11,8 @@ from agent.base.record import Tool
 from agent.hooks.hooks import Hooks
 from agent.session.store import load
 from agent.subagents.defs import AgentDef, load_defs
-from agent.subagents.runner import Limits, Subagents
+from agent.subagents.records import Limits
+from agent.subagents.runner import Subagents
 from agent.subagents.tool import task_tools
 from agent.tools import builtin_tools
 from agent.tools.todo_list import TodoList, last_saved

@@ -11,7 +11,8 @@ from typing import Any
 
 from agent.git.diff import working_diff
 from agent.subagents.defs import AgentDef
-from agent.subagents.runner import Job, Report, Subagents
+from agent.subagents.records import Job, Report
+from agent.subagents.runner import Subagents
 from agent.tools import builtin_tools
 from agent.workflows.batch import WorkflowError
 

@@ -13,7 +13,7 @@ from helpers import close_all, make_agent, of_type, run_agent
 
 from agent.base.events import Compacted, Notice
 from agent.context.compaction import SUMMARY_PREFIX, Policy, is_valid
-from agent.core.llm import overflow
+from agent.core.errors import overflow
 
 SUMMARY = "## Task\nAnswer questions.\n## Open todos\nnone"
 OPENAI_STYLE = (

@@ -25,7 +25,7 @@ from routed_fake import (
 from agent.base.events import SubagentProgress, TextDelta, ToolEnd
 from agent.base.record import Tool, ToolContext, ToolResult
 from agent.session.store import load, messages_of
-from agent.subagents.runner import SubagentError
+from agent.subagents.records import SubagentError
 
 
 @pytest.fixture

@@ -242,12 +242,12 @@ async def test_write_keeps_mode_symlink_and_leaves_no_temp(
 async def test_write_verifies_by_reading_back(
     ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = edits.textio.atomic_write
+    real = edits.atomic.atomic_write
 
     def corrupting(path: Path, data: bytes, mode: int | None) -> None:
         real(path, data[:-1], mode)  # a disk that loses the last byte
 
-    monkeypatch.setattr(edits.textio, "atomic_write", corrupting)
+    monkeypatch.setattr(edits.atomic, "atomic_write", corrupting)
     result = await write(ctx, "v.txt", "content\n")
     assert result.is_error
     assert "verification failed" in result.output

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from agent.permissions.shell.flags import risky
+from agent.permissions.shell.git_risk import git_escape, git_read_only
 from agent.permissions.shell.parse import Command, words
 from agent.permissions.shell.scripts import awk_escape, sed_escape
 
@@ -60,37 +62,6 @@ RISKY_FLAGS: dict[str, tuple[str, ...]] = {
     "file": ("-C", "--compile"),
     "tree": ("-o", "-R"),  # -R with -H writes 00Tree.html files
 }
-GIT_GLOBAL_OK = ("--no-pager", "-P", "-C", "--no-optional-locks", "--literal-pathspecs")
-GIT_RISKY = (
-    "--output",
-    "--ext-diff",
-    "--textconv",  # a diff driver's command, even where git would not use one by default
-    "-O",
-    "--open-files-in-pager",
-    "--upload-pack",
-    "--receive-pack",
-    "--exec",
-    "--config",
-    "--extcmd",
-    "--show-signature",  # runs gpg (or the program gpg.program names) on the commit's data
-    "--submodule",  # =diff runs git in a submodule found through history, not the index
-)
-GIT_SUB_RISKY = {
-    "rebase": ("-x",),
-    "difftool": ("-x", "-t", "--tool"),
-    "clone": ("-c", "-u"),
-    "fetch": ("-u",),
-    "pull": ("-u",),
-    "cat-file": ("--filters",),  # runs the smudge filter
-    "grep": ("--recurse-submodules",),
-    "ls-files": ("--recurse-submodules",),
-    "tag": ("-v", "--verify"),  # runs gpg
-}
-# Long options are matched as git (parse-options) and GNU getopt match them: any unambiguous
-# prefix counts (`git grep --open-files-in=…`, `sort --o=FILE`), except where the prefix is an
-# option of its own, which then wins (`git diff --text`, `tar --checkpoint`).
-EXACT_OPTIONS = frozenset({"--text", "--checkpoint"})
-GIT_RUNS = {"filter-branch": "", "mergetool": "", "submodule": "foreach", "bisect": "run"}
 # Commands whose flag checks need every argument to be static (a `$X` could be `-exec`); glob
 # words are expanded by the caller before the checks, like the shell would.
 STRICT = frozenset(RISKY_FLAGS) | {"git", "sed", "awk", "gawk", "mawk", "nawk"}
@@ -100,51 +71,6 @@ READ_ONLY = words(
     "rg find sort uniq cut tr diff cmp basename dirname realpath readlink whoami id uname nl "
     "md5sum sha1sum sha256sum sha512sum od hexdump column fold fmt expand unexpand rev tac "
     "paste join comm seq sleep test [ type cd date sed awk gawk mawk nawk uptime free exit :"
-)
-GIT_READ_ONLY = words(
-    "status diff log show rev-parse ls-files blame describe shortlog grep show-ref cat-file "
-    "ls-tree merge-base rev-list"
-)
-LISTING_FLAGS = frozenset(
-    {
-        "-a",
-        "-r",
-        "-v",
-        "-vv",
-        "--all",
-        "--list",
-        "-l",
-        "--show-current",
-        "--remotes",
-        "--merged",
-        "--no-merged",
-        "--contains",
-        "--points-at",
-        "-n",
-        "--sort",
-        "--format",
-        "--column",
-        "--no-column",
-    }
-)
-TAKES_NAMES = frozenset({"--list", "-l", "--contains", "--merged", "--no-merged", "--points-at"})
-GIT_FIRST = {  # subcommands that only read when their first argument is one of these
-    "remote": {"-v", "--verbose", "show", "get-url"},
-    "stash": {"list", "show"},
-    "config": {"--get", "--get-all", "--get-regexp", "--list", "-l"},
-    "worktree": {"list"},
-}
-GIT_WRITES = frozenset(
-    {
-        "--add",
-        "--unset",
-        "--unset-all",
-        "--replace-all",
-        "--edit",
-        "-e",
-        "--rename-section",
-        "--remove-section",
-    }
 )
 
 
@@ -177,7 +103,7 @@ def escape(cmd: Command) -> str:
     if base in STRICT and any(w.value is None for w in cmd.argv[1:]):
         return f"{base} with arguments decided at run time"
     if base in RISKY_FLAGS or base == "git":
-        hit = _git(args) if base == "git" else _risky(args, RISKY_FLAGS[base], base == "find")
+        hit = git_escape(args) if base == "git" else risky(args, RISKY_FLAGS[base], base == "find")
         if hit:
             return f"{base} {hit} writes or executes"
     if base == "sed":
@@ -185,62 +111,6 @@ def escape(cmd: Command) -> str:
     if base in ("awk", "gawk", "mawk", "nawk"):
         return awk_escape(args)
     return ""
-
-
-def _risky(args: list[str | None], flags: tuple[str, ...], past_dashes: bool = False) -> str:
-    """The first flag of `flags` in `args`; options end at `--`, except for find, whose
-    expression (`-exec`, `-delete`) follows its paths (`find -- . -delete`)."""
-    short = {f[1] for f in flags if len(f) == 2}
-    for a in args:
-        if a is None or (a == "--" and not past_dashes):
-            break
-        head = a.split("=", 1)[0]
-        hit = _long(head, flags) if head.startswith("--") else head if head in flags else ""
-        if hit:
-            return hit
-        if short and len(a) > 2 and a[0] == "-" and a[1] != "-" and a[1] in short:
-            return a[:2]  # value attached: -ofile
-        if (
-            short
-            and re.fullmatch(r"-[A-Za-z]{2,}", a)
-            and short & set(a[1:])
-            and not any(len(f) > 2 and not f.startswith("--") for f in flags)
-        ):
-            return a  # clustered: -uo
-    return ""
-
-
-def _long(head: str, flags: tuple[str, ...]) -> str:
-    """The risky long option `head` is, or abbreviates (shown as written and in full)."""
-    if len(head) < 3 or head in EXACT_OPTIONS:
-        return ""
-    hit = next((f for f in flags if f.startswith(head)), "")
-    return hit if hit in ("", head) else f"{head} ({hit})"
-
-
-def _signature_format(args: list[str | None]) -> str:
-    """A `--format=`/`--pretty=` asking for signature data (`%G?`, `%GS`…): git runs gpg."""
-    for a in args:
-        if a is None or a == "--":
-            break
-        if a.startswith(("--format=", "--pretty=")) and "%G" in a:
-            return a.split("=", 1)[0] + "=…%G"
-    return ""
-
-
-def _git(args: list[str | None]) -> str:
-    i = 0
-    while i < len(args) and (args[i] or "").startswith("-"):
-        a = args[i] or ""
-        if a.split("=", 1)[0] not in GIT_GLOBAL_OK:
-            return a.split("=", 1)[0]  # -c, --config-env, --exec-path, --git-dir, ...
-        i += 2 if a == "-C" else 1
-    sub = args[i] if i < len(args) else ""
-    rest = args[i + 1 :]
-    if sub in GIT_RUNS and (not GIT_RUNS[sub] or GIT_RUNS[sub] in rest):
-        return f"{sub} {GIT_RUNS[sub]}".strip()  # runs commands given to it
-    hit = _risky(rest, GIT_RISKY + GIT_SUB_RISKY.get(sub or "", ()))
-    return hit or _signature_format(rest)
 
 
 def _shell(base: str, args: list[str | None]) -> str:
@@ -260,35 +130,10 @@ def read_only(cmd: Command) -> bool:
         return False  # expansions could leak environment secrets or hide paths
     args = [w.value or "" for w in cmd.argv[1:]]
     if name == "git":
-        return _git_read_only(args)
+        return git_read_only(args)
     if name == "uniq":
         return len([a for a in args if not a.startswith("-")]) <= 1  # 2nd operand is output
     return name not in ("date",) or not args or all(a.startswith("+") for a in args)
-
-
-def _git_read_only(args: list[str]) -> bool:
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        if args[i] not in ("--no-pager", "-P", "-C"):
-            return False
-        i += 2 if args[i] == "-C" else 1
-    if i >= len(args):
-        return False
-    sub, rest = args[i], args[i + 1 :]
-    if sub in GIT_READ_ONLY:
-        return True
-    if sub in ("branch", "tag"):
-        flags = [a.split("=", 1)[0] for a in rest if a.startswith("-")]
-        names = [a for a in rest if not a.startswith("-")]
-        return all(f in LISTING_FLAGS for f in flags) and (
-            not names or any(f in TAKES_NAMES for f in flags)
-        )
-    firsts = GIT_FIRST.get(sub)
-    if firsts is None:
-        return False
-    return (not rest and sub == "remote") or (
-        bool(rest) and rest[0] in firsts and not GIT_WRITES.intersection(rest)
-    )
 
 
 def path_args(cmd: Command) -> list[str]:
