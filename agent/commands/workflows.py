@@ -4,7 +4,6 @@ list too). Registered on import through agent.commands."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from agent.commands.registry import (
     ALIASES,
@@ -20,7 +19,7 @@ from agent.git.diff import GitError
 from agent.subagents.runner import Subagents, runner_of
 from agent.tools.todo import todo_list
 from agent.tools.todo_list import TodoList
-from agent.workflows.batch import WorkflowError, batch, batch_report
+from agent.workflows.batch import UnitResult, WorkflowError, batch, batch_report
 from agent.workflows.repeat import PromptLoop, describe, loop_of, parse_args
 from agent.workflows.simplify import simplify
 
@@ -67,7 +66,7 @@ async def batch_cmd(ctx: Ctx, args: str) -> None:
     if runner is None:
         return
     ctx.say("planning units…", "dim")
-    results: list[Any] = []
+    results: list[UnitResult] = []
     try:
         await batch(runner, task, ctx.cfg.cwd, into=results, trusted=ctx.cfg.trusted)
     except WorkflowError as e:

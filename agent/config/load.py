@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.config import settings as st
 from agent.config.envfiles import load_env_files
@@ -17,6 +17,9 @@ from agent.config.view import Settings
 __all__ = ["Config", "ConfigError", "Flags", "load_config"]
 
 UNTRUSTED = "project not trusted; run with --trust-project or answer the trust prompt"
+
+if TYPE_CHECKING:  # annotations only
+    from argparse import Namespace
 
 
 @dataclass(frozen=True)
@@ -260,7 +263,7 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
     )
 
 
-def flags_from(args: Any) -> Flags:
+def flags_from(args: Namespace) -> Flags:
     """The Flags of parsed command-line arguments (agent.cli's parser)."""
     return Flags(
         provider=args.provider,

@@ -17,12 +17,15 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from agent.config import safefile, settings
 from agent.config.agentdir import ensure_agent_dir
 from agent.config.trust import is_trusted
 from agent.git.safe import git_env, refusal
+
+if TYPE_CHECKING:  # annotations only
+    from argparse import Namespace
 
 BRANCH_PREFIX = "agent/"
 GIT_TIMEOUT = 60.0
@@ -241,7 +244,7 @@ def refuse(message: str) -> int:
     return 2
 
 
-def with_worktree(args: Any, body: Callable[[], int], fail: Callable[[str], int]) -> int:
+def with_worktree(args: Namespace, body: Callable[[], int], fail: Callable[[str], int]) -> int:
     """`--worktree`: run `body` inside a new worktree, then keep or remove it."""
 
     name, args.worktree = args.worktree or "", None

@@ -12,7 +12,6 @@ import contextlib
 import re
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from agent.base.record import ToolContext
 
@@ -58,7 +57,7 @@ class PromptLoop:
         self,
         interval: float,
         prompt: str,
-        turn: Callable[[str], Awaitable[Any]],
+        turn: Callable[[str], Awaitable[object]],
         on_error: Callable[[BaseException], None] | None = None,
     ) -> None:
         self.interval, self.prompt, self.turn, self.on_error = interval, prompt, turn, on_error

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from agent.git.diff import working_diff
 from agent.subagents.defs import AgentDef
@@ -82,7 +81,7 @@ def apply_prompt(reports: list[Report], focus: str) -> str:
     return "\n\n".join(parts)
 
 
-Turn = Callable[[str], Awaitable[Any]]
+Turn = Callable[[str], Awaitable[object]]
 
 
 async def simplify(
