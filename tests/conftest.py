@@ -41,6 +41,17 @@ def fake(request: pytest.FixtureRequest) -> Iterator[FakeOpenAI]:
         pytest.fail("\n".join(problems), pytrace=False)
 
 
+@pytest.fixture(autouse=True)
+def state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Sessions and audit logs of in-process runs go to the test's own state directory (outside
+    its tmp_path, which is often the project). Its own MonkeyPatch: a test's
+    `monkeypatch.undo()` must not send writes to the real ~/.local/state."""
+    state = tmp_path_factory.mktemp("state")
+    with pytest.MonkeyPatch.context() as m:
+        m.setenv("AGENT_STATE_DIR", str(state))
+        yield state
+
+
 @pytest.fixture
 def fake_env(fake: FakeOpenAI, tmp_path: Path) -> dict[str, str]:
     """Environment for running the agent as a subprocess against `fake`, isolated from the user."""

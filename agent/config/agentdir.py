@@ -1,5 +1,7 @@
 """The project's `.agent/` directory, made on first use with a `.gitignore` for what is
-personal (sessions, local settings, the audit log, logs, worktrees) — never through a link."""
+personal (local settings, worktrees, and what earlier versions kept there) — never through a
+link. The `.gitignore` lists itself: a run that only saved a personal setting leaves `git status`
+clean, while what a team adds there (settings.json, commands/, agents/) still shows."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from pathlib import Path
 from agent.config import safefile
 from agent.config.safefile import SymlinkRefused
 
-GITIGNORE = "sessions/\nsettings.local.json\naudit.jsonl\n*.log\nworktrees/\n"
+GITIGNORE = "/.gitignore\nsettings.local.json\nworktrees/\nsessions/\naudit.jsonl\n*.log\n"
 
 
 def ensure_agent_dir(root: Path, notes: list[str] | None = None) -> Path:

@@ -1,4 +1,5 @@
-"""Submodule paths (gitlinks) recorded in a git index file, read without running git.
+"""Submodule paths (gitlinks), and every tracked path, from a git index file read without
+running git.
 
 `git status` and `git diff` run git again inside every populated submodule the index lists,
 with that repository's own config — listed in `.gitmodules` or not — so agent.gitsafe has to
@@ -35,7 +36,26 @@ def gitlinks(data: bytes, hash_size: int = 20) -> tuple[list[str], str]:
         raise BadIndex("index entries cut short") from None
 
 
-def _entries(data: bytes, version: int, count: int, hash_size: int) -> tuple[list[str], int]:
+def tracked(data: bytes, hash_size: int = 20) -> list[str] | None:
+    """Every path the index lists; None when this index alone cannot say (a split index keeps
+    entries in a shared file) or cannot be read."""
+    try:
+        if len(data) < _HEADER.size:
+            return None
+        sig, version, count = _HEADER.unpack_from(data)
+        if sig != b"DIRC" or version not in (2, 3, 4):
+            return None
+        found, pos = _entries(data, version, count, hash_size, every=True)
+        if _shared(data, pos, len(data) - hash_size, hash_size):
+            return None
+        return found
+    except (BadIndex, ValueError, IndexError, struct.error):
+        return None
+
+
+def _entries(
+    data: bytes, version: int, count: int, hash_size: int, every: bool = False
+) -> tuple[list[str], int]:
     links: list[str] = []
     pos, previous = _HEADER.size, b""
     fixed = 40 + hash_size + 2  # stat data and mode, object name, flags
@@ -57,7 +77,7 @@ def _entries(data: bytes, version: int, count: int, hash_size: int) -> tuple[lis
             path = data[start:end]
             pos += (end - pos + 8) & ~7  # NUL-padded to a multiple of eight bytes
         previous = path
-        if mode == GITLINK:
+        if every or mode == GITLINK:
             links.append(path.decode("utf-8", "surrogateescape"))
     return links, pos
 

@@ -24,6 +24,7 @@ from typing import Any
 from agent import __version__
 from agent.base.record import ToolResult
 from agent.config import safefile
+from agent.config.statedir import ensure_home, project_state
 from agent.mcp.config import ServerSpec
 from agent.mcp.results import call_failed, to_result, unavailable
 
@@ -57,7 +58,8 @@ class Connection:
     def __init__(self, spec: ServerSpec, root: Path, changed: Callable[[], None]) -> None:
         self.spec = spec
         self.root = root
-        self.log_path = root / ".agent" / f"mcp-{re.sub(r'[^A-Za-z0-9_.-]', '_', spec.name)}.log"
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", spec.name)
+        self.log_path = project_state(root) / f"mcp-{name}.log"  # outside the project
         self.state = State()
         self.settled = threading.Event()  # set when the state leaves "pending"
         self.ready = asyncio.Event()  # the same, for the MCP loop
@@ -165,9 +167,10 @@ class Connection:
         from mcp import ClientSession
         from mcp.types import Implementation
 
-        # Never through a link: a repository's committed mcp-NAME.log -> ~/.profile would get
-        # the server's stderr appended. A refused log fails this connection, saying why.
-        self._log = stack.enter_context(safefile.open_append(self.root, self.log_path, 0o644))
+        # Never through a link (a refused log fails this connection, saying why); private:
+        # a server's stderr may show tokens.
+        home = ensure_home()
+        self._log = stack.enter_context(safefile.open_append(home, self.log_path, 0o600))
         self._log_start = self._log.tell()
         self._note(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} connecting ({self.spec.transport})")
         read, write = await stack.enter_async_context(await self._transport(stack))

@@ -1,4 +1,5 @@
-"""The audit log (SPEC §5): one JSON line per tool call in `.agent/audit.jsonl`.
+"""The audit log (SPEC §5): one JSON line per tool call in the project's state directory
+(`<state dir>/projects/<slug>/audit.jsonl`, see agent.config.statedir).
 
 It is the outermost dispatch layer, so it sees every call that reached the pipeline —
 allowed, denied by a rule, the mode, the user or a hook — with the decision and who made it
@@ -20,7 +21,7 @@ from typing import Any
 from agent.base.events import Notice, Sink
 from agent.base.record import Call, Next, ToolContext, ToolResult
 from agent.config import safefile
-from agent.config.agentdir import ensure_agent_dir
+from agent.config.statedir import ensure_home, project_state
 
 VALUE_CAP = 200  # characters kept of one string argument
 LIST_CAP = 20  # items kept of one list argument
@@ -59,7 +60,7 @@ class Audit:
 
     def __init__(self, root: Path, session_id: str, sink: Sink | None = None) -> None:
         self.root, self.session_id, self.sink = root, session_id, sink
-        self.path = root / ".agent" / "audit.jsonl"
+        self.path = project_state(root) / "audit.jsonl"
         self.failed = False
 
     async def __call__(self, call: Call, ctx: ToolContext, nxt: Next) -> ToolResult:
@@ -101,16 +102,17 @@ class Audit:
             code = exit_status(result)
             if code is not None:
                 line["exit_code"] = code
+        if call.source == "user":  # a person answered a prompt: that wait is not the tool's time
+            line["wait_ms"] = int(max(seconds - call.run_seconds, 0.0) * 1000)
+            seconds = call.run_seconds
         line["duration_ms"] = int(seconds * 1000)
         return line
 
     def record(self, call: Call, result: ToolResult | None, seconds: float) -> None:
         text = json.dumps(self.entry(call, result, seconds), ensure_ascii=False, default=str)
         try:
-            ensure_agent_dir(self.root)
-            # Never through a link: a committed audit.jsonl -> ~/.bashrc would get the model's
-            # denied `$(…)` appended, for the shell to run. One write per line (O_APPEND).
-            safefile.append_text(self.root, self.path, text + "\n", 0o644)
+            # Never through a link, one write per line (O_APPEND); private: it quotes commands.
+            safefile.append_text(ensure_home(), self.path, text + "\n", 0o600)
         except OSError as e:
             if not self.failed and self.sink is not None:
                 self.sink.emit(Notice(f"cannot write the audit log {self.path}: {e}"))

@@ -68,6 +68,7 @@ HOME_SECRETS = (
     ".password-store",
     ".netrc",
     ".git-credentials",
+    ".local/state/agent",  # this agent's sessions and audit log: tokens pasted in chats
     # shell and REPL histories: typed tokens and passwords end up there
     ".bash_history",
     ".zsh_history",

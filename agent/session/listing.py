@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from agent.config import safefile
+from agent.config.statedir import project_state, state_home
 
 
 def sessions_dir(root: Path) -> Path:
-    return root / ".agent" / "sessions"
+    """Where the sessions of the project at `root` are kept (agent.config.statedir)."""
+    return project_state(root) / "sessions"
 
 
 @dataclass
@@ -31,7 +33,7 @@ class Summary:
     mtime: float
     turns: int
     first_prompt: str
-    cost: float
+    cost: float | None  # None: some request's price was unknown
     cwd: str
     started: bool = True  # a prompt was ever sent (an agent opened and closed unused is not)
 
@@ -78,6 +80,7 @@ def summarize(path: Path) -> Summary | None:
         return None
     live: list[int] = []  # the checkpoints (user turns) still in the conversation
     first, cost, cwd, started = "", 0.0, "", False
+    priced = True  # every usage record had a known price
     for rec in _summary_records(data):
         kind = rec.get("t")
         if kind == "meta":
@@ -90,15 +93,18 @@ def summarize(path: Path) -> Summary | None:
             at = rec.get("checkpoint")  # /rewind to #n drops n and later; /clear drops all
             live = [n for n in live if isinstance(at, int) and n < at]
         elif kind == "usage":
-            cost += float(rec.get("cost", 0.0))
-    return Summary(path.stem, path, mtime, len(live), first, cost, cwd, started)
+            value = rec.get("cost", 0.0)
+            priced = priced and isinstance(value, (int, float))
+            cost += float(value) if isinstance(value, (int, float)) else 0.0
+    total = cost if priced else None
+    return Summary(path.stem, path, mtime, len(live), first, total, cwd, started)
 
 
 def list_sessions(root: Path, cwd: Path | None = None) -> list[Summary]:
     """Sessions of this project, newest first; only those started in `cwd` when given.
     Never through a link: a linked file or folder holds someone else's files, not sessions."""
     d = sessions_dir(root)
-    if not d.is_dir() or safefile.is_linked(root, d):
+    if not d.is_dir() or safefile.is_linked(state_home(), d):
         return []
     found = [s for p in d.glob("*.jsonl") if not p.is_symlink() and (s := summarize(p)) is not None]
     if cwd is not None:
@@ -130,9 +136,9 @@ def _held(name: str, dir_fd: int | None = None) -> bool:
     return False
 
 
-# What the agent itself names in `.agent/sessions` (session.new_id, SessionFile.put_blob and
+# What the agent itself names in its sessions folder (session.new_id, SessionFile.put_blob and
 # safefile.write_atomic's temp files): pruning touches nothing else.
-_SESSION = re.compile(r"\d{8}-\d{6}-[0-9a-f]{8}\.jsonl")
+SESSION_NAME = re.compile(r"\d{8}-\d{6}-[0-9a-f]{8}\.jsonl")
 _BLOB = re.compile(r"\.?[0-9a-f]{64}(?:\.tmp\d+|\.\d+\.[0-9a-f]+\.tmp)?")
 
 
@@ -141,10 +147,10 @@ def prune(root: Path, keep: int = 100, max_age_days: float = 30.0, protect: str 
     removed. Only the files' times are looked at: start-up never reads old sessions.
 
     Only what the agent made is deleted: files named like its sessions, regular files in the
-    real `.agent/sessions` (a link there, or to it, is someone else's folder), and in their
+    real sessions folder (a link there, or to it, is someone else's folder), and in their
     `.files` only the blobs; a folder holding anything else stays."""
     try:
-        d = safefile.open_dir(root, sessions_dir(root))
+        d = safefile.open_dir(state_home(), sessions_dir(root))
     except OSError:  # none yet, or a link: nothing of ours to prune
         return []
     try:
@@ -170,7 +176,7 @@ def _own_sessions(dir_fd: int) -> list[tuple[float, str]]:
     found: list[tuple[float, str]] = []
     with os.scandir(dir_fd) as it:
         for e in it:
-            if _SESSION.fullmatch(e.name) and e.is_file(follow_symlinks=False):
+            if SESSION_NAME.fullmatch(e.name) and e.is_file(follow_symlinks=False):
                 with contextlib.suppress(OSError):
                     found.append((e.stat(follow_symlinks=False).st_mtime, e.name))
     return sorted(found, reverse=True)

@@ -20,7 +20,8 @@ class PickInterrupted(ConfigError):
 def describe(s: Summary) -> str:
     when = datetime.datetime.fromtimestamp(s.mtime).strftime("%Y-%m-%d %H:%M")
     prompt = " ".join(without_attachments(s.first_prompt).split())[:60] or "(no prompt)"
-    return f"{when}  {s.turns:>3} turns  ${s.cost:.4f}  {s.id}  {prompt}"
+    cost = "$?" if s.cost is None else f"${s.cost:.4f}"
+    return f"{when}  {s.turns:>3} turns  {cost:>7}  {s.id}  {prompt}"
 
 
 def find(root: Path, cwd: Path, ident: str | None) -> Summary:
@@ -34,7 +35,7 @@ def find(root: Path, cwd: Path, ident: str | None) -> Summary:
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        raise ConfigError(f"no session {ident!r} in {root}/.agent/sessions (agent -r lists them)")
+        raise ConfigError(f"no session {ident!r} in {sessions_dir(root)} (agent -r lists them)")
     raise ConfigError(f"session id {ident!r} is ambiguous: {', '.join(s.id for s in matches)}")
 
 

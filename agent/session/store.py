@@ -1,4 +1,4 @@
-"""Append-only JSONL session store (SPEC §8): `.agent/sessions/<id>.jsonl`.
+"""Append-only JSONL session store (SPEC §8): `<state dir>/projects/<slug>/sessions/<id>.jsonl`.
 
 One JSON record per line, written on an O_APPEND descriptor as it happens (all of its bytes,
 however many writes that takes), so a crash loses at most the record being written. `load`
@@ -24,8 +24,8 @@ from typing import Any
 
 from agent.base.messages import Message
 from agent.config import safefile
-from agent.config.agentdir import ensure_agent_dir
 from agent.config.safefile import SymlinkRefused
+from agent.config.statedir import ensure_home, state_home
 from agent.session.listing import (
     Summary,
     in_use,
@@ -61,19 +61,22 @@ class SessionFile:
 
     def __init__(self, root: Path, session_id: str) -> None:
         self.id, self.root = session_id, root
+        self.base = state_home()  # writes stay below it, never through a link
         d = sessions_dir(root)
         self.path = d / f"{session_id}.jsonl"
         self.blob_dir = d / f"{session_id}.files"
         self.error = ""  # why recording stopped (a write failed); "" while it works
         self._warned = False
-        self._notes: list[str] = []  # said once with the next warning (a refused .gitignore)
         self._fd = -1
         try:
-            ensure_agent_dir(root, self._notes)
+            ensure_home()
             flags = os.O_RDWR | os.O_APPEND | os.O_CREAT  # read too: `_heal` looks at the end
-            self._fd = safefile.open_fd(root, self.path, flags, 0o600)
+            self._fd = safefile.open_fd(self.base, self.path, flags, 0o600)
         except SymlinkRefused as e:  # a repository's link: run, but write nothing through it
             self.error = f"{e}; this session is not saved"
+            return
+        except OSError as e:  # a read-only or full state directory: run, say it once
+            self.error = f"cannot save this session in {d}: {e.strerror or e}"
             return
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -126,13 +129,11 @@ class SessionFile:
         )
 
     def take_warning(self) -> str:
-        """What the user was not told yet: a refused state file, and why recording stopped
-        (the first time it is asked after a failure); else ""."""
-        said, self._notes = self._notes, []
+        """Why recording stopped, the first time it is asked after a failure; else ""."""
         if self.error and not self._warned:
             self._warned = True
-            said.append(self.error)
-        return "\n".join(said)
+            return self.error
+        return ""
 
     def put_blob(self, data: bytes) -> str:
         """Store bytes content-addressed (deduplicated); returns the hash."""
@@ -142,13 +143,13 @@ class SessionFile:
         path = self.blob_dir / digest
         if not self.error and not os.path.lexists(path):
             try:  # no fsync: a lost blob only costs a rewind, a sync per file costs every call
-                safefile.write_atomic(self.root, path, data, 0o600, sync=False)
+                safefile.write_atomic(self.base, path, data, 0o600, sync=False)
             except OSError as e:
                 self._fail(e)
         return digest
 
     def get_blob(self, digest: str) -> bytes:
-        return safefile.read_bytes(self.root, self.blob_dir / digest)
+        return safefile.read_bytes(self.base, self.blob_dir / digest)
 
     def close(self) -> None:
         if self._fd >= 0:
@@ -210,14 +211,20 @@ def load(path: Path) -> Loaded:
 
 
 def messages_of(records: list[dict[str, Any]]) -> list[Message]:
-    """The conversation as the loop keeps it, honouring compactions and rewinds."""
+    """The conversation as the loop keeps it, honouring compactions and rewinds. A record of
+    the wrong shape (edited by hand, written by another program) is skipped, not a crash; the
+    history is repaired into a valid request afterwards (recorder.repair_history)."""
     msgs: list[Message] = []
     for rec in records:
-        kind = rec.get("t")
-        if kind == "message":
+        kind = rec.get("t") if isinstance(rec, dict) else None
+        if kind == "message" and _is_message(rec.get("message")):
             msgs.append(rec["message"])
-        elif kind in ("compact", "rewind") and "messages" in rec:
-            msgs = list(rec["messages"])
-        elif kind == "truncate":
-            msgs = msgs[: int(rec["keep"])]
+        elif kind in ("compact", "rewind") and isinstance(rec.get("messages"), list):
+            msgs = [m for m in rec["messages"] if _is_message(m)]
+        elif kind == "truncate" and isinstance(rec.get("keep"), int):
+            msgs = msgs[: rec["keep"]]
     return msgs
+
+
+def _is_message(m: object) -> bool:
+    return isinstance(m, dict) and isinstance(m.get("role"), str)

@@ -15,14 +15,18 @@ from agent.actions.registry import load_actions
 from agent.config.load import Config, Flags, load_config
 from agent.mcp.config import load_specs
 from agent.permissions.rules import Vocabulary, bad_rules
+from agent.session.migrate import migrate
 
 
 def configure(flags: Flags, env: dict[str, str] | None = None, cwd: Path | None = None) -> Config:
     """The run's Config (agent.config.load) with the warnings the layers above config owe it:
     settings rules that do not parse, a broken `.agent/actions.json`, bad MCP entries and unset
-    `${VAR}`s — each said once, at start-up, naming its file."""
+    `${VAR}`s — each said once, at start-up, naming its file. Sessions an earlier version kept
+    in the project move to the state directory first (said once), so `-c`/`-r` find them."""
     cfg = load_config(flags, env, cwd)
-    notes = _rule_warnings(cfg)
+    moved = migrate(cfg.root, cfg.trusted)
+    notes = [moved] if moved else []
+    notes += _rule_warnings(cfg)
     notes += load_actions(cfg.root, cfg.trusted).warnings
     if cfg.options.mcp_servers and not cfg.no_mcp:
         notes += load_specs(cfg.options, cfg.env)[1]

@@ -20,6 +20,7 @@ from agent.actions.registry import MARKER, ActionError, load_actions, workspace_
 from agent.actions.tool import ActionRunner, inside_action
 from agent.base.events import Recorder
 from agent.base.record import Call, ToolContext, ToolResult
+from agent.config.statedir import project_state
 from agent.core.dispatch import compose
 from agent.permissions.audit import Audit
 from agent.permissions.decide import decide, workspace_of
@@ -731,7 +732,7 @@ async def test_model_runs_are_audited_and_gated(root: Path) -> None:
     assert denied.is_error
     assert "confirmation" in denied.output
     first, second = [
-        json.loads(x) for x in (root / ".agent" / "audit.jsonl").read_text().splitlines()
+        json.loads(x) for x in (project_state(root) / "audit.jsonl").read_text().splitlines()
     ]
     assert (first["tool"], first["trigger"], first["decision"], first["exit_code"]) == (
         "run_action", "model", "allow", 0,
@@ -748,7 +749,7 @@ async def test_user_runs_are_audited_with_their_trigger(root: Path) -> None:
     r.record_user_run(run, outcome)
     r.record_user_run(run, None, "the user declined")
     ran, declined = [
-        json.loads(x) for x in (root / ".agent" / "audit.jsonl").read_text().splitlines()
+        json.loads(x) for x in (project_state(root) / "audit.jsonl").read_text().splitlines()
     ]
     assert (ran["trigger"], ran["source"], ran["exit_code"], ran["status"]) == (
         "user",

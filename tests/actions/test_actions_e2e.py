@@ -22,6 +22,7 @@ from agent.base.events import Recorder
 from agent.commands.actions import Lines
 from agent.commands.registry import Ctx, all_commands, dispatch
 from agent.config.load import Flags
+from agent.config.statedir import project_state
 from agent.permissions.asking import Answer, AskRequest
 from agent.ui.startup import configure
 
@@ -97,8 +98,15 @@ def one_shot(env: dict[str, str], cwd: Path, *args: str) -> subprocess.Completed
     return run_agent(env, cwd, *args)
 
 
+@pytest.fixture
+def fake_env(fake_env: dict[str, str], state_dir: Path) -> dict[str, str]:
+    """The agent subprocesses keep their audit log where project_state() looks in this process."""
+    return {**fake_env, "AGENT_STATE_DIR": str(state_dir)}
+
+
 def audit(root: Path) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in (root / ".agent" / "audit.jsonl").read_text().splitlines()]
+    log = project_state(root) / "audit.jsonl"
+    return [json.loads(x) for x in log.read_text().splitlines()]
 
 
 def tool_names(request: dict[str, Any]) -> list[str]:

@@ -464,15 +464,32 @@ async def test_plan_mode_note_follows_the_mode(ctx: Ctx, fake: FakeOpenAI) -> No
 async def test_diff_and_review_leave_out_the_agents_own_files(
     fake: FakeOpenAI, project: Path
 ) -> None:
-    """A fresh commit, then a session: `.agent/.gitignore` and the session are the agent's."""
+    """A fresh commit, then a session: what the agent keeps in `.agent/` is no change (the
+    session and the audit log are kept in the state directory)."""
+    from agent.permissions.asking import remember
+
     git(project, "init", "-q")
     git(project, "add", ".")
     git(project, "commit", "-qm", "init")
+
+    def status() -> str:
+        args = ["git", "status", "--porcelain", "--untracked-files=all"]
+        return subprocess.run(args, cwd=project, capture_output=True, text=True).stdout
+
     c = make_ctx(fake, project)
     try:
+        assert not (project / ".agent").exists()
+        remember(project, ["bash(ls)"])  # settings.local.json and a .gitignore that lists itself
         assert (project / ".agent" / ".gitignore").is_file()
+        assert status() == ""
+        assert "no changes" in await cmd(c, "/diff")
+        # What an earlier version left there; its .gitignore did not list itself.
+        old = "sessions/\nsettings.local.json\naudit.jsonl\n*.log\nworktrees/\n"
+        (project / ".agent" / ".gitignore").write_text(old)
         (project / ".agent" / "audit.jsonl").write_text("{}\n")
-        (project / ".agent" / "settings.local.json").write_text("{}\n")
+        (project / ".agent" / "sessions").mkdir()
+        (project / ".agent" / "sessions" / "20240101-000000-00000000.jsonl").write_text("{}\n")
+        assert status() == "?? .agent/.gitignore\n"
         shown = await cmd(c, "/diff")
         assert "no changes" in shown and ".gitignore" not in shown
         assert "no changes" in await cmd(c, "/review")

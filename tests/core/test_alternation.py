@@ -20,7 +20,7 @@ from pty_term import Term, plain_repl
 from agent.base.events import TextDelta
 from agent.context.compaction import is_valid
 from agent.session.recorder import INTERRUPTED_RESULT, NO_REPLY, repair_history
-from agent.session.store import load, messages_of
+from agent.session.store import load, messages_of, sessions_dir
 
 READY = "shift-tab"
 TICKS = "tick " * 200
@@ -160,8 +160,9 @@ def test_repair_inserts_a_reply_between_consecutive_user_messages() -> None:
 
 # -- end to end: `python -m agent` ------------------------------------------------------------
 def test_esc_mid_stream_in_the_repl_then_continue(
-    fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path
+    fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path, state_dir: Path
 ) -> None:
+    fake_env["AGENT_STATE_DIR"] = str(state_dir)  # where sessions_dir() looks in this process
     project = tmp_path / "proj"
     project.mkdir()
     fake.script(text(TICKS, pieces=200, delay=0.1), text("second answer"), text("third"))
@@ -184,7 +185,7 @@ def test_esc_mid_stream_in_the_repl_then_continue(
     assert sent[1]["content"].endswith("slow one") and sent[3]["content"] == "after esc"
     assert sent[2]["content"].startswith("tick tick")
     assert sent[2]["content"].endswith("[interrupted by the user]")
-    stored = messages_of(load(next((project / ".agent" / "sessions").glob("*.jsonl"))).records)
+    stored = messages_of(load(next(sessions_dir(project).glob("*.jsonl"))).records)
     assert stored[1] == sent[2]  # recorded, so -c resumes exactly this
     r = run_agent(fake_env, project, "-c", "third question")
     assert r.returncode == 0, r.stderr
@@ -214,10 +215,12 @@ def test_an_api_error_in_the_plain_repl_then_continue(
 
 
 def test_continue_repairs_consecutive_user_messages_of_an_old_session(
-    fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path
+    fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path, state_dir: Path
 ) -> None:
+    fake_env["AGENT_STATE_DIR"] = str(state_dir)
     project = tmp_path / "proj"
-    (project / ".agent" / "sessions").mkdir(parents=True)
+    project.mkdir()
+    sessions_dir(project).mkdir(parents=True)
     records = [
         {"t": "meta", "cwd": str(project), "model": "m", "time": 0, "provider": "p"},
         {"t": "checkpoint", "n": 1, "time": 0, "prompt": "slow one", "msg_index": 1},
@@ -226,7 +229,7 @@ def test_continue_repairs_consecutive_user_messages_of_an_old_session(
         {"t": "message", "message": {"role": "user", "content": "after esc"}},
         {"t": "message", "message": {"role": "assistant", "content": "answer"}},
     ]
-    path = project / ".agent" / "sessions" / "20240101-000000-00000000.jsonl"
+    path = sessions_dir(project) / "20240101-000000-00000000.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     fake.script(text("ok"))
     r = run_agent(fake_env, project, "-c", "next")

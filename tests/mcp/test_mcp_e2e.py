@@ -16,6 +16,8 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import MCP_SERVERS
 
+from agent.config.statedir import project_state
+
 AGENT = [sys.executable, "-m", "agent"]
 HERE = MCP_SERVERS
 DEMO, SILENT = str(HERE / "demo.py"), str(HERE / "silent.py")
@@ -55,6 +57,12 @@ def leftovers(under: Path) -> list[str]:
         if cwd.startswith(str(under)) and state != "Z":
             found.append(f"{p.name}: {cmd}")
     return found
+
+
+@pytest.fixture
+def fake_env(fake_env: dict[str, str], state_dir: Path) -> dict[str, str]:
+    """The agent subprocesses keep their audit and MCP logs where project_state() looks here."""
+    return {**fake_env, "AGENT_STATE_DIR": str(state_dir)}
 
 
 @pytest.fixture
@@ -118,7 +126,7 @@ def test_a_dead_server_delays_the_run_by_its_timeout_only(
     print(f"dead server: first request after {arrived[0] - t0:.2f}s, exit after {total:.2f}s")
     raw = [ln for ln in r.stderr.splitlines() if ln.startswith("silent server")]
     assert not raw  # the server's stderr goes to its log, not the terminal
-    assert "never answering" in (project / ".agent" / "mcp-dead.log").read_text()
+    assert "never answering" in (project_state(project) / "mcp-dead.log").read_text()
     assert not leftovers(project)
 
 
@@ -184,7 +192,7 @@ def test_mcp_tools_go_through_permissions_hooks_and_audit(
     last = json.loads(r.stdout.splitlines()[-1])
     denied = [d["tool_name"] for d in last["permission_denials"]]
     assert denied == ["mcp__demo__image", "mcp__demo__fail"]  # the rule and the hook
-    audit = (project / ".agent" / "audit.jsonl").read_text()
+    audit = (project_state(project) / "audit.jsonl").read_text()
     assert "mcp__demo__echo" in audit and "mcp__demo__image" in audit
 
 
@@ -219,5 +227,5 @@ def test_reference_filesystem_server_via_npx(
     assert status["status"] == "connected" and status["tools"] > 5, status
     assert "notes.txt" in tool_message(fake, 1)
     assert "running on stdio" not in r.stderr  # the server's banner went to its log
-    assert "running on stdio" in (project / ".agent" / "mcp-fs.log").read_text()
+    assert "running on stdio" in (project_state(project) / "mcp-fs.log").read_text()
     assert not leftovers(project)

@@ -20,6 +20,7 @@ from helpers import MCP_SERVERS, alive
 
 from agent.commands.mcp import detail_lines, mcp_cmd, server_lines
 from agent.commands.registry import Ctx
+from agent.config.statedir import project_state
 from agent.config.view import Settings
 from agent.mcp.config import ServerSpec, load_specs
 from agent.mcp.manager import Manager
@@ -89,7 +90,8 @@ async def test_stdio_tools_results_and_timeouts(tmp_path: Path, pids: Path) -> N
         with pytest.raises(asyncio.CancelledError):
             await interrupted
         assert (await call(mt, "mcp__demo__echo", text="again")).output == "echo: again"
-        assert (tmp_path / ".agent" / "mcp-demo.log").read_text().count("demo server: starting")
+        log = project_state(tmp_path) / "mcp-demo.log"
+        assert log.read_text().count("demo server: starting")
     finally:
         await mt.aclose()
 

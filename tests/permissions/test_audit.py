@@ -1,4 +1,5 @@
-"""The audit log: one line per call, denied calls included; `.agent/.gitignore` on creation."""
+"""The audit log: one line per call, denied calls included, kept in the state directory (not in
+the project); `.agent/.gitignore` when something personal is first written there."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ from fake_openai import FakeOpenAI, text, tool_calls
 
 from agent.base.events import Recorder
 from agent.base.record import Call, ToolContext, ToolResult
+from agent.config.agentdir import GITIGNORE
+from agent.config.statedir import project_state
 from agent.core.dispatch import compose
+from agent.permissions.asking import edit_local
 from agent.permissions.audit import Audit, abbreviate, exit_status
 from agent.permissions.gate import Gate
 from agent.tools.edits import WRITE_FILE
@@ -29,7 +33,14 @@ TOUCH = replace(WRITE_FILE, run=_ok)  # the real record, a run that only reports
 
 
 def lines(root: Path) -> list[dict[str, Any]]:
-    return [json.loads(ln) for ln in (root / ".agent" / "audit.jsonl").read_text().splitlines()]
+    path = project_state(root) / "audit.jsonl"
+    return [json.loads(ln) for ln in path.read_text().splitlines()]
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout
 
 
 def test_abbreviate() -> None:
@@ -49,7 +60,7 @@ def test_exit_status() -> None:
     assert exit_status(ToolResult("read 3 lines")) is None
 
 
-async def test_allowed_and_denied_calls_are_recorded(tmp_path: Path) -> None:
+async def test_allowed_and_denied_calls_are_recorded(tmp_path: Path, state_dir: Path) -> None:
     rec = Recorder()
     gate = Gate(
         {"write_file": TOUCH},
@@ -84,23 +95,42 @@ async def test_allowed_and_denied_calls_are_recorded(tmp_path: Path) -> None:
     assert first["time"].endswith("+00:00")
     assert (second["decision"], second["source"], second["status"]) == ("deny", "mode", "denied")
     assert "no terminal" in second["reason"]
+    log = project_state(tmp_path) / "audit.jsonl"
+    assert log.is_relative_to(state_dir)
+    assert log.stat().st_mode & 0o777 == 0o600  # private: it quotes commands and arguments
+    assert not (tmp_path / ".agent").exists()  # nothing in the project
 
 
-async def test_creating_agent_dir_writes_a_gitignore(tmp_path: Path) -> None:
+async def test_audit_log_leaves_a_git_repository_clean(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
     audit = Audit(tmp_path, "s")
 
     async def nxt(call: Call, ctx: ToolContext) -> ToolResult:
         return ToolResult("ok")
 
     await audit(Call("c", "read_file", {"path": "x"}), ToolContext(cwd=tmp_path), nxt)
-    ignore = (tmp_path / ".agent" / ".gitignore").read_text().splitlines()
-    for entry in ("sessions/", "settings.local.json", "audit.jsonl", "*.log"):
-        assert entry in ignore
     assert len(lines(tmp_path)) == 1
+    assert not (tmp_path / ".agent").exists()
+    assert git(tmp_path, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_creating_agent_dir_writes_a_gitignore(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    assert not (tmp_path / ".agent").exists()
+    path = edit_local(tmp_path, lambda perms: perms.setdefault("alwaysAllow", []).append("x"))
+    assert path == tmp_path / ".agent" / "settings.local.json"
+    assert (tmp_path / ".agent" / ".gitignore").read_text() == GITIGNORE
+    ignore = GITIGNORE.splitlines()
+    for entry in ("/.gitignore", "settings.local.json", "worktrees/"):
+        assert entry in ignore
+    assert git(tmp_path, "status", "--porcelain", "--untracked-files=all") == ""
+    (tmp_path / ".agent" / "settings.json").write_text("{}\n")  # a team's file still shows
+    status = git(tmp_path, "status", "--porcelain", "--untracked-files=all")
+    assert status == "?? .agent/settings.json\n"
 
 
 def test_one_shot_writes_the_audit_log(
-    fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path
+    fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path, state_dir: Path
 ) -> None:
     proj = tmp_path / "proj"
     proj.mkdir()
@@ -114,7 +144,7 @@ def test_one_shot_writes_the_audit_log(
     )
     r = subprocess.run(
         [*AGENT, "--allowed-tools", "bash(mkdir:*)", "go"],
-        env=fake_env,
+        env={**fake_env, "AGENT_STATE_DIR": str(state_dir)},
         cwd=proj,
         capture_output=True,
         text=True,
@@ -129,4 +159,4 @@ def test_one_shot_writes_the_audit_log(
     assert not (proj / "new.txt").exists()
     assert (bash["decision"], bash["rule"], bash["exit_code"]) == ("allow", "bash(mkdir:*)", 3)
     assert len({read["session"], write["session"], bash["session"], edit["session"]}) == 1
-    assert (proj / ".agent" / ".gitignore").exists()
+    assert not (proj / ".agent").exists()  # the audit log no longer makes .agent/

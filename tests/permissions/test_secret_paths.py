@@ -11,7 +11,6 @@ import pytest
 from agent.base.record import ToolContext, ToolResult
 from agent.permissions.decide import decide
 from agent.permissions.paths import Workspace, protected
-from agent.session.store import SessionFile
 from agent.tools import search, secret_hits, shell, walk
 from agent.tools.files import READ_FILE
 from agent.tools.pygrep import FileHits
@@ -37,11 +36,19 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _project(root: Path) -> None:
-    """A project after a session: the agent's own writers put the records in place."""
-    store = SessionFile(root, "20250101-000000-abcdef12")
-    store.append({"role": "user", "content": "my token is sk-live-PASTED"})
-    store.put_blob(b"API_KEY=sk-live-PASTED\n")  # a file's contents kept for a checkpoint
-    store.close()
+    """A project an earlier version ran in (its records stay there until they are moved, or
+    for good in a project not trusted): a session, a checkpoint's blob, the audit log and the
+    .gitignore it wrote."""
+    sessions = root / ".agent" / "sessions"
+    (sessions / "20250101-000000-abcdef12.files").mkdir(parents=True)
+    (sessions / "20250101-000000-abcdef12.jsonl").write_text(
+        '{"t":"message","role":"user","content":"my token is sk-live-PASTED"}\n'
+    )
+    blob = sessions / "20250101-000000-abcdef12.files" / ("ab" * 32)
+    blob.write_text("API_KEY=sk-live-PASTED\n")  # a file's contents kept for a checkpoint
+    (root / ".agent" / ".gitignore").write_text(
+        "sessions/\nsettings.local.json\naudit.jsonl\n*.log\nworktrees/\n"
+    )
     (root / ".agent" / "audit.jsonl").write_text('{"args": {"command": "sk-live-PASTED"}}\n')
     (root / "app.py").write_text("print('sk-live-PASTED is not here')\n")
 
@@ -59,6 +66,8 @@ def test_records_are_protected_and_a_read_always_asks(tmp_path: Path, home: Path
         ".agent/audit.jsonl records past tool calls"
     )
     assert protected(home / ".agent" / "sessions" / "x.jsonl", ws) == PAST  # the user's own
+    state = home / ".local" / "state" / "agent" / "projects" / "p-1" / "sessions" / "x.jsonl"
+    assert protected(state, ws) == "~/.local/state/agent holds credentials"  # where they live now
     assert protected(root / ".agent" / "settings.json", ws).endswith("configures the agent")
     for p in (root / ".agent" / "worktrees" / "w" / "a.py", root / "sessions" / "a.jsonl"):
         assert protected(p, ws) == ""
@@ -84,7 +93,6 @@ async def test_grep_hides_sessions_and_the_audit_log(
     root = tmp_path / "proj"
     root.mkdir()
     _project(root)
-    assert (root / ".agent" / ".gitignore").exists()  # written with the first session
     if not ignored:
         (root / ".agent" / ".gitignore").unlink()
     ctx = ToolContext(cwd=root, search_backend=backend)
@@ -97,7 +105,7 @@ async def test_grep_hides_sessions_and_the_audit_log(
 
     session = ".agent/sessions/20250101-000000-abcdef12.jsonl"
     out = await grep()
-    assert out.startswith("Found 1 matching lines in 1 files\napp.py:1:")
+    assert out.startswith("Found 1 matching line in 1 file\napp.py:1:")
     if ignored:  # .agent/.gitignore keeps the search out of them
         assert "not shown" not in out
     else:

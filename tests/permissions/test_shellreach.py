@@ -384,3 +384,43 @@ def test_rg_include_globs_search_hidden_files_they_match(ws: Workspace) -> None:
     assert reach("rg -g '*.jsonl' KEY", ws).secret == (
         "rg would read .agent/sessions/s.jsonl: .agent/sessions/ holds past conversations"
     )
+
+
+def test_a_search_s_own_filters_leave_out_what_they_exclude(ws: Workspace) -> None:
+    """grep --include/--exclude/--exclude-dir and rg's `!` globs: what the command itself would
+    not read is not counted (issue 20); where an include and an exclude both match, it counts."""
+    agent = ws.root / ".agent"
+    (agent / "sessions").mkdir(parents=True)
+    (agent / "sessions" / "20260101-000000-0123abcd.jsonl").write_text("{}\n")
+    (ws.root / ".hidden" / ".env.local").unlink()
+    (ws.root / "certs" / "server.pem").unlink()
+    (ws.root / "src" / "notes.md").write_text("# KEY\n")
+    assert "sessions" in reach("grep -rn KEY .", ws).secret  # unfiltered: it would read them
+    assert reach("grep -rn --include=*.md KEY .", ws) == shellreach.Reach()
+    assert reach("grep -rn --include '*.py' --include=*.md KEY .", ws) == shellreach.Reach()
+    assert reach("grep -rn --exclude-dir=.agent KEY .", ws) == shellreach.Reach()
+    assert reach("grep -rn --exclude-dir=.ag* KEY .", ws) == shellreach.Reach()
+    assert "sessions" in reach("grep -rn --include=*.jsonl KEY .", ws).secret  # it matches
+    assert "sessions" in reach("grep -rn --exclude-dir=src KEY .", ws).secret
+    assert reach("rg --hidden -g '!.agent' KEY", ws) == shellreach.Reach()
+    assert reach("rg --hidden -g '!.agent/' -g '*.md' KEY", ws) == shellreach.Reach()
+    assert "sessions" in reach("rg --hidden KEY", ws).secret
+    assert "sessions" in reach("rg --hidden -g '!x/.agent' KEY", ws).secret  # not used: a `/`
+    (ws.root / "src" / ".env").write_text("KEY=1\n")
+    # an exclude that an include also names: the last one wins in grep, so it may be read
+    assert (
+        ".env"
+        in reach("grep -rn --exclude-dir=.agent --exclude=.env --include=.env KEY .", ws).secret
+    )
+    assert reach("grep -rn --exclude-dir=.agent --exclude=.env KEY .", ws) == shellreach.Reach()
+
+
+def test_a_protected_place_that_does_not_exist_is_not_counted(ws: Workspace) -> None:
+    """Sessions live outside the project now: a recursive search of a fresh project asks
+    about nothing it would not really read."""
+    (ws.root / ".hidden" / ".env.local").unlink()
+    (ws.root / "certs" / "server.pem").unlink()
+    (ws.root / ".agent").mkdir()
+    (ws.root / ".agent" / "settings.json").write_text("{}\n")
+    assert reach("grep -rn KEY .", ws) == shellreach.Reach()
+    assert reach("rg --hidden KEY", ws) == shellreach.Reach()

@@ -21,7 +21,7 @@ from agent.config.load import Flags
 from agent.session.checkpoint_shell import doomed
 from agent.session.checkpoints import Checkpoint
 from agent.session.rewind import Outcome, describe, listing, rewind_conversation, rewind_files
-from agent.session.store import load, messages_of
+from agent.session.store import load, messages_of, sessions_dir
 from agent.ui.startup import configure
 
 
@@ -80,7 +80,9 @@ async def test_rewind_files_and_conversation(fake: FakeOpenAI, run: object, repo
     assert (repo / "app.py").read_text() == "print('v1')\n"
     assert not (repo / "new.py").exists()
     assert "bash" in out.message
-    assert git_status(repo) == "?? .agent/\n"
+    assert git_status(repo) == ""  # sessions and checkpoints live in the state directory
+    assert run.store.path.parent == sessions_dir(repo)  # type: ignore[attr-defined]
+    assert not (repo / ".agent").exists()
     assert _rewind(run, cps[1]).conversation
     agent = run.agent  # type: ignore[attr-defined]
     assert agent.messages[-1]["content"] == "edited and created"
@@ -219,7 +221,7 @@ async def test_rewind_restores_files_deleted_by_bash(
     assert (repo / "notes.txt").read_text() == "notes\n"
     assert (repo / "notes.txt").stat().st_mode & 0o777 == 0o750
     _unstage(repo)  # git rm's deletion stays staged: /rewind restores files, not the index
-    status = set(git_status(repo).splitlines()) - {"?? .agent/"}
+    status = set(git_status(repo).splitlines())
     assert status == {"?? a.txt", "?? b.txt"}  # the rest as committed
     await rewind(ctx, "1 files")
     assert out.getvalue().rstrip().splitlines()[-1].startswith("restored 0 file(s) (")

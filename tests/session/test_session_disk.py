@@ -21,7 +21,7 @@ from agent.base.events import MessageAdded, Notice, Recorder, TurnEnd
 from agent.config.providers import preset
 from agent.session.checkpoints import Snapshots
 from agent.session.recorder import SessionRecorder
-from agent.session.store import SessionFile, load, messages_of
+from agent.session.store import SessionFile, load, messages_of, sessions_dir
 
 LIMIT = 16384  # bytes: the start of a session fits, a long reply does not
 LONG = "word " * 8000  # 40 kB
@@ -66,13 +66,13 @@ def test_a_failed_write_is_cut_off_and_stops_recording(
     s = SessionFile(tmp_path, "full")
     s.append(_msg(0))
     size = s.path.stat().st_size
-    monkeypatch.setattr(session_mod.os, "write", _Disk(40))
-    s.append(_msg(1))  # 40 bytes get written, then the disk is full: no exception
+    with monkeypatch.context() as m:  # not monkeypatch.undo(): that unsets AGENT_STATE_DIR too
+        m.setattr(session_mod.os, "write", _Disk(40))
+        s.append(_msg(1))  # 40 bytes get written, then the disk is full: no exception
     assert s.path.stat().st_size == size  # the torn start of record 1 was cut off
     assert "File too large; this session is no longer saved" in s.error
     assert str(s.path) in s.error
     assert s.take_warning() == s.error and s.take_warning() == ""  # said once
-    monkeypatch.undo()
     s.append(_msg(2))  # recording stopped for the rest of the session
     assert s.put_blob(b"x") and not s.blob_dir.exists()
     s.close()
@@ -87,14 +87,14 @@ def test_a_torn_tail_that_cannot_be_cut_does_not_swallow_later_records(
 ) -> None:
     s = SessionFile(tmp_path, "torn")
     s.append(_msg(0))
-    monkeypatch.setattr(session_mod.os, "write", _Disk(25))
 
     def no_truncate(fd: int, size: int) -> None:
         raise OSError(errno.EIO, "I/O error")
 
-    monkeypatch.setattr(session_mod.os, "ftruncate", no_truncate)
-    s.append(_msg(1))
-    monkeypatch.undo()
+    with monkeypatch.context() as m:  # not monkeypatch.undo(): that unsets AGENT_STATE_DIR too
+        m.setattr(session_mod.os, "write", _Disk(25))
+        m.setattr(session_mod.os, "ftruncate", no_truncate)
+        s.append(_msg(1))
     s.close()
     assert not s.path.read_bytes().endswith(b"\n")  # a torn record was left behind
     again = SessionFile(tmp_path, "torn")
@@ -144,10 +144,11 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_one_shot_with_a_full_disk_still_answers(
-    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path, state_dir: Path
 ) -> None:
     import subprocess
 
+    fake_env["AGENT_STATE_DIR"] = str(state_dir)  # where sessions_dir(project) looks
     fake.script(text(LONG, pieces=20))
     r = subprocess.run(
         [sys.executable, "-m", "agent", "write a lot"],
@@ -164,7 +165,7 @@ def test_one_shot_with_a_full_disk_still_answers(
     assert "Traceback" not in r.stderr
     assert r.stderr.count("cannot write the session file") == 1
     assert "File too large; this session is no longer saved" in r.stderr
-    (path,) = (project / ".agent" / "sessions").glob("*.jsonl")
+    (path,) = sessions_dir(project).glob("*.jsonl")
     saved = load(path)
     assert saved.repaired == []  # the record that did not fit was cut off whole
     assert [m["role"] for m in messages_of(saved.records)] == ["user"]

@@ -11,18 +11,29 @@ import pytest
 
 from agent.base.record import Call, ToolContext, ToolResult
 from agent.session.checkpoints import Snapshots, checkpoints, plan_restore, restore
-from agent.session.store import SessionFile, list_sessions, load, messages_of, new_id, prune
+from agent.session.store import (
+    SessionFile,
+    list_sessions,
+    load,
+    messages_of,
+    new_id,
+    prune,
+    sessions_dir,
+)
 from agent.tools import builtin_tools
 
 
-def test_append_and_load_roundtrip(tmp_path: Path) -> None:
+def test_append_and_load_roundtrip(tmp_path: Path, state_dir: Path) -> None:
     s = SessionFile(tmp_path, new_id())
     s.append({"t": "meta", "cwd": str(tmp_path)})
     s.append({"t": "message", "message": {"role": "user", "content": "héllo"}})
     loaded = load(s.path)
     assert loaded.repaired == []
     assert messages_of(loaded.records) == [{"role": "user", "content": "héllo"}]
-    assert (tmp_path / ".agent" / ".gitignore").read_text().startswith("sessions/")
+    assert s.path == sessions_dir(tmp_path) / f"{s.id}.jsonl"  # in the state directory
+    assert s.path.is_relative_to(state_dir)
+    assert s.path.stat().st_mode & 0o777 == 0o600
+    assert not (tmp_path / ".agent").exists()  # nothing written into the project
 
 
 def test_torn_last_line_is_repaired(tmp_path: Path) -> None:
@@ -83,7 +94,8 @@ def test_prune_keeps_newest(tmp_path: Path) -> None:
         os.utime(s.path, (time.time() - n, time.time() - n))
     assert sorted(prune(tmp_path, keep=2)) == [made(2), made(3), made(4)]
     assert sorted(x.id for x in list_sessions(tmp_path)) == [made(0), made(1)]
-    assert not (tmp_path / f".agent/sessions/{made(4)}.files").exists()
+    assert (sessions_dir(tmp_path) / f"{made(0)}.files").is_dir()
+    assert not (sessions_dir(tmp_path) / f"{made(4)}.files").exists()
 
 
 async def _write(call: Call, ctx: ToolContext) -> ToolResult:
@@ -169,12 +181,12 @@ def test_prune_looks_at_file_times_only(tmp_path: Path, monkeypatch: pytest.Monk
     def no_reading(*args: object, **kw: object) -> None:
         raise AssertionError("prune read a session file")
 
-    monkeypatch.setattr(listing, "summarize", no_reading)
-    monkeypatch.setattr(listing.json, "loads", no_reading)
-    monkeypatch.setattr(Path, "read_bytes", no_reading)
     live = made(3)  # the live one: beyond `keep`, but protected
-    assert prune(tmp_path, keep=3, max_age_days=30, protect=live) == [made(4)]
-    monkeypatch.undo()
+    with monkeypatch.context() as m:  # not monkeypatch.undo(): that unsets AGENT_STATE_DIR too
+        m.setattr(listing, "summarize", no_reading)
+        m.setattr(listing.json, "loads", no_reading)
+        m.setattr(Path, "read_bytes", no_reading)
+        assert prune(tmp_path, keep=3, max_age_days=30, protect=live) == [made(4)]
     assert sorted(x.id for x in list_sessions(tmp_path)) == [made(n) for n in range(4)]
     assert prune(tmp_path, keep=10, max_age_days=30) == []
 

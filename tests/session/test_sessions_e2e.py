@@ -15,8 +15,9 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import run_agent
 
+from agent.config.statedir import slug
 from agent.session.recorder import NO_REPLY
-from agent.session.store import load
+from agent.session.store import load, sessions_dir
 
 AGENT = [sys.executable, "-m", "agent"]
 
@@ -30,7 +31,7 @@ def result(out: str) -> dict[str, Any]:
 
 
 def session_files(project: Path) -> list[Path]:
-    return sorted((project / ".agent" / "sessions").glob("*.jsonl"))
+    return sorted(sessions_dir(project).glob("*.jsonl"))
 
 
 def roles(request: dict[str, Any]) -> list[str]:
@@ -51,6 +52,12 @@ def assert_valid(request: dict[str, Any]) -> None:
 
 
 @pytest.fixture
+def fake_env(fake_env: dict[str, str], state_dir: Path) -> dict[str, str]:
+    """The agent subprocesses keep their sessions where sessions_dir() looks in this process."""
+    return {**fake_env, "AGENT_STATE_DIR": str(state_dir)}
+
+
+@pytest.fixture
 def project(tmp_path: Path) -> Path:
     p = tmp_path / "proj"
     (p / ".agent").mkdir(parents=True)
@@ -61,7 +68,7 @@ def test_continue_carries_the_conversation(fake: FakeOpenAI, fake_env: dict, pro
     fake.script(text("first answer"), text("second answer"))
     r1 = run(fake_env, project, "--output-format", "json", "first question")
     sid = result(r1.stdout)["session_id"]
-    assert session_files(project) == [project / ".agent" / "sessions" / f"{sid}.jsonl"]
+    assert session_files(project) == [sessions_dir(project) / f"{sid}.jsonl"]
     r2 = run(fake_env, project, "-c", "--output-format", "json", "second question")
     assert r2.returncode == 0, r2.stderr
     assert result(r2.stdout)["session_id"] == sid
@@ -72,7 +79,32 @@ def test_continue_carries_the_conversation(fake: FakeOpenAI, fake_env: dict, pro
     records = load(session_files(project)[0]).records
     kinds = [r["t"] for r in records]
     assert kinds.count("checkpoint") == 2 and kinds.count("usage") == 2
-    assert (project / ".agent" / ".gitignore").read_text().startswith("sessions/")
+    assert list((project / ".agent").iterdir()) == []  # nothing of the session in the project
+
+
+def test_sessions_default_to_the_users_state_directory(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    """Without AGENT_STATE_DIR or XDG_STATE_HOME: ~/.local/state/agent/projects/<slug>/, and a
+    run in a clean repository leaves `git status` clean."""
+    del fake_env["AGENT_STATE_DIR"]
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    fake.script(text("first answer"), text("second answer"))
+    r1 = run(fake_env, project, "--output-format", "json", "first question")
+    assert r1.returncode == 0, r1.stderr
+    sid = result(r1.stdout)["session_id"]
+    state = Path(fake_env["HOME"]) / ".local" / "state" / "agent"
+    assert list((state / "projects").iterdir()) == [state / "projects" / slug(project)]
+    session = state / "projects" / slug(project) / "sessions" / f"{sid}.jsonl"
+    assert session.is_file() and session.stat().st_mode & 0o777 == 0o600
+    assert state.stat().st_mode & 0o777 == 0o700  # created private
+    assert session_files(project) == []  # not in this process's AGENT_STATE_DIR
+    status = ["git", "status", "--porcelain", "--untracked-files=all"]
+    assert subprocess.run(status, cwd=project, capture_output=True, text=True).stdout == ""
+    r2 = run(fake_env, project, "-c", "--output-format", "json", "second question")
+    assert r2.returncode == 0, r2.stderr
+    assert result(r2.stdout)["session_id"] == sid
+    assert fake.requests[1]["messages"][2]["content"] == "first answer"
 
 
 def test_resume_by_id_and_errors(fake: FakeOpenAI, fake_env: dict, project: Path) -> None:

@@ -24,6 +24,7 @@ from routed_fake import (
 
 from agent.base.events import SubagentProgress, TextDelta, ToolEnd
 from agent.base.record import Tool, ToolContext, ToolResult
+from agent.config.statedir import project_state
 from agent.session.store import load, messages_of
 from agent.subagents.records import SubagentError
 
@@ -89,7 +90,8 @@ async def test_child_runs_its_own_tools_and_the_parent_sees_only_the_report(
     # The session holds the parent's conversation only; the audit log has the child's call.
     stored = messages_of(load(run.store.path).records)
     assert [m["role"] for m in stored] == ["user", "assistant", "tool", "assistant"]
-    audit = [json.loads(x) for x in (project / ".agent" / "audit.jsonl").read_text().splitlines()]
+    log = project_state(project) / "audit.jsonl"
+    audit = [json.loads(x) for x in log.read_text().splitlines()]
     assert [(a["tool"], a["trigger"]) for a in audit] == [
         ("read_file", "subagent t1"),
         ("task", "model"),

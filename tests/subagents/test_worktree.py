@@ -13,6 +13,7 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 
 from agent.config.settings import project_root
+from agent.session.store import sessions_dir
 from agent.subagents import worktree as w
 
 GIT_ENV = {
@@ -64,8 +65,9 @@ def branches(repo: Path) -> list[str]:
 
 
 def test_worktree_with_changes_is_kept(
-    fake: FakeOpenAI, fake_env: dict[str, str], repo: Path
+    fake: FakeOpenAI, fake_env: dict[str, str], repo: Path, state_dir: Path
 ) -> None:
+    fake_env["AGENT_STATE_DIR"] = str(state_dir)  # where sessions_dir() looks in this process
     fake.script(
         tool_calls([("write_file", {"path": "new.txt", "content": "hello\n"})]), text("wrote it")
     )
@@ -88,9 +90,12 @@ def test_worktree_with_changes_is_kept(
     assert f"cwd: {wt}" in env_block
     assert f"project root: {repo}" in env_block
     assert "git branch agent/w1" in env_block
-    assert list((repo / ".agent" / "sessions").glob("*.jsonl"))
+    assert list(sessions_dir(repo).glob("*.jsonl"))
+    assert not sessions_dir(wt).exists()
+    assert not (repo / ".agent" / "sessions").exists() and not (wt / ".agent").exists()
     status = git(repo, "status", "--porcelain", "--untracked-files=all")
-    assert "worktrees" not in status
+    for own in ("worktrees", ".gitignore", "settings.local.json", "sessions", "audit"):
+        assert own not in status
 
 
 def test_resuming_a_worktree_session_elsewhere_says_so(

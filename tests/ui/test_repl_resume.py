@@ -12,7 +12,15 @@ from fake_openai import FakeOpenAI, text
 from helpers import run_agent
 from pty_term import Term, plain_repl
 
+from agent.session.store import sessions_dir
+
 READY = "shift-tab"
+
+
+@pytest.fixture
+def fake_env(fake_env: dict[str, str], state_dir: Path) -> dict[str, str]:
+    """The agent subprocesses keep their sessions where sessions_dir() looks in this process."""
+    return {**fake_env, "AGENT_STATE_DIR": str(state_dir)}
 
 
 @pytest.fixture
@@ -75,7 +83,7 @@ def test_repl_resumes_the_stored_conversation(
         term.close()
     sent = contents(fake.requests[-1])
     assert sent[0].endswith(want) and sent[1:] == [f"answer to {want}", "and then?"]
-    sessions = list((project / ".agent" / "sessions").glob("*.jsonl"))
+    sessions = list(sessions_dir(project).glob("*.jsonl"))
     assert len(sessions) == 2  # continued in place, no third session
 
 
@@ -107,13 +115,13 @@ def test_picker_skips_unused_sessions_counts_live_turns_and_ctrl_d_cancels(
     fake: FakeOpenAI, fake_env: dict[str, str], project: Path
 ) -> None:
     sid = first_session(fake, fake_env, project, "kept question")
-    path = project / ".agent" / "sessions" / f"{sid}.jsonl"
+    path = sessions_dir(project) / f"{sid}.jsonl"
     with path.open("a") as f:  # a second turn, then /rewind to before it
         f.write(
             json.dumps({"t": "checkpoint", "n": 2, "time": 0, "prompt": "gone", "msg_index": 3})
         )
         f.write("\n" + json.dumps({"t": "rewind", "reason": "rewind", "checkpoint": 2}) + "\n")
-    unused = project / ".agent" / "sessions" / "20991231-000000-unused.jsonl"
+    unused = sessions_dir(project) / "20991231-000000-unused.jsonl"
     unused.write_text(json.dumps({"t": "meta", "cwd": str(project)}) + "\n")
     term = Term(fake_env, project, "-r")
     try:

@@ -250,7 +250,10 @@ async def test_batch_runs_three_units_in_their_own_worktrees(
     assert "1. add sub — done" in report
     assert "3. check docs — done" in report
     assert f"branches: {a.branch}, {b.branch}" in report
-    assert git(repo, "status", "--porcelain").strip() in ("", "?? .agent/")
+    # Only make_run's settings.json shows: worktrees/ and .agent/.gitignore are ignored, the
+    # sessions and the audit log are kept in the state directory.
+    status = git(repo, "status", "--porcelain", "--untracked-files=all")
+    assert status == "?? .agent/settings.json\n"
 
 
 async def test_batch_reports_work_git_refused_to_commit(routed: RoutedFake, repo: Path) -> None:
@@ -447,10 +450,19 @@ async def test_simplify_on_a_fresh_commit_ignores_the_agents_own_files(
     routed: RoutedFake, repo: Path
 ) -> None:
     from agent.commands.registry import dispatch
+    from agent.permissions.asking import remember
 
     run, _ = make_run(routed, repo)
     (repo / ".agent" / "settings.json").unlink()  # read already; only the agent's files remain
-    assert git(repo, "status", "--porcelain", "--untracked-files=all") == "?? .agent/.gitignore\n"
+    status = ["status", "--porcelain", "--untracked-files=all"]
+    assert git(repo, *status) == ""  # sessions and the audit log live in the state directory
+    remember(repo, ["bash(ls)"])  # settings.local.json, and a .gitignore that lists itself
+    assert (repo / ".agent" / "settings.local.json").is_file()
+    assert git(repo, *status) == ""
+    # A .gitignore an earlier version wrote does not list itself: it shows, but is no change.
+    old = "sessions/\nsettings.local.json\naudit.jsonl\n*.log\nworktrees/\n"
+    (repo / ".agent" / ".gitignore").write_text(old)
+    assert git(repo, *status) == "?? .agent/.gitignore\n"
 
     async def turn(prompt: str) -> None:
         raise AssertionError("no turn expected")

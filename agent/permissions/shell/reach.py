@@ -13,6 +13,7 @@ that errs on the side of asking). A tree too large to check is reported as unkno
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -125,7 +126,7 @@ def _walk(top: Path, ws: Workspace, how: Plan) -> Reach:
             looked += 1
             if looked > MAX_ENTRIES:
                 return Reach(unsure=f"{name} reads more than {MAX_ENTRIES} files below {top}")
-            if e.name == ".git" or (not shown and e.name.startswith(".")):
+            if e.name == ".git" or (not shown and e.name.startswith(".")) or _skipped(e, how):
                 continue
             if not how.recursive and e.is_dir(follow_symlinks=False):
                 continue
@@ -150,6 +151,25 @@ def _walk(top: Path, ws: Workspace, how: Plan) -> Reach:
             if e.is_dir(follow_symlinks=False):
                 stack.append((e.path, real, shown))
     return Reach(unsure=unsure)
+
+
+def _skipped(e: os.DirEntry[str], how: Plan) -> bool:
+    """An entry the command's own filters leave out: a directory it does not enter, a file it
+    excludes (unless an include glob names it as well: then it counts, erring on asking)."""
+    try:
+        is_dir = e.is_dir()
+    except OSError:
+        return False
+    if is_dir:
+        return any(_name_glob(g).fullmatch(e.name) for g in how.skip_dirs)
+    if not any(_name_glob(g).fullmatch(e.name) for g in how.skip_files):
+        return False
+    return not any(_name_glob(g).fullmatch(e.name) for g, _ in how.globs)
+
+
+@functools.lru_cache(maxsize=256)
+def _name_glob(glob: str) -> re.Pattern[str]:
+    return _glob(glob, False)[0]
 
 
 def _globbed(

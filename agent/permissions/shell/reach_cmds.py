@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from agent.permissions.paths import home_secrets, secret_path, within
 from agent.permissions.shell.options import (
@@ -34,7 +35,9 @@ class Plan:
     base: str  # its working directory
     cwd: bool = True  # with no operand that exists it reads the working directory
     recursive: bool = True  # else it reads the files right in its directories only
-    globs: tuple[tuple[str, bool], ...] = ()  # rg's include globs, and whether they fold case
+    globs: tuple[tuple[str, bool], ...] = ()  # include globs, and whether they fold case
+    skip_files: tuple[str, ...] = ()  # name globs of files it leaves out (grep --exclude)
+    skip_dirs: tuple[str, ...] = ()  # name globs of directories it does not enter
 
 
 def plan(name: str, args: list[str], base: str) -> Plan | None:
@@ -49,7 +52,7 @@ def plan(name: str, args: list[str], base: str) -> Plan | None:
             return None
         follow = bool(given & {"R", "dereference-recursive"})
         paths = operands[0 if given & {"e", "f", "regexp", "file"} else 1 :]
-        return Plan(name, follow, True, paths, base)
+        return Plan(name, follow, True, paths, base, **_grep_filters(opts))
     if name == "rg":
         return _rg(args, base)
     if name == "diff":  # two directories: every file in both is compared (-N prints those
@@ -70,6 +73,20 @@ def plan(name: str, args: list[str], base: str) -> Plan | None:
     return None
 
 
+def _grep_filters(opts: list[tuple[str, str]]) -> dict[str, Any]:
+    """grep's --include / --exclude / --exclude-dir globs (matched against base names). Where
+    both an include and an exclude match a file, the walk counts it (erring on asking)."""
+
+    def values(name: str) -> tuple[str, ...]:
+        return tuple(v for n, v in opts if n == name and v)
+
+    return {
+        "globs": tuple((g, False) for g in values("include")),
+        "skip_files": values("exclude"),
+        "skip_dirs": values("exclude-dir"),
+    }
+
+
 def _rg(args: list[str], base: str) -> Plan | None:
     opts, operands = parse_options([*_rg_config(args), *args], RG_SYNTAX)
     given = {n for n, _ in opts}
@@ -88,8 +105,25 @@ def _rg(args: list[str], base: str) -> Plan | None:
         (v, fold or n == "iglob")
         for n, v in opts
         if n in ("g", "glob", "iglob") and v and not v.startswith("!")
-    )  # `!x` excludes: ignored, erring on asking
-    return Plan("rg", follow, hidden, operands[1 if pattern else 0 :], base, globs=globs)
+    )
+    files, dirs = _rg_skips([v for n, v in opts if n in ("g", "glob") and v.startswith("!")])
+    paths = operands[1 if pattern else 0 :]
+    return Plan("rg", follow, hidden, paths, base, globs=globs, skip_files=files, skip_dirs=dirs)
+
+
+def _rg_skips(negated: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(file, directory) name globs rg's `!glob`s leave out: `!name` both, `!name/` only
+    directories. One with a `/` inside is not used (erring on asking)."""
+    files, dirs = [], []
+    for v in negated:
+        glob = v[1:]
+        name = glob.rstrip("/")
+        if not name or "/" in name:
+            continue
+        dirs.append(name)
+        if not glob.endswith("/"):
+            files.append(name)
+    return tuple(files), tuple(dirs)
 
 
 def _rg_config(args: list[str]) -> list[str]:
