@@ -68,6 +68,7 @@ class Run:
     mcp: McpTools | None = None  # MCP servers, for /mcp, the init event and shutdown
     planning: bool = False  # the last message went out in plan mode
     moved_from: str = ""  # a resumed session last ran in this other directory
+    language: str = ""  # the reply language (`language` setting, /lang): in the system prompt
 
     def moved_note(self) -> str:
         """Tells the model (once) that a resumed session now works in another directory."""
@@ -100,6 +101,11 @@ class Run:
         if mode != self.gate.mode:
             self.recorder.change("mode", mode)
         self.gate.mode = self.hooks.mode = mode
+
+    def system_prompt(self) -> str:
+        """The system prompt as it would be built now (memory files re-read, the language)."""
+        cfg = self.cfg
+        return system_prompt(cfg.cwd, cfg.root, trusted=cfg.trusted, language=self.language)
 
     def replace_history(self, history: list[Message]) -> None:
         """Put `history` (no system prompt) in the agent after /rewind or /resume."""
@@ -170,6 +176,7 @@ def _tools(
         tools[action_tool.name] = action_tool  # last: a fixed position keeps the prefix stable
     vocab = Vocabulary.of(tools.values())
     disabled = {vocab.tool(r) for r in cfg.permissions.get("neverAllow", []) if "(" not in r}
+    disabled |= {n for n, t in tools.items() if t.serves and t.serves in disabled}  # bash_output
     tools = {n: t for n, t in tools.items() if n not in disabled}
     return tools, actions, (agent_defs, def_warnings)
 
@@ -210,6 +217,7 @@ def _context(cfg: Config, session_id: str, out: Sink) -> ToolContext:
         sink=out,
         allowed_hosts=web.allowed_hosts,
         allow_private_hosts=web.allow_private_hosts,
+        web_search=cfg.options.web_search,
     )
 
 
@@ -228,7 +236,8 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     mcp = start_mcp(cfg, tools, out)  # connects in the background; tools join at a turn boundary
     gate, hooks, layers = _pipeline(cfg, store, tools, snapshots, out, asker)
     ctx = _context(cfg, session_id, out)
-    prompt = system_prompt(cfg.cwd, cfg.root, trusted=cfg.trusted)
+    language = cfg.options.language
+    prompt = system_prompt(cfg.cwd, cfg.root, trusted=cfg.trusted, language=language)
     agent = Agent(
         llm=LLM(cfg),
         tools=tools,
@@ -255,7 +264,7 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     run = Run(
         agent, session_id, denials, cfg, hooks, gate, store, recorder, actions=actions, mcp=mcp
     )
-    run.first_turn = not history
+    run.first_turn, run.language = not history, language
     if before is not None and before.cwd and before.cwd != str(cfg.cwd):
         run.moved_from = before.cwd
     return run

@@ -8,6 +8,14 @@ from typing import Any
 from agent import __version__
 from agent.ui.process import EXIT_OK, EXIT_USAGE, exit_on_signals
 
+EPILOG = """examples:
+  agent                                   the interactive REPL in this project
+  agent "why does test_login fail?"       one question, the answer on stdout
+  agent --output-format json "review the diff" > out.jsonl   in CI: JSON Lines, exit code
+
+With no prompt and a terminal, opens the REPL. Exit codes: 0 ok, 1 run failed,
+2 usage/config, 53 turn limit, 130 interrupted, 141 output closed."""
+
 
 def parser() -> Any:
     import argparse
@@ -17,11 +25,16 @@ def parser() -> Any:
     p = argparse.ArgumentParser(
         prog="agent",
         description="A terminal coding agent for any OpenAI-compatible API.",
-        epilog="With no prompt and a terminal, opens the interactive REPL. "
-        "Exit codes: 0 ok, 1 run failed, 2 usage/config, 53 turn limit, 130 interrupted.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("prompt", nargs="*", help='the question; "-" reads it from stdin')
-    p.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text")
+    p.add_argument(
+        "--output-format",
+        choices=("text", "json", "stream-json"),
+        default="text",
+        help="one-shot output: text, or JSON Lines of every event for scripts and CI",
+    )
     p.add_argument("--think", action="store_true", help="use the provider's reasoning model")
     p.add_argument("--model", help="model name (overrides AGENT_MODEL and settings)")
     p.add_argument("--base-url", help="OpenAI-compatible base URL (overrides AGENT_BASE_URL)")
@@ -33,7 +46,23 @@ def parser() -> Any:
         "-c", "--continue", dest="cont", action="store_true", help="continue the latest session"
     )
     p.add_argument("-r", "--resume", nargs="?", const="", metavar="ID", help="resume a session")
-    p.add_argument("--permission-mode", choices=MODES)
+    _permission_flags(p, MODES)
+    p.add_argument("--no-mcp", action="store_true", help="start no MCP servers")
+    p.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="trust this project's settings, hooks and MCP servers for this run",
+    )
+    p.add_argument("--verbose", action="store_true", help="print the model and session id at start")
+    p.add_argument("--version", action="version", version=f"agent {__version__}")
+    return p
+
+
+def _permission_flags(p: Any, modes: tuple[str, ...]) -> None:
+    """--permission-mode, --allowed-tools, --disallowed-tools, --worktree."""
+    p.add_argument(
+        "--permission-mode", choices=modes, metavar="MODE", help=f"one of {', '.join(modes)}"
+    )
     p.add_argument(
         "--allowed-tools",
         action="append",
@@ -48,16 +77,13 @@ def parser() -> Any:
         metavar="RULE",
         help="deny rule(s); repeat the flag or separate with commas",
     )
-    p.add_argument("--worktree", nargs="?", const="", metavar="NAME")
-    p.add_argument("--no-mcp", action="store_true", help="start no MCP servers")
     p.add_argument(
-        "--trust-project",
-        action="store_true",
-        help="trust this project's settings, hooks and MCP servers for this run",
+        "--worktree",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="work in a new git worktree (kept if it has changes)",
     )
-    p.add_argument("--verbose", action="store_true")
-    p.add_argument("--version", action="version", version=f"agent {__version__}")
-    return p
 
 
 def main(argv: list[str] | None = None) -> int:

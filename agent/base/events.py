@@ -81,6 +81,7 @@ class Usage:
     output_tokens: int
     cached_tokens: int = 0
     reasoning_tokens: int = 0
+    cost: float | None = None  # USD at the model's price; None when the price is unknown
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,6 @@ class TurnEnd:
     text: str
     num_turns: int
     error: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 Event = (

@@ -7,9 +7,11 @@ The vocabulary of every layer above it; it imports nothing of the project at run
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+from agent.config.view import WebSearch
 
 if TYPE_CHECKING:
     from agent.base.events import Sink
@@ -37,7 +39,7 @@ class ToolContext:
     allowed_hosts: frozenset[str] = frozenset()
     allow_private_hosts: bool = False
     web_timeout: float | None = None
-    web_search_url: str = ""
+    web_search: WebSearch = field(default_factory=WebSearch)  # the search backend (webSearch)
     search_backend: str = ""  # "python": the pure-Python search even with ripgrep (tests)
     # The session's own objects, typed by the packages that own them (their accessors check):
     # the todo list (tools.todo), the subagent runner (subagents.tool), a /loop (workflows).
@@ -102,6 +104,7 @@ class Tool:
     target: Target | None = None
     aliases: tuple[str, ...] = ()  # other agents' names for it (Claude Code's Bash, Edit…)
     preview: Previewer | None = None
+    serves: str = ""  # the tool whose output this one reads: it goes when that one is disabled
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry for this tool."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.base.messages import Message
-from agent.config.providers import Provider
+from agent.config.prices import Price
 
 _WORD = re.compile(r"[A-Za-z]+")
 _NUM = re.compile(r"[0-9]+")
@@ -90,11 +90,12 @@ class Totals:
     output_tokens: int = 0
     cached_tokens: int = 0
     reasoning_tokens: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float = 0.0  # of the requests whose model has a known price
     requests: int = 0
+    unpriced: int = 0  # requests whose model's price is unknown: cost_usd leaves them out
 
-    def add(self, usage: dict[str, int] | None, provider: Provider) -> None:
-        """Count one request: its reported tokens, and their cost at the provider's prices."""
+    def add(self, usage: dict[str, int] | None, price: Price | None) -> None:
+        """Count one request: its reported tokens, and their cost at its model's price."""
         self.requests += 1
         if not usage:
             return
@@ -102,13 +103,22 @@ class Totals:
         self.output_tokens += usage["output_tokens"]
         self.cached_tokens += usage["cached_tokens"]
         self.reasoning_tokens += usage["reasoning_tokens"]
-        self.cost_usd += provider.cost(
+        if price is None:
+            self.unpriced += 1
+            return
+        self.cost_usd += price.cost(
             usage["input_tokens"], usage["cached_tokens"], usage["output_tokens"]
         )
 
+    @property
+    def cost(self) -> float | None:
+        """The session's cost, or None while some request's price is unknown."""
+        return None if self.unpriced else self.cost_usd
 
-def cost_data(totals: Totals, provider: Provider) -> dict[str, Any]:
-    """The `/cost` figures: tokens in/out, cached, reasoning, dollars, cache-hit rate."""
+
+def cost_data(totals: Totals, price: Price | None, model: str) -> dict[str, Any]:
+    """The `/cost` figures: tokens in/out, cached, reasoning, dollars, cache-hit rate, and the
+    price of the model in use (None: unknown)."""
     rate = totals.cached_tokens / totals.input_tokens if totals.input_tokens else 0.0
     return {
         "requests": totals.requests,
@@ -117,27 +127,37 @@ def cost_data(totals: Totals, provider: Provider) -> dict[str, Any]:
         "output_tokens": totals.output_tokens,
         "reasoning_tokens": totals.reasoning_tokens,
         "cache_hit_rate": rate,
-        "cost_usd": totals.cost_usd,
-        "prices": {
-            "in": provider.price_in,
-            "cached": provider.price_cached,
-            "out": provider.price_out,
+        "cost_usd": totals.cost,
+        "prices": None if price is None else {
+            "in": price.input, "cached": price.cached, "out": price.output
         },
-        "provider": provider.name,
-    }
+        "model": model,
+    }  # fmt: skip
 
 
-def cost_report(totals: Totals, provider: Provider) -> str:
+def cost_report(totals: Totals, price: Price | None, model: str) -> str:
     """`/cost` as text lines."""
-    d = cost_data(totals, provider)
+    d = cost_data(totals, price, model)
     p = d["prices"]
-    return "\n".join(
-        [
-            f"requests       {d['requests']}",
-            f"input tokens   {d['input_tokens']:,} ({d['cached_tokens']:,} cached, "
-            f"{d['cache_hit_rate']:.0%} cache hits)",
-            f"output tokens  {d['output_tokens']:,} ({d['reasoning_tokens']:,} reasoning)",
-            f"cost           ${d['cost_usd']:.4f} at {d['provider']} prices per million tokens: "
-            f"${p['in']:g} in, ${p['cached']:g} cached, ${p['out']:g} out",
-        ]
-    )
+    lines = [
+        f"requests       {d['requests']}",
+        f"input tokens   {d['input_tokens']:,} ({d['cached_tokens']:,} cached, "
+        f"{d['cache_hit_rate']:.0%} cache hits)",
+        f"output tokens  {d['output_tokens']:,} ({d['reasoning_tokens']:,} reasoning)",
+    ]
+    if p is None:
+        lines.append(
+            f"cost           price unknown for {model}: set prices.{model} (or priceIn, "
+            "priceCached, priceOut) in your settings to count it"
+        )
+    elif totals.unpriced:
+        lines.append(
+            f"cost           ${totals.cost_usd:.4f} for the requests with a known price "
+            f"({totals.unpriced} at an unknown price are not counted)"
+        )
+    else:
+        lines.append(
+            f"cost           ${d['cost_usd']:.4f} at {model} prices per million tokens: "
+            f"${p['in']:g} in, ${p['cached']:g} cached, ${p['out']:g} out"
+        )
+    return "\n".join(lines)

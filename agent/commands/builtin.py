@@ -6,11 +6,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.base.events import AssistantMessage
-from agent.base.messages import Message
 from agent.base.tokens import cost_report
-from agent.commands.registry import Ctx, command, help_rows
-from agent.context.memory import system_prompt
+from agent.commands.registry import Ctx, command, help_rows, resolve
+from agent.commands.style import side_reply
 from agent.core.report import context_report
 
 KEYS = (
@@ -29,7 +27,7 @@ async def help_cmd(ctx: Ctx, args: str) -> None:
     """List the commands, or show one command's full help."""
     name = args.strip().lstrip("/")
     if name:
-        cmd = ctx.commands.get(name)
+        cmd = resolve(ctx.commands, name)
         if cmd is None:
             ctx.say(f"no command /{name}", "yellow")
             return
@@ -51,20 +49,17 @@ async def help_cmd(ctx: Ctx, args: str) -> None:
     ctx.console.print(Text("\n" + KEYS, style="dim"))
 
 
-@command("clear")
+@command("clear", aliases=("reset", "new"), repl_only=True)
 async def clear_cmd(ctx: Ctx, args: str) -> None:
     """Start a new conversation (the system prompt stays; the context meter is reset)."""
 
-    a, cfg = ctx.agent, ctx.cfg
-    a.system_prompt = system_prompt(
-        cfg.cwd, cfg.root, trusted=cfg.trusted
-    )  # memory edits apply from here on
+    a = ctx.agent
+    a.system_prompt = ctx.run.system_prompt()  # memory edits apply from here on
     a.messages[:] = [{"role": "system", "content": a.system_prompt}]
     a.meter.reset()
     ctx.run.first_turn = True  # the next message carries the environment block again
-    store = getattr(ctx.run, "store", None)
-    if store is not None:  # the session file's history follows (a rewind to nothing)
-        store.append({"t": "rewind", "reason": "clear", "messages": []})
+    # the session file's history follows (a rewind to nothing)
+    ctx.run.store.append({"t": "rewind", "reason": "clear", "messages": []})
     ctx.say("conversation cleared", "dim")
 
 
@@ -83,14 +78,15 @@ async def context_cmd(ctx: Ctx, args: str) -> None:
     ctx.say(context_report(ctx.agent))
 
 
-@command("cost")
+@command("cost", aliases=("usage",))
 async def cost_cmd(ctx: Ctx, args: str) -> None:
     """Show this session's tokens, cache hits and cost."""
 
-    ctx.say(cost_report(ctx.agent.totals, ctx.agent.llm.cfg.provider))
+    llm = ctx.agent.llm
+    ctx.say(cost_report(ctx.agent.totals, llm.price(), llm.model))
 
 
-@command("model", usage="[name]")
+@command("model", usage="[name]", repl_only=True)
 async def model_cmd(ctx: Ctx, args: str) -> None:
     """Show the model, or switch to another for the next request."""
     llm = ctx.agent.llm
@@ -114,7 +110,7 @@ async def model_cmd(ctx: Ctx, args: str) -> None:
     )
 
 
-@command("think")
+@command("think", repl_only=True)
 async def think_cmd(ctx: Ctx, args: str) -> None:
     """Toggle the provider's reasoning mode (its thinking model or request body)."""
     llm, p = ctx.agent.llm, ctx.agent.llm.cfg.provider
@@ -151,22 +147,12 @@ async def btw_cmd(ctx: Ctx, args: str) -> None:
     if not q:
         ctx.say("usage: /btw <question>", "yellow")
         return
-    a = ctx.agent
-    display = ctx.display or a.sink
-    messages: list[Message] = [*a.messages, {"role": "user", "content": f"{BTW_NOTE}\n\n{q}"}]
-    # Same tools list as the session (never called): the request prefix stays cache-identical.
-    reply = await a.llm.complete(messages, a.schemas, display, 0, no_tools=True)
-    a.totals.add(reply.usage, a.llm.cfg.provider)  # counted, but not in the context meter
-    display.emit(AssistantMessage(reply.text, reply.reasoning, [], reply.usage))
-    if reply.calls and not reply.text:
-        ctx.say("(the model wanted to use tools; /btw answers from the context only)", "dim")
+    await side_reply(ctx, f"{BTW_NOTE}\n\n{q}")
 
 
 def record(ctx: Ctx, kind: str, value: str) -> None:
-    """Note a model or mode change in the session file (when the session has one)."""
-    recorder = getattr(ctx.run, "recorder", None)
-    if recorder is not None and hasattr(recorder, "change"):
-        recorder.change(kind, value)
+    """Note a model or mode change in the session file."""
+    ctx.run.recorder.change(kind, value)
 
 
 @command("tools")
@@ -180,7 +166,7 @@ async def tools_cmd(ctx: Ctx, args: str) -> None:
         ctx.say(f"  {name:<{width}}{ro}  {first[:90]}")
 
 
-@command("exit", aliases=("quit",))
+@command("exit", aliases=("quit",), repl_only=True)
 async def exit_cmd(ctx: Ctx, args: str) -> None:
     """Leave the REPL."""
     ctx.exit = True

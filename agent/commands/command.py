@@ -26,6 +26,8 @@ class Command:
     run: Handler
     usage: str = ""  # argument hint shown in /help, e.g. "[focus]"
     source: str = "built-in"  # or the .md file a user command came from
+    aliases: tuple[str, ...] = ()  # other names that run it (/reset for /clear)
+    repl_only: bool = False  # needs a live session (/resume, /rewind): no one-shot run
 
 
 @dataclass

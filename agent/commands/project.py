@@ -10,7 +10,7 @@ from typing import Any
 from agent.commands.registry import Ctx, command
 from agent.config import safefile
 from agent.config.settings import ConfigError
-from agent.context.memory import init_prompt, memory_report, system_prompt
+from agent.context.memory import init_prompt, memory_report
 from agent.git.diff import GitError, working_diff
 from agent.permissions.asking import edit_local
 from agent.permissions.rules import parse_rule
@@ -120,7 +120,7 @@ async def memory_cmd(ctx: Ctx, args: str) -> None:
 
     cfg = ctx.cfg
     ctx.say(memory_report(cfg.cwd, cfg.root, trusted=cfg.trusted))
-    if system_prompt(cfg.cwd, cfg.root, trusted=cfg.trusted) != ctx.agent.system_prompt:
+    if ctx.run.system_prompt() != ctx.agent.system_prompt:
         ctx.say(
             "memory files changed since this conversation began: the model still has the "
             "earlier text (the new one applies after /clear or in the next session)",

@@ -8,6 +8,7 @@ turns through the loop (`ctx.turn`); tools never call commands.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import re
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from agent.commands.user import load_user_commands
 
 __all__ = ["ALIASES", "COMMANDS", "Command", "Ctx", "Handler", "all_commands", "command"]
 
-BUILTIN_MODULES = ("agent.commands.builtin", "agent.commands.project")
+BUILTIN_MODULES = ("agent.commands.builtin", "agent.commands.project", "agent.commands.style")
 # Modules of later features; each registers its commands on import when it exists.
 OPTIONAL_MODULES = (
     "agent.commands.session",
@@ -34,23 +35,28 @@ ALIASES: dict[str, str] = {}
 LOAD_PROBLEMS: list[str] = []  # from the last all_commands(): optional modules that failed
 
 
-def register(cmd: Command, *aliases: str) -> Command:
-    """Add (or replace) a command; other modules call this to wire theirs."""
+def register(cmd: Command) -> Command:
+    """Add (or replace) a command and its aliases; other modules call this to wire theirs."""
     COMMANDS[cmd.name] = cmd
-    for a in aliases:
+    for a in cmd.aliases:
         ALIASES[a] = cmd.name
     return cmd
 
 
 def command(
-    name: str, help: str | None = None, usage: str = "", aliases: tuple[str, ...] = ()
+    name: str,
+    help: str | None = None,
+    usage: str = "",
+    aliases: tuple[str, ...] = (),
+    repl_only: bool = False,
 ) -> Callable[[Handler], Handler]:
     """Decorator: register an async `(ctx, args) -> None`; `help` defaults to its docstring."""
 
     def wrap(fn: Handler) -> Handler:
         import inspect
 
-        register(Command(name, help or inspect.getdoc(fn) or "", fn, usage), *aliases)
+        doc = help or inspect.getdoc(fn) or ""
+        register(Command(name, doc, fn, usage, aliases=aliases, repl_only=repl_only))
         return fn
 
     return wrap
@@ -85,8 +91,12 @@ def all_commands(root: Path, home: Path | None = None) -> dict[str, Command]:
 
 
 def parse(line: str) -> tuple[str, str] | None:
-    """`/name args` → (name, args); None when the line is not a command (e.g. `/usr/bin/x`)."""
-    m = _NAME.fullmatch(line.strip())
+    """`/name args` → (name, args); None when the line is not a command (e.g. `/usr/bin/x`,
+    or `//text`, which sends `/text` as a message). `/?` is /help."""
+    stripped = line.strip()
+    if stripped == "/?" or stripped.startswith("/? "):
+        return "help", stripped[2:].strip()
+    m = _NAME.fullmatch(stripped)
     if not m or "/" in m.group(1):
         return None
     return m.group(1), (m.group(2) or "").strip()
@@ -103,22 +113,48 @@ async def dispatch(ctx: Ctx, line: str) -> bool:
     if parsed is None:
         return False
     name, args = parsed
-    cmd = ctx.commands.get(name) or ctx.commands.get(ALIASES.get(name, ""))
+    cmd = resolve(ctx.commands, name)
     if cmd is None:
-        near = [n for n in sorted(ctx.commands) if n.startswith(name[:2])]
-        hint = f" (did you mean {', '.join('/' + n for n in near[:3])}?)" if near else ""
-        ctx.say(f"unknown command /{name}{hint} — /help lists the commands", "yellow")
+        near = did_you_mean(name, [*ctx.commands, *ALIASES])
+        hint = f" (did you mean {', '.join('/' + n for n in near)}?)" if near else ""
+        ctx.say(
+            f"unknown command /{name}{hint} — /help lists the commands; start a message with //"
+            " to send it with its slash",
+            "yellow",
+        )
         return True
     await cmd.run(ctx, args)
     return True
+
+
+def as_message(line: str) -> str:
+    """A line that is not a command, as it is sent: a leading `//` stands for one `/`."""
+    return line.replace("//", "/", 1) if line.lstrip().startswith("//") else line
+
+
+def did_you_mean(name: str, names: list[str]) -> list[str]:
+    """Up to three known names close to a mistyped one: spelling first, then shared prefix."""
+    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    prefix = [n for n in sorted(names) if n.startswith(name[:2]) and n not in close]
+    return (close + prefix)[:3]
 
 
 def help_rows(commands: dict[str, Command]) -> list[tuple[str, str, str]]:
     """(`/name usage`, help, source) for /help and completion, built-ins first, then by name."""
     rows = sorted(commands.values(), key=lambda c: (c.source != "built-in", c.name))
     return [
-        (f"/{c.name}{' ' + c.usage if c.usage else ''}", first_line(c.help), c.source) for c in rows
+        (f"/{c.name}{' ' + c.usage if c.usage else ''}", first_line(c.help) + _also(c), c.source)
+        for c in rows
     ]
+
+
+def _also(c: Command) -> str:
+    return f" (also {', '.join('/' + a for a in c.aliases)})" if c.aliases else ""
+
+
+def resolve(commands: dict[str, Command], name: str) -> Command | None:
+    """The command `name` names, directly or as an alias."""
+    return commands.get(name) or commands.get(ALIASES.get(name, ""))
 
 
 def first_line(text: str, width: int = 100) -> str:

@@ -46,7 +46,7 @@ def switch_session(run: Run, session_id: str) -> int:
     return len(history)
 
 
-@command("resume", usage="[N|ID]")
+@command("resume", usage="[N|ID]", repl_only=True)
 async def resume(ctx: Ctx, args: str) -> None:
     """Resume an earlier session of this directory: /resume lists them, /resume N picks one."""
     here = [s for s in resumable(ctx.cfg.root, ctx.cfg.cwd) if s.id != ctx.run.session_id]
@@ -78,7 +78,12 @@ async def resume(ctx: Ctx, args: str) -> None:
     await ctx.run.start("resume")  # SessionStart hooks see the switch, as at `agent -r`
 
 
-@command("rewind", usage="[N] [conversation|files|both] [--force]")
+@command(
+    "rewind",
+    usage="[N] [conversation|files|both] [--force]",
+    aliases=("undo", "checkpoint"),
+    repl_only=True,
+)
 async def rewind(ctx: Ctx, args: str) -> None:
     """Go back to a checkpoint: the conversation, the files this session changed, or both."""
     words = args.split()

@@ -4,16 +4,16 @@ list too). Registered on import through agent.commands."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 from agent.commands.registry import (
-    ALIASES,
     COMMANDS,
-    Command,
     Ctx,
     command,
     dispatch,
     parse,
     register,
+    resolve,
 )
 from agent.git.diff import GitError
 from agent.subagents.runner import Subagents, runner_of
@@ -79,7 +79,7 @@ async def batch_cmd(ctx: Ctx, args: str) -> None:
     ctx.say(batch_report(results))
 
 
-@command("loop", usage="[<interval> <prompt>]")
+@command("loop", usage="[<interval> <prompt>]", aliases=("proactive",), repl_only=True)
 async def loop_cmd(ctx: Ctx, args: str) -> None:
     """Rerun a prompt or a /command now and every interval (30s, 5m, 1h; a bare number is
     minutes) without overlapping other turns; /loop alone stops it."""
@@ -116,8 +116,9 @@ def _loop_command(ctx: Ctx, prompt: str) -> bool:
     parsed = parse(prompt)
     if parsed is None:  # plain text, or a path such as /usr/bin/env
         return False
-    name = parsed[0] if parsed[0] in ctx.commands else ALIASES.get(parsed[0], "")
-    if name not in ctx.commands:
+    cmd = resolve(ctx.commands, parsed[0])
+    name = cmd.name if cmd is not None else ""
+    if cmd is None:
         raise ValueError(f"unknown command /{parsed[0]} — /help lists the commands")
     if name == "loop":
         raise ValueError("a loop cannot run /loop")
@@ -137,7 +138,7 @@ def _wrap_clear() -> None:
             todo.clear()
 
     clear.clears_todo = True  # type: ignore[attr-defined]
-    register(Command(orig.name, orig.help, clear, orig.usage, orig.source))
+    register(dataclasses.replace(orig, run=clear))
 
 
 _wrap_clear()

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.config import settings as st
 from agent.config.envfiles import load_env_files
+from agent.config.prices import Price, price_for
 from agent.config.providers import PRESETS, Provider, preset, with_overrides
 from agent.config.settings import ConfigError
 from agent.config.trust import is_own, is_trusted
@@ -82,6 +83,10 @@ class Config:
     def options(self) -> Settings:
         """The settings, typed (agent.config.view)."""
         return Settings(self.settings)
+
+    def price(self, model: str) -> Price | None:
+        """What `model` costs here (agent.config.prices); None when nobody knows."""
+        return price_for(model, self.provider.name, self.settings)
 
 
 def load_settings(

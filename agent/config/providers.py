@@ -1,4 +1,4 @@
-"""Provider presets: base URL, models, context limits, prices and wire quirks.
+"""Provider presets: base URL, models, context limits and wire quirks (prices: agent.config.prices).
 
 Figures live in this table, not in code paths; settings may override any of them.
 """
@@ -20,22 +20,11 @@ class Provider:
     thinking_model: str | None = None  # model to use for --think (None = same model + body)
     thinking_body: dict[str, Any] = field(default_factory=dict)  # extra_body for --think
     context_limit: int = 128_000
-    # USD per million tokens: input (cache miss), cached input (hit), output
-    price_in: float = 0.0
-    price_cached: float = 0.0
-    price_out: float = 0.0
     include_usage: bool = True  # send stream_options.include_usage
     # Which assistant reasoning goes back in requests: "none" (old R1 rejected it),
     # "tool_calls" (DeepSeek thinking mode requires it for tool-call turns), "all".
     reasoning_input: str = "tool_calls"
     needs_key: bool = True
-
-    def cost(self, prompt: int, cached: int, completion: int) -> float:
-        """Dollar cost of one request's usage."""
-        miss = max(prompt - cached, 0)
-        return (
-            miss * self.price_in + cached * self.price_cached + completion * self.price_out
-        ) / 1e6
 
 
 PRESETS: dict[str, Provider] = {
@@ -49,9 +38,6 @@ PRESETS: dict[str, Provider] = {
             thinking_model="deepseek-reasoner",
             thinking_body={"thinking": {"type": "enabled"}},
             context_limit=128_000,
-            price_in=0.28,
-            price_cached=0.028,
-            price_out=0.42,
         ),
         Provider(
             "openai",
@@ -60,9 +46,6 @@ PRESETS: dict[str, Provider] = {
             "OPENAI_API_KEY",
             thinking_model="o4-mini",
             context_limit=1_000_000,
-            price_in=2.0,
-            price_cached=0.5,
-            price_out=8.0,
             reasoning_input="none",
         ),
         Provider(
@@ -71,9 +54,6 @@ PRESETS: dict[str, Provider] = {
             "llama-3.3-70b-versatile",
             "GROQ_API_KEY",
             context_limit=128_000,
-            price_in=0.59,
-            price_cached=0.59,
-            price_out=0.79,
             include_usage=False,
             reasoning_input="none",
         ),
@@ -84,9 +64,6 @@ PRESETS: dict[str, Provider] = {
             "OPENROUTER_API_KEY",
             thinking_body={"reasoning": {"enabled": True}},
             context_limit=128_000,
-            price_in=0.28,
-            price_cached=0.028,
-            price_out=0.42,
         ),
         Provider(
             "ollama",
@@ -122,9 +99,6 @@ OVERRIDES = {
     "thinkingBody": "thinking_body",
     "includeUsage": "include_usage",
     "reasoningInput": "reasoning_input",
-    "priceIn": "price_in",
-    "priceCached": "price_cached",
-    "priceOut": "price_out",
 }
 
 

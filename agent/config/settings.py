@@ -13,6 +13,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from agent.config import safefile
+
 
 class ConfigError(Exception):
     """Bad usage or configuration: the program stops with exit code 2 and this message."""
@@ -27,16 +29,19 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
     "thinkingModel": ((str,), "a model name"),
     "thinkingBody": ((dict,), "an object sent as extra request fields with --think"),
     "webFetch": ((dict,), 'an object like {"allowedHosts": ["localhost:8000"]}'),
+    "webSearch": ((dict,), 'an object like {"provider": "brave"}'),
     "contextLimit": ((int,), "a number of tokens"),
     "compactThreshold": ((int, float), "a fraction of contextLimit like 0.8"),
     "compactKeepTurns": ((int,), "a whole number of recent user turns"),
     "maxTurns": ((int,), "a whole number"),
     "temperature": ((int, float), "a number"),
+    "language": ((str,), 'a language code like "ru", or "auto" (the language you write in)'),
     "includeUsage": ((bool,), "true or false"),
     "reasoningInput": ((str,), '"none", "tool_calls" or "all"'),
     "priceIn": ((int, float), "USD per million tokens"),
     "priceCached": ((int, float), "USD per million tokens"),
     "priceOut": ((int, float), "USD per million tokens"),
+    "prices": ((dict,), 'an object like {"my-model": {"in": 0.5, "cached": 0.05, "out": 1.5}}'),
     "permissions": ((dict,), "an object"),
     "mcpServers": ((dict,), "an object"),
     "mcpTimeout": ((int, float), "seconds to wait for an MCP server to connect"),
@@ -64,6 +69,7 @@ UNTRUSTED_DROP = (
     "mcpServers",
     "hooks",
     "webFetch",
+    "webSearch",  # where your queries go, and with which of your keys
     "thinkingBody",
     "sessions",
 )
@@ -196,6 +202,21 @@ def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
         else:
             out[key] = value
     return out
+
+
+def save_user_setting(key: str, value: object) -> Path:
+    """Set (or with None remove) one key of ~/.agent/settings.json, keeping the rest as it is;
+    written atomically, never through a link. A broken file raises ConfigError (not replaced)."""
+    path = user_dir() / "settings.json"
+    data = read_settings_json(path)
+    if value is None:
+        data.pop(key, None)
+    else:
+        data[key] = value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    safefile.write_atomic(path.parent, path, text.encode("utf-8"))
+    return path
 
 
 def user_dir() -> Path:

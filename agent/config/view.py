@@ -35,6 +35,16 @@ class WebAccess:
     allow_private_hosts: bool = False
 
 
+@dataclass(frozen=True)
+class WebSearch:
+    """`webSearch`: the search API web_search uses ("" = ddgs when installed), its URL (a
+    SearXNG instance, or another endpoint of the API), and the variable holding its key."""
+
+    provider: str = ""
+    url: str = ""
+    key_env: str = ""
+
+
 class Settings:
     """The merged settings (user < project < local), read through typed properties."""
 
@@ -69,6 +79,20 @@ class Settings:
             frozenset(str(h).lower() for h in hosts if isinstance(hosts, list)),
             w.get("allowPrivateHosts") is True,
         )
+
+    @property
+    def web_search(self) -> WebSearch:
+        w = self._obj("webSearch")
+        return WebSearch(
+            str(w.get("provider") or "").strip().lower(),
+            str(w.get("url") or "").strip(),
+            str(w.get("keyEnv") or "").strip(),
+        )
+
+    @property
+    def language(self) -> str:
+        """`language`: the model's reply language ("" none, "auto" the user's, or a code)."""
+        return str(self.raw.get("language") or "").strip()
 
     @property
     def hooks(self) -> Mapping[str, Any]:

@@ -31,6 +31,11 @@ PreCompact = Callable[[str, str], Awaitable[list[str]]]
 SUMMARY_PREFIX = "[agent] Summary of the earlier conversation (compacted to save context)."
 DROPPED_PREFIX = "[agent] Earlier turns were dropped to save context (no summary available)."
 ACK = "Understood. I will continue from this summary."
+REQUEST_HEADER = "## The request being worked on (the user's words, verbatim)"
+IN_TURN_NOTE = (
+    "The transcript ends in the middle of the user's latest request, which is kept verbatim "
+    "after your summary: in Open todos, say which of its steps are done and which remain."
+)
 _ENV = re.compile(r"<env>.*?</env>", re.S)
 CAPS = {"user": 8000, "assistant": 4000, "tool": 1500, "args": 500, "summary": 20_000}
 
@@ -174,8 +179,20 @@ def _env(messages: list[Message]) -> str:
     return ""
 
 
+def open_request(messages: list[Message], cut: int) -> str:
+    """The user's request that started the turn `cut` falls inside ("" when `cut` starts a
+    turn): compaction keeps it word for word."""
+    if cut >= len(messages) or messages[cut]["role"] == "user":
+        return ""
+    for i in range(cut - 1, 0, -1):
+        if messages[i]["role"] == "user" and not _is_marker(messages[i]):
+            return _ENV.sub("", str(messages[i].get("content") or "")).strip()
+    return ""
+
+
 def rebuild(messages: list[Message], cut: int, summary: str | None) -> list[Message]:
-    """[system, summary, ack?, kept…]; `summary` None = the older turns were dropped."""
+    """[system, summary, ack?, kept…]; `summary` None = the older turns were dropped. A cut
+    inside a turn keeps the request that started it verbatim, after the summary."""
     old = messages[1:cut]
     turns = sum(1 for m in old if m["role"] == "user" and not _is_marker(m))
     if summary is not None:
@@ -185,6 +202,9 @@ def rebuild(messages: list[Message], cut: int, summary: str | None) -> list[Mess
             f"{DROPPED_PREFIX} {turns} earlier user turn(s) are gone; ask the user if you "
             f"need details from them.\n\n{_env(old)}"
         ).rstrip()
+    request = open_request(messages, cut)
+    if request:
+        body += f"\n\n{REQUEST_HEADER}\n{cap(request, CAPS['summary'])}"
     out: list[Message] = [messages[0], {"role": "user", "content": body}]
     kept = messages[cut:]
     if kept and kept[0]["role"] == "user":
@@ -234,6 +254,8 @@ async def compact(
     pre = conv.size()
     conv.sink.emit(Notice(f"compacting the conversation ({pre:,} tokens, {trigger})"))
     notes = [f"Focus especially on: {focus}"] if focus else []
+    if open_request(msgs, cut):
+        notes.append(IN_TURN_NOTE)
     if conv.pre_compact is not None:
         notes += await conv.pre_compact(trigger, focus)
     summary: str | None

@@ -11,6 +11,7 @@ import os
 import platform
 from pathlib import Path
 
+from agent.base.tokens import estimate
 from agent.context.memory_load import (
     MAX_CHARS,
     MAX_DEPTH,
@@ -68,12 +69,40 @@ def memory_block(files: list[MemoryFile], root: Path, home: Path | None = None) 
 
 
 def system_prompt(
-    cwd: Path, root: Path, home: Path | None = None, trusted: bool | None = None
+    cwd: Path, root: Path, home: Path | None = None, trusted: bool | None = None, language: str = ""
 ) -> str:
-    """Base prompt plus the memory files (read once per session: the prefix stays stable).
-    `trusted` is Config.trusted (None: the stored trust decision, see load_memory)."""
+    """Base prompt plus the memory files (read once per session: the prefix stays stable), and
+    the reply language when one is set (`language` setting, /lang). `trusted` is Config.trusted
+    (None: the stored trust decision, see load_memory)."""
     block = memory_block(load_memory(cwd, root, home, trusted), root, home)
-    return base_prompt().rstrip() + (f"\n\n{block}" if block else "") + "\n"
+    lang = language_line(language)
+    # the memory block last: /context counts what follows its header as memory
+    return base_prompt().rstrip() + "".join(f"\n\n{x}" for x in (lang, block) if x) + "\n"
+
+
+LANGUAGES = {
+    "en": "English", "ru": "Russian", "zh": "Chinese", "es": "Spanish", "de": "German",
+    "fr": "French", "ja": "Japanese", "ko": "Korean", "pt": "Portuguese", "it": "Italian",
+    "uk": "Ukrainian", "tr": "Turkish", "ar": "Arabic", "hi": "Hindi", "pl": "Polish",
+    "nl": "Dutch", "vi": "Vietnamese", "id": "Indonesian", "cs": "Czech", "sv": "Swedish",
+}  # fmt: skip
+
+
+def language_name(code: str) -> str:
+    """ "ru" → "Russian"; a name or an unknown code is kept as written."""
+    return LANGUAGES.get(code.lower().split("-")[0], code) if code else ""
+
+
+def language_line(code: str) -> str:
+    """The system prompt's line for the reply language ("" for none)."""
+    if not code or code == "off":
+        return ""
+    if code == "auto":
+        return "Reply in the language the user writes in."
+    return (
+        f"Reply in {language_name(code)}, whatever language the user writes in; code, "
+        "identifiers, commands and quoted output stay as they are."
+    )
 
 
 def memory_report(
@@ -91,8 +120,8 @@ def memory_report(
         extra = " · ".join(x for x in (size, f.note) if x)
         tree = f"{'  ' * f.depth}{'└ @' if f.depth else ''}"
         lines.append(f"{tree}{_label(f.path, root, home, top)}  ({extra})")
-    total = sum(f.tokens for f in files)
-    lines.append(f"total ~{total:,} tokens in the system prompt")
+    total = estimate(memory_block(files, root, home))  # what /context counts as memory
+    lines.append(f"total ~{total:,} tokens in the system prompt (headers included)")
     return "\n".join(lines)
 
 

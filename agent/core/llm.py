@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.base.events import ErrorEvent, ReasoningDelta, Sink, TextDelta
 from agent.base.messages import Message
+from agent.config.prices import Price
 from agent.core.errors import (
     LLMError,
     StreamTimeout,
@@ -63,6 +64,7 @@ class LLM:
         self.reasoning_input = cfg.provider.reasoning_input
         self.model = cfg.model
         self.extra_body = dict(cfg.extra_body)
+        self.temperature = cfg.temperature  # /creative changes it for the session
         self._client: Any = None
         self.api_seconds = 0.0
 
@@ -85,6 +87,10 @@ class LLM:
             await self._client.close()
             self._client = None
 
+    def price(self) -> Price | None:
+        """The price of the model this client now sends to (None: unknown)."""
+        return self.cfg.price(self.model)
+
     def request(self, messages: list[Message], tools: list[dict[str, Any]]) -> dict:
         kw: dict[str, Any] = {
             "model": self.model,
@@ -95,8 +101,8 @@ class LLM:
             kw["tools"] = tools
         if self.include_usage:
             kw["stream_options"] = {"include_usage": True}
-        if self.cfg.temperature is not None and not self.cfg.think:
-            kw["temperature"] = self.cfg.temperature
+        if self.temperature is not None and not self.cfg.think:
+            kw["temperature"] = self.temperature
         if self.extra_body:
             kw["extra_body"] = self.extra_body
         return kw

@@ -281,11 +281,12 @@ class Agent:
         return await self.hooks.pre_compact(trigger, focus) if self.hooks is not None else []
 
     def _count(self, reply: Reply) -> None:
-        u = reply.usage
-        self.totals.add(u, self.llm.cfg.provider)
+        u, price = reply.usage, self.llm.price()
+        self.totals.add(u, price)
         self.meter.observe(u, len(self.messages) + 1)  # this request and the reply it gave
         if u:
-            self.sink.emit(Usage(**u))
+            tokens = (u["input_tokens"], u["cached_tokens"], u["output_tokens"])
+            self.sink.emit(Usage(**u, cost=None if price is None else price.cost(*tokens)))
 
 
 def _mark(end: TurnEnd) -> str:

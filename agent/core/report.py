@@ -12,11 +12,12 @@ from agent.core.loop import Agent
 def context_breakdown(agent: Agent) -> dict[str, Any]:
     """`/context` data: tokens by part (system prompt, tools, memory, messages) and the limit."""
     system = str(agent.messages[0].get("content") or "") if agent.messages else ""
-    base, _, mem = system.partition(f"\n\n{MEMORY_HEADER}")
+    base, found, mem = system.partition(f"\n\n{MEMORY_HEADER}")
+    memory = f"{MEMORY_HEADER}{mem}".rstrip("\n") if found else ""  # as /memory counts it
     parts = {
         "system prompt": estimate(base),
         "tools": estimate_tools(agent.schemas),
-        "memory": estimate(mem),
+        "memory": estimate(memory),
     }
     total = agent.meter.now(agent.messages, agent.schemas)
     parts["messages"] = max(total - sum(parts.values()), 0)

@@ -78,7 +78,7 @@ class SessionRecorder:
         elif isinstance(event, TurnStart):
             self.snapshots.begin_turn(event.prompt, event.msg_index)
         elif isinstance(event, Usage):
-            cost = self.provider.cost(event.input_tokens, event.cached_tokens, event.output_tokens)
+            cost = event.cost  # None (null): the model's price is unknown
             self.store.append(
                 {
                     "t": "usage",

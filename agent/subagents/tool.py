@@ -56,7 +56,9 @@ def task_tools(defs: dict[str, Any]) -> tuple[Tool, Tool]:
     }
     return (
         Tool("task", text, params, _task, read_only=True, aliases=("Task",)),
-        Tool("task_result", RESULT_DESCRIPTION, result_params, _result, read_only=True),
+        Tool(
+            "task_result", RESULT_DESCRIPTION, result_params, _result, read_only=True, serves="task"
+        ),
     )
 
 

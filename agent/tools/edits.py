@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.base.record import Execute, Preview, Target, Tool, ToolContext, ToolResult, cap
+from agent.base.words import plural
 from agent.permissions.paths import lexical
 from agent.tools import atomic, textio
 from agent.tools.common import ToolError, bool_arg, did_you_mean, guard, resolve, shown, str_arg
@@ -114,7 +115,7 @@ def commit(ctx: ToolContext, path: Path, cur: Current, new_text: str, verb: str)
     diff, added, removed = unified_diff(cur.text, new_text, name)
     lines = new_text.count("\n") + (0 if new_text.endswith("\n") or not new_text else 1)
     if not cur.exists:
-        summary = f"Created {name} ({lines} lines)"
+        summary = f"Created {name} ({plural(lines, 'line')})"
     else:
         summary = f"{verb} {name}: +{added} -{removed}"
         if fmt.encoding != "utf-8" or fmt.bom or fmt.newline != "\n":

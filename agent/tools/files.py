@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap, error
+from agent.base.words import plural
 from agent.tools import textio
 from agent.tools.binkinds import ADVICE, BINARY_EXTENSIONS
 from agent.tools.common import ToolError, did_you_mean, guard, int_arg, resolve, shown, str_arg
@@ -249,7 +250,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     text, count = _render(lines, page, notes, size)
     last = page.first + count - 1
     whole = page.first == 1 and page.total is not None and last >= page.total
-    span = f"{count} lines" if whole else f"lines {page.first}-{last}"
+    span = plural(count, "line") if whole else f"lines {page.first}-{last}"
     return ToolResult(text, display=f"read_file {name} · {span}")
 
 

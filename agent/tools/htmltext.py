@@ -1,5 +1,4 @@
-"""HTML to readable markdown with the standard library's html.parser, and the parser for
-DuckDuckGo's HTML results page.
+"""HTML to readable markdown with the standard library's html.parser.
 
 Headings become `#`, links `[text](url)`, lists `-`/`1.`, pre blocks fenced code, inline code
 backticks; scripts, styles, navigation and other chrome are dropped.
@@ -9,7 +8,7 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
-from urllib.parse import parse_qs, urljoin, urlparse
+from urllib.parse import urljoin
 
 SKIP = {"script", "style", "nav", "noscript", "svg", "template", "iframe", "object", "canvas"}
 VOID = {"br", "img", "hr", "input", "meta", "link", "area", "base", "col", "source", "wbr"}
@@ -186,70 +185,3 @@ def html_to_markdown(html: str, base_url: str = "") -> tuple[str, str]:
     parser.feed(html)
     parser.close()
     return _SPACE.sub(" ", parser.title).strip(), parser.result()
-
-
-class DuckDuckGoResults(HTMLParser):
-    """Results of html.duckduckgo.com/html: title and link (`a.result__a`), snippet
-    (`.result__snippet`); ads are skipped and `/l/?uddg=` redirect links unwrapped."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.results: list[dict[str, str]] = []
-        self.field = ""  # "title" or "snippet" while inside one
-        self.open: list[str] = []  # elements open inside the current field, its own first
-        self.ad = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        attr = {k: v or "" for k, v in attrs}
-        classes = attr.get("class", "").split()
-        if "result" in classes:
-            self.ad = "result--ad" in classes
-        if self.field:
-            if tag in VOID:
-                if tag == "br":
-                    self.results[-1][self.field] += " "  # a line break still parts words
-            else:
-                self.open.append(tag)
-        elif "result__a" in classes and not self.ad:
-            self.results.append({"title": "", "url": unwrap(attr.get("href", "")), "snippet": ""})
-            self.field, self.open = "title", [tag]
-        elif "result__snippet" in classes and self.results and not self.ad:
-            self.field, self.open = "snippet", [tag]
-
-    def handle_endtag(self, tag: str) -> None:
-        """Close `tag` and what is open inside it; a stray end tag (no such element open) and
-        the end of a void element (`<br/>`) change nothing."""
-        if not self.field or tag not in self.open:
-            return
-        while self.open and self.open.pop() != tag:
-            pass
-        if not self.open:
-            self.field = ""
-
-    def handle_data(self, data: str) -> None:
-        if self.field:
-            self.results[-1][self.field] += data
-
-
-def unwrap(href: str) -> str:
-    """The target of a DuckDuckGo redirect link (`//duckduckgo.com/l/?uddg=...`)."""
-    parsed = urlparse(href)
-    target = parse_qs(parsed.query).get("uddg")
-    if target:
-        return target[0]
-    return "https:" + href if href.startswith("//") else href
-
-
-def parse_duckduckgo(html: str) -> list[dict[str, str]]:
-    parser = DuckDuckGoResults()
-    parser.feed(html)
-    parser.close()
-    found = []
-    for item in parser.results:
-        item = {key: _SPACE.sub(" ", value).strip() for key, value in item.items()}
-        if (
-            item["url"].startswith(("http://", "https://"))
-            and "duckduckgo.com/y.js" not in item["url"]
-        ):
-            found.append(item)
-    return found

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.base.record import Target, Tool, ToolContext, ToolResult, cap
+from agent.base.words import plural
 from agent.permissions.paths import names_protected
 from agent.tools import pygrep, walk
 from agent.tools.common import (
@@ -101,13 +102,14 @@ def render_grep(
     limit = head_limit or CAPS[mode]
     matches = sum(h.count for h in hits)
     if mode == "files":
-        header, total = f"Found {len(hits)} files", len(hits)
+        header, total = f"Found {plural(len(hits), 'file')}", len(hits)
         rows = [h.path for h in hits[:limit]]
     elif mode == "count":
-        header, total = f"{matches} matching lines in {len(hits)} files", len(hits)
+        header = f"{plural(matches, 'matching line')} in {plural(len(hits), 'file')}"
+        total = len(hits)
         rows = [f"{h.path}:{h.count}" for h in hits[:limit]]
     else:
-        header = f"Found {matches} matching lines in {len(hits)} files"
+        header = f"Found {plural(matches, 'matching line')} in {plural(len(hits), 'file')}"
         total = sum(len(h.lines) for h in hits)
         rows = _content_rows(hits, query.context, limit)
     if total > limit:
@@ -144,9 +146,9 @@ async def _grep(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return ToolResult(found + note, display=f"{label} · no matches")
     matches = sum(h.count for h in hits)
     summary = {
-        "files": f"{len(hits)} files",
-        "count": f"{matches} matches in {len(hits)} files",
-        "content": f"{matches} lines in {len(hits)} files",
+        "files": plural(len(hits), "file"),
+        "count": f"{plural(matches, 'match')} in {plural(len(hits), 'file')}",
+        "content": f"{plural(matches, 'line')} in {plural(len(hits), 'file')}",
     }[mode]
     text = render_grep(hits, query, head_limit, cut)
     return ToolResult(text + note, display=f"{label} · {summary}")

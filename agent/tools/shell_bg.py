@@ -183,4 +183,5 @@ BASH_OUTPUT = Tool(
     run=_bash_output,
     read_only=True,
     kind="read",  # the output of a command already allowed
+    serves="bash",
 )

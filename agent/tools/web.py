@@ -1,4 +1,4 @@
-"""web_fetch and web_search: public web pages as readable text, DuckDuckGo results.
+"""web_fetch and web_search: public web pages as readable text, search results (websearch).
 
 The address checks and the fetch itself live in fetching.py. Bodies are decoded as the HTML
 standard says (BOM, header charset, <meta>, else UTF-8 if valid, else windows-1252 for HTML);
@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import codecs
-import os
 import re
 import shlex
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
 from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap
+from agent.base.words import plural
 from agent.tools.common import ToolError, guard, int_arg, str_arg
-from agent.tools.fetching import TIMEOUT, USER_AGENT, Page, fetch, httpx_module, read_page
-from agent.tools.htmltext import html_to_markdown, parse_duckduckgo
+from agent.tools.fetching import TIMEOUT, Page, fetch, httpx_module
+from agent.tools.htmltext import html_to_markdown
 from agent.tools.textio import decode_output, utf8_ok
+from agent.tools.websearch import SearchUnavailable, search
 
-SEARCH_URL = "https://html.duckduckgo.com/html/"
 _TEXTUAL = re.compile(r"^text/|json|xml|javascript|yaml|csv|toml")
 _CONTROL = re.compile(rb"[\x00-\x08\x0b\x0e-\x1a\x1c-\x1f]")  # the HTML standard's binary bytes
 _SIGNATURES = (
@@ -183,56 +183,27 @@ def _size(n: int) -> str:
     return f"{n / 1024:.0f} KB" if n < 1 << 20 else f"{n / (1 << 20):.1f} MB"
 
 
-def _search_url(ctx: ToolContext, query: str) -> str:
-    endpoint = ctx.web_search_url or os.environ.get("AGENT_WEB_SEARCH_URL") or SEARCH_URL
-    return f"{endpoint}{'&' if '?' in endpoint else '?'}{urlencode({'q': query})}"
-
-
-async def _search_page(ctx: ToolContext, query: str, timeout: float) -> Page:
-    """The results page, at most MAX_BYTES of it (fetching.read_page)."""
-    httpx = httpx_module()
-    headers = {"User-Agent": USER_AGENT}
-    async with (
-        httpx.AsyncClient(timeout=timeout, headers=headers, trust_env=False) as client,
-        client.stream("GET", _search_url(ctx, query)) as response,
-    ):
-        return await read_page(str(response.url), response)
-
-
 @guard
 async def _web_search(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-
     query = str_arg(args, "query").strip()
     if not query:
         raise ToolError("the query is empty")
     limit = min(int_arg(args, "limit", 8, minimum=1) or 8, 20)
-    httpx = httpx_module()
-    timeout = ctx.web_timeout or 15.0
-    try:  # one deadline for the whole search: a server dripping bytes cannot stretch it
-        page = await asyncio.wait_for(_search_page(ctx, query, timeout), timeout)
-    except (asyncio.TimeoutError, httpx.TimeoutException):
-        raise ToolError(f"web search timed out after {timeout:g} s", can_retry=True) from None
-    except httpx.HTTPError as exc:
-        why = str(exc) or type(exc).__name__
-        raise ToolError(f"web search failed: {why}", can_retry=True) from None
-    html = decode_body(page)  # header charset, <meta charset>, UTF-8, windows-1252
-    results = parse_duckduckgo(html)[:limit]
+    try:
+        hits, backend = await search(query, limit, ctx.web_search, ctx.web_timeout or 15.0)
+    except SearchUnavailable as e:
+        hint = "tell the user how to configure one"
+        raise ToolError(str(e), can_retry=False, hint=hint) from None
     label = f'web_search "{query[:50]}"'
-    if not results:
-        if page.status != 200 or "anomaly" in html:
-            raise ToolError(
-                f"the search engine refused the request (HTTP {page.status})",
-                can_retry=True,
-                hint="wait a little before searching again, or fetch a known URL directly",
-            )
+    if not hits:
         return ToolResult(f"No results for {query!r}.", display=f"{label} · 0 results")
     lines = []
-    for n, item in enumerate(results, 1):
-        lines += [f"{n}. {item['title']}", f"   {item['url']}"]
-        if item["snippet"]:
-            lines.append(f"   {item['snippet']}")
+    for n, hit in enumerate(hits, 1):
+        lines += [f"{n}. {hit.title}", f"   {hit.url}"]
+        if hit.snippet:
+            lines.append(f"   {hit.snippet}")
     text = cap("\n".join(lines), how_to_see_more="use a smaller limit")
-    return ToolResult(text, display=f"{label} · {len(results)} results")
+    return ToolResult(text, display=f"{label} · {plural(len(hits), 'result')} ({backend})")
 
 
 WEB_FETCH = Tool(
@@ -260,7 +231,10 @@ WEB_FETCH = Tool(
 
 WEB_SEARCH = Tool(
     name="web_search",
-    description="Search the web (DuckDuckGo). Returns titles, URLs and snippets.",
+    description=(
+        "Search the web (the configured search API, or DuckDuckGo and other engines). "
+        "Returns titles, URLs and snippets."
+    ),
     parameters={
         "type": "object",
         "properties": {

@@ -82,10 +82,13 @@ class ReplCompleter(Completer):
         from agent.commands.registry import first_line
 
         cmds = self.commands()
-        for name in sorted(cmds):
+        names = {n: cmd for cmd in cmds.values() for n in (cmd.name, *cmd.aliases)}
+        for name in sorted(names):
             if name.startswith(word):
-                cmd = cmds[name]
+                cmd = names[name]
                 meta = first_line(cmd.help)
+                if name != cmd.name:
+                    meta = f"= /{cmd.name}: {meta}"
                 if cmd.source != "built-in":
                     meta = f"{meta} ({cmd.source.split(':')[0]})"
                 yield Completion("/" + name, start_position=-len(word) - 1, display_meta=meta)

@@ -42,19 +42,21 @@ def next_mode(mode: str, start: str) -> str:
     return order[(order.index(mode) + 1) % len(order)] if mode in order else "default"
 
 
-def toolbar_text(model: str, mode: str, pct: float, cost: float, cache: float) -> str:
-    """The bottom line: model · mode · context used of the compaction threshold · cost · cache."""
-    return f" {model} · ⏵ {mode} (shift-tab) · context {pct:.0%} · ${cost:.4f} · cache {cache:.0%} "
+def toolbar_text(model: str, mode: str, pct: float, cost: float | None, cache: float) -> str:
+    """The bottom line: model · mode · context used of the compaction threshold · cost · cache
+    (`$?` while a request's price is unknown)."""
+    money = "$?" if cost is None else f"${cost:.4f}"
+    return f" {model} · ⏵ {mode} (shift-tab) · context {pct:.0%} · {money} · cache {cache:.0%} "
 
 
-def stats_of(agent: Agent) -> tuple[float, float, float]:
+def stats_of(agent: Agent) -> tuple[float, float | None, float]:
     """(context used / compaction threshold, session cost, cache-hit rate) for the toolbar."""
     used = agent.meter.now(agent.messages, agent.schemas)
     p = agent.llm.cfg.provider
     limit = agent.compaction.trigger if agent.compaction else p.context_limit
     t = agent.totals
     cache = t.cached_tokens / t.input_tokens if t.input_tokens else 0.0
-    return used / max(limit, 1), t.cost_usd, cache
+    return used / max(limit, 1), t.cost, cache
 
 
 def bindings(host: PromptHost) -> Any:

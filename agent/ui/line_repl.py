@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from agent.config import settings as st
 from agent.config import trust
 from agent.config.load import ConfigError, flags_from
-from agent.ui.process import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from agent.ui.process import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_WORDS
 from agent.ui.startup import configure
 
 if TYPE_CHECKING:  # annotations only
@@ -179,6 +179,8 @@ def run_repl(args: Namespace) -> int:
                 continue
             if not line.strip():
                 continue
+            if line.strip() in EXIT_WORDS:
+                break
             loop.run_until_complete(_interruptible(_line(ctx, line)))
         return EXIT_OK
     finally:
@@ -217,7 +219,7 @@ def _commands(run: Run, args: Namespace) -> Ctx:
 
 async def _line(ctx: Ctx, line: str) -> None:
     # deferred: ~60 ms: commands load after the prompt is drawn
-    from agent.commands.registry import dispatch
+    from agent.commands.registry import as_message, dispatch
 
     try:
         if await dispatch(ctx, line):
@@ -227,7 +229,7 @@ async def _line(ctx: Ctx, line: str) -> None:
         return
     from agent.context.mentions import attach  # deferred: ~55 ms: only for a message with @ or !
 
-    await ctx.turn(attach(line, ctx.cfg.cwd))
+    await ctx.turn(attach(as_message(line), ctx.cfg.cwd))
 
 
 async def _interruptible(work: Coroutine[Any, Any, object]) -> None:

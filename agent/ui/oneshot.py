@@ -9,14 +9,24 @@ import signal
 import sys
 import time
 from argparse import Namespace
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from agent.config.load import ConfigError, flags_from
 from agent.tools import stop_background
-from agent.ui.process import EXIT_FAIL, EXIT_INTERRUPTED, EXIT_MAX_TURNS, EXIT_OK, EXIT_USAGE
+from agent.ui.process import (
+    EXIT_FAIL,
+    EXIT_INTERRUPTED,
+    EXIT_MAX_TURNS,
+    EXIT_OK,
+    EXIT_PIPE,
+    EXIT_USAGE,
+    PipeOut,
+)
 
 if TYPE_CHECKING:  # annotations only
     from agent.app import Run
+    from agent.base.events import TurnEnd
     from agent.ui.render import JsonRenderer, TextRenderer
 
 EXIT_BY_SUBTYPE = {
@@ -60,14 +70,17 @@ def read_prompt(words: list[str]) -> str | None:
     return prompt
 
 
-def make_renderer(fmt: str, verbose: bool) -> TextRenderer | JsonRenderer:
+def make_renderer(
+    fmt: str, verbose: bool, out: IO[str] | None = None
+) -> TextRenderer | JsonRenderer:
     from agent.ui import render  # deferred: ~30 ms: cli imports this module for the REPL too
 
+    out = out or sys.stdout
     if fmt == "json":
-        return render.JsonRenderer()
+        return render.JsonRenderer(out)
     if fmt == "stream-json":
-        return render.StreamJsonRenderer()
-    return render.TextRenderer(verbose=verbose)
+        return render.StreamJsonRenderer(out)
+    return render.TextRenderer(out, verbose=verbose)
 
 
 def result_line(subtype: str, text: str, **extra: Any) -> dict[str, Any]:
@@ -125,7 +138,8 @@ def run_oneshot(args: Namespace, prompt: str) -> int:
 
     t0 = time.monotonic()
     fmt = args.output_format
-    renderer = make_renderer(fmt, args.verbose)
+    pipe = PipeOut(sys.stdout)  # a reader that goes away (`| head -1`) stops the run quietly
+    renderer = make_renderer(fmt, args.verbose, cast("IO[str]", pipe))  # the subset they use
     if args.worktree is not None:  # make it, run this one-shot inside, then keep or remove it
         from agent.subagents.worktree import with_worktree  # deferred: ~45 ms: only with --worktree
 
@@ -141,8 +155,11 @@ def run_oneshot(args: Namespace, prompt: str) -> int:
     for w in cfg.warnings:
         print(f"agent: warning: {w}", file=sys.stderr)
     refused = _refused(args, prompt, cfg.provider.context_limit)
-    if refused:
-        return _fail_early(renderer, fmt, refused, EXIT_USAGE)
+    found = None if refused else _command(prompt, cfg.root)
+    if prompt.lstrip().startswith("//"):  # `//text` sends `/text`, as in the REPL
+        prompt = prompt.replace("//", "/", 1)
+    if refused or isinstance(found, str):
+        return _fail_early(renderer, fmt, refused or str(found), EXIT_USAGE)
     # deferred: ~220 ms (openai, the whole session): only once it is needed
     from agent.app import build
     from agent.session.resume import chosen  # deferred: ~75 ms: only with -c / -r
@@ -161,9 +178,10 @@ def run_oneshot(args: Namespace, prompt: str) -> int:
     if run.mcp is not None:
         run.mcp.settle()  # waits at most the servers' timeouts; failures go to stderr
     renderer.start(run.init_event())
-    subtype, text, error = asyncio.run(_drive(run, prompt))
+    out = cast("IO[str]", pipe) if fmt == "text" else None  # JSON: what it prints is the result
+    subtype, text, error = asyncio.run(_drive(run, prompt, pipe, (found, out)))
     renderer.finish(_result(run, subtype, text, error, time.monotonic() - t0))
-    return EXIT_BY_SUBTYPE[subtype]
+    return EXIT_PIPE if pipe.broken else EXIT_BY_SUBTYPE[subtype]
 
 
 def _refused(args: Namespace, prompt: str, context_limit: int) -> str:
@@ -196,16 +214,22 @@ def _result(run: Run, subtype: str, text: str, error: str | None, seconds: float
             "cache_read_input_tokens": t.cached_tokens,
             "reasoning_tokens": t.reasoning_tokens,
         },
-        total_cost_usd=round(t.cost_usd, 6),
+        total_cost_usd=None if t.cost is None else round(t.cost, 6),
         permission_denials=run.denials.items,
         **extra,
     )
 
 
-async def _drive(run: Run, prompt: str) -> tuple[str, str, str | None]:
-    """Run the turn; SIGINT/SIGTERM cancel it and still leave a valid history."""
+async def _drive(
+    run: Run, prompt: str, pipe: PipeOut, command: tuple[Any, IO[str] | None]
+) -> tuple[str, str, str | None]:
+    """Run the turn; SIGINT/SIGTERM, or stdout's reader going away, cancel it and still leave
+    a valid history."""
     loop = asyncio.get_running_loop()
-    task = asyncio.ensure_future(_session(run, prompt))
+    task = asyncio.ensure_future(_session(run, prompt, *command))
+    pipe.on_broken = lambda: task.cancel()
+    if pipe.broken:  # gone before the run began (while the init event was written)
+        task.cancel()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, task.cancel)
@@ -225,6 +249,20 @@ async def _drive(run: Run, prompt: str) -> tuple[str, str, str | None]:
     return end.subtype, end.text, end.error
 
 
-async def _session(run: Run, prompt: str) -> Any:
+async def _session(run: Run, prompt: str, found: Any, out: IO[str] | None) -> TurnEnd:
+    if found is not None:  # a slash command, run as the REPL would
+        from agent.ui.oneshot_command import run_command  # deferred: loaded by _command
+
+        return await run_command(run, found, out)
     await run.start()  # SessionStart hooks may add context to the first message
     return await run.agent.run_turn(run.user_message(prompt))
+
+
+def _command(prompt: str, root: Path) -> Any:
+    """The slash command a prompt names (see agent.ui.oneshot_command), or why it cannot run."""
+    if not prompt.lstrip().startswith("/"):
+        return None
+    # deferred: ~60 ms (the command modules): only for a prompt that starts with a slash
+    from agent.ui.oneshot_command import command_of
+
+    return command_of(prompt, root)

@@ -19,7 +19,6 @@ from agent.base.events import (
     ErrorEvent,
     Event,
     Notice,
-    PermissionDenied,
     ReasoningDelta,
     SubagentProgress,
     TextDelta,
@@ -188,8 +187,6 @@ class TextRenderer:
             self._err(f"  {mark}{s.reset} {line} {s.dim}· {event.duration_ms} ms{s.reset}")
             if rest and not event.is_error:
                 self._err(color_diff(rest, s))
-        elif isinstance(event, PermissionDenied):
-            self._err(f"{s.yellow}  denied:{s.reset} {event.name} — {event.reason}")
         elif isinstance(event, ErrorEvent):
             tail = " — retrying" if event.retrying else ""
             self._err(f"{s.yellow}warning:{s.reset} {event.message}{tail}")

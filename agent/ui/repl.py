@@ -19,7 +19,7 @@ from agent import __version__
 from agent.config.settings import user_dir
 from agent.ui import line_repl as repl_basic
 from agent.ui.keys import PROMPT, Interrupts, make_session, stats_of
-from agent.ui.process import EXIT_FAIL, EXIT_OK, TERMINATING
+from agent.ui.process import EXIT_FAIL, EXIT_OK, EXIT_WORDS, TERMINATING
 from agent.ui.repl_host import ReplHost
 
 if TYPE_CHECKING:  # annotations only
@@ -79,7 +79,7 @@ class Repl(ReplHost):
         self.ready: asyncio.Future[Any] | None = None
         self.prompting = False
         self.ctrl_c = 0.0
-        self.stats = (0.0, 0.0, 0.0)
+        self.stats: tuple[float, float | None, float] = (0.0, 0.0, 0.0)
         self.keys = Interrupts(self.cancel_turn)
         completer = ReplCompleter(lambda: self.commands, lambda: self.paths)
         self.session = make_session(self, completer, user_dir() / "history")
@@ -96,7 +96,7 @@ class Repl(ReplHost):
         try:
             while not (self.ctx is not None and self.ctx.exit):
                 line, self.queued = self.queued or await self._read(), ""
-                if line is None:
+                if line is None or line.strip() in EXIT_WORDS:
                     break
                 if line.strip():
                     await self._handle(line)
@@ -129,7 +129,7 @@ class Repl(ReplHost):
 
     async def _handle(self, line: str) -> None:
         # deferred: commands (~60 ms) and mentions (~55 ms) load after the prompt is drawn
-        from agent.commands.registry import dispatch, parse
+        from agent.commands.registry import as_message, dispatch, parse
         from agent.context.mentions import attach, bang
 
         await self._ready()
@@ -141,7 +141,7 @@ class Repl(ReplHost):
             assert self.ctx is not None  # set before _ready returns
             await self.busy(dispatch(self.ctx, text), "working")
         else:
-            await self.busy(self.turn(attach(line, self.cfg.cwd)), "thinking")
+            await self.busy(self.turn(attach(as_message(line), self.cfg.cwd)), "thinking")
         self.spawn(self.refresh_paths())
 
     async def busy(self, work: Coroutine[Any, Any, Any], label: str) -> None:

@@ -31,7 +31,7 @@ class ReplHost:
     renderer: LiveRenderer | None
     current: asyncio.Future[Any] | None
     prompting: bool
-    stats: tuple[float, float, float]
+    stats: tuple[float, float | None, float]
     keys: Interrupts
     session: PromptSession[str]
 

@@ -20,7 +20,6 @@ from agent.base.events import (
     ErrorEvent,
     Event,
     Notice,
-    PermissionDenied,
     ReasoningDelta,
     TextDelta,
     ToolEnd,
@@ -222,8 +221,6 @@ class LiveRenderer:
             )
         elif isinstance(event, ToolEnd):
             self._tool_end(event)
-        elif isinstance(event, PermissionDenied):
-            self.line(f"  denied: {event.name} — {event.reason}", "yellow")
         elif isinstance(event, ErrorEvent):
             self.line(
                 f"warning: {event.message}{' — retrying' if event.retrying else ''}", "yellow"

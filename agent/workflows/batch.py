@@ -81,7 +81,7 @@ async def plan_units(agent: Agent, task: str, git: bool) -> list[Unit]:
     ]
     for _ in (1, 2):  # a plan of the wrong size gets one correction
         reply = await agent.llm.complete(messages, [], Recorder(), 0)
-        agent.totals.add(reply.usage, agent.llm.cfg.provider)
+        agent.totals.add(reply.usage, agent.llm.price())
         units = parse_units(reply.text)
         if MIN_UNITS <= len(units) <= MAX_UNITS:
             return units

@@ -18,10 +18,13 @@ from agent.base.events import Compacted, Notice, Recorder
 from agent.context.compaction import (
     ACK,
     DROPPED_PREFIX,
+    IN_TURN_NOTE,
+    REQUEST_HEADER,
     SUMMARY_PREFIX,
     Policy,
     closed,
     is_valid,
+    open_request,
     rebuild,
     should_compact,
     split_point,
@@ -298,5 +301,27 @@ def test_one_shot_long_turn_compacts_inside_the_turn(
     assert "b.txt" in msgs[2]["tool_calls"][0]["function"]["arguments"]
     assert msgs[1]["content"].startswith(SUMMARY_PREFIX)
     assert "<env>" in msgs[1]["content"]
+    # the request that started the turn survives word for word, and the summariser was told
+    assert msgs[1]["content"].endswith(f"{REQUEST_HEADER}\nread a.txt then b.txt")
+    assert IN_TURN_NOTE in fake.requests[2]["messages"][1]["content"]
     assert out[-1]["type"] == "result"
     assert out[-1]["num_turns"] == 4
+
+
+def test_a_cut_inside_a_turn_keeps_its_request_verbatim() -> None:
+    """Issue 20: the request is not summarised away when the split falls inside its turn."""
+    long_ask = "Rename `foo` to `bar` in every module, keep the old name as an alias, " * 20
+    first = turn(1)
+    first[0]["content"] = "<env>\ndate: today\n</env>\n\n" + "question 1"
+    big = turn(2, steps=6, size=60)
+    big[0]["content"] = long_ask
+    msgs = history(first, big)
+    cut = split_point(msgs, 1, budget=250)
+    assert msgs[cut]["role"] == "assistant"  # inside the second turn
+    assert open_request(msgs, cut) == long_ask.strip()
+    for summary in (SUMMARY, None):  # summarised, or dropped when summarising failed
+        new = rebuild(msgs, cut, summary)
+        assert is_valid(new)
+        assert new[1]["content"].endswith(f"{REQUEST_HEADER}\n{long_ask.strip()}")
+        assert "<env>" in new[1]["content"]  # carried once, from the first turn
+    assert open_request(history(turn(1), turn(2)), 5) == ""  # a cut at a user turn: none

@@ -355,7 +355,7 @@ async def test_edit_errors(ctx: ToolContext, tmp_path: Path) -> None:
 async def test_edit_empty_old_string_creates(ctx: ToolContext, tmp_path: Path) -> None:
     result = await edit(ctx, "new/file.md", "", "# Title\n")
     assert not result.is_error
-    assert result.output.startswith("Created new/file.md (1 lines)")
+    assert result.output.startswith("Created new/file.md (1 line)")
     assert (tmp_path / "new/file.md").read_text() == "# Title\n"
 
 

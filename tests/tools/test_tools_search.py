@@ -218,8 +218,8 @@ async def test_grep_tool_output(
     (tmp_path / "b.txt").write_text("nothing\n")
     ctx = ToolContext(cwd=tmp_path)
     result = await search.GREP.run({"pattern": "foo"}, ctx)
-    assert result.output == "Found 1 files\na.py"
-    assert result.display == 'grep "foo" · 1 files'
+    assert result.output == "Found 1 file\na.py"
+    assert result.display == 'grep "foo" · 1 file'
     result = await search.GREP.run({"pattern": "foo", "output_mode": "content", "context": 1}, ctx)
     assert result.output.splitlines()[1:] == [
         "a.py-1-x = 1",
@@ -260,9 +260,9 @@ async def test_directory_grep_hides_secret_files(tmp_path: Path, backend: str) -
     assert only.output.startswith("No matches") and ".env" in only.output
     # Named on purpose, the file is searched: the permission layer has asked about that path.
     direct = await search.GREP.run({"pattern": "sk-live", "path": ".env"}, ctx)
-    assert direct.output == "Found 1 files\n.env"
+    assert direct.output == "Found 1 file\n.env"
     asked = await search.GREP.run({"pattern": "sk-live", "glob": ".env*"}, ctx)
-    assert asked.output == "Found 1 files\n.env"
+    assert asked.output == "Found 1 file\n.env"
 
 
 @pytest.mark.parametrize("backend", ["rg", "python"])
@@ -419,7 +419,7 @@ async def test_rust_only_patterns_go_to_ripgrep(tmp_path: Path) -> None:
     (tmp_path / "latin.txt").write_text("alpha abc\n")
     ctx = ctx_for(tmp_path, "rg")
     greek = await search.GREP.run({"pattern": r"\p{Greek}+"}, ctx)
-    assert greek.output == "Found 1 files\ngreek.txt"
+    assert greek.output == "Found 1 file\ngreek.txt"
     upper = await search.GREP.run({"pattern": "[[:upper:]]"}, ctx)
     assert upper.output.startswith("No matches")
     bad = await search.GREP.run({"pattern": "foo("}, ctx)

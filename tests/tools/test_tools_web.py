@@ -6,7 +6,7 @@ import ipaddress
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 import pytest
 from web_server import QuietHandler, serve
@@ -28,22 +28,6 @@ PAGE = """<!doctype html><html><head><title>Test &amp; Page</title>
 <table><tr><th>k</th><th>v</th></tr><tr><td>a</td><td>1</td></tr></table>
 <a href="javascript:void(0)">js link</a><img src="x.png" alt="a diagram"></body></html>"""
 
-DDG = """<html><body>
-<div class="result results_links results_links_deep result--ad">
- <h2 class="result__title"><a class="result__a" href="https://duckduckgo.com/y.js?ad=1">Ad</a></h2>
- <a class="result__snippet" href="#">buy things</a></div>
-<div class="result results_links results_links_deep web-result">
- <h2 class="result__title"><a rel="nofollow" class="result__a"
-  href="//duckduckgo.com/l/?uddg=https%3A%2F%2Fdocs.python.org%2F3%2Flibrary%2Fasyncio.html&amp;rut=abc">
-  asyncio &mdash; <b>Asynchronous</b> I/O</a></h2>
- <a class="result__snippet" href="//duckduckgo.com/l/?uddg=x">asyncio is a library to write
-  <b>concurrent</b> code using the async/await syntax &amp; more.</a></div>
-<div class="result results_links results_links_deep web-result">
- <h2 class="result__title"><a class="result__a" href="https://example.org/direct"
-  >Direct &#x27;link&#x27;</a></h2>
- <div class="result__snippet">Second snippet</div></div>
-</body></html>"""
-
 
 class Handler(QuietHandler):
     seen: list[str] = []  # noqa: RUF012 - shared on purpose: requests the server received
@@ -60,9 +44,6 @@ class Handler(QuietHandler):
             "/missing": (404, b"no such page", "text/plain"),
             "/broken": (503, b"try later", "text/plain"),
             "/cp1251": (200, "<p>Привет</p>".encode("cp1251"), "text/html; charset=windows-1251"),
-            "/ddg": (200, DDG.encode(), "text/html"),
-            "/ddg-empty": (200, b"<html><body>No results.</body></html>", "text/html"),
-            "/ddg-anomaly": (202, b"<div class='anomaly-modal'>bots</div>", "text/html"),
         }
         redirects = {
             "/to-private": f"http://127.0.0.2:{port}/page",
@@ -232,43 +213,7 @@ async def test_prompt_keeps_relevant_parts(ctx: ToolContext, server: str) -> Non
     assert len(focused.output) <= RESULT_CAP
 
 
-async def test_web_search(ctx: ToolContext, server: str) -> None:
-    ctx.web_search_url = f"http://{server}/ddg"
-    result = await web.WEB_SEARCH.run({"query": "python asyncio & co"}, ctx)
-    assert result.output.splitlines() == [
-        "1. asyncio — Asynchronous I/O",
-        "   https://docs.python.org/3/library/asyncio.html",
-        "   asyncio is a library to write concurrent code using the async/await syntax & more.",
-        "2. Direct 'link'",
-        "   https://example.org/direct",
-        "   Second snippet",
-    ]
-    assert result.display == 'web_search "python asyncio & co" · 2 results'
-    assert parse_qs(urlsplit(Handler.seen[-1]).query)["q"] == ["python asyncio & co"]
-    one = await web.WEB_SEARCH.run({"query": "x", "limit": 1}, ctx)
-    assert one.output.count("\n") == 2
-
-
-async def test_web_search_empty_refused_and_env(
-    ctx: ToolContext, server: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("AGENT_WEB_SEARCH_URL", f"http://{server}/ddg-empty")
-    empty = await web.WEB_SEARCH.run({"query": "nothing"}, ctx)
-    assert not empty.is_error
-    assert empty.output == "No results for 'nothing'."
-    ctx.web_search_url = f"http://{server}/ddg-anomaly"
-    refused = await web.WEB_SEARCH.run({"query": "x"}, ctx)
-    assert refused.is_error
-    assert "refused" in refused.output
-    assert "can_retry: true" in refused.output
-
-
-def test_unwrap_and_markdown_helpers() -> None:
-    assert (
-        htmltext.unwrap("//duckduckgo.com/l/?uddg=https%3A%2F%2Fa.b%2Fc%3Fd%3D1")
-        == "https://a.b/c?d=1"
-    )
-    assert htmltext.unwrap("//example.com/x") == "https://example.com/x"
+def test_markdown_helpers() -> None:
     title, body = htmltext.html_to_markdown("<h3>T</h3><p>a&nbsp;b</p>", "http://h/")
     assert (title, body) == ("", "### T\n\na b")
 

@@ -1,0 +1,22 @@
+"""`agent --help` fits a screen, says what every flag does, and shows how to start (issue 20)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from agent.cli import parser
+
+
+def test_help_fits_and_every_flag_is_described() -> None:
+    r = subprocess.run([sys.executable, "-m", "agent", "--help"], capture_output=True, text=True)
+    assert r.returncode == 0
+    lines = r.stdout.splitlines()
+    assert len(lines) <= 60
+    for action in parser()._actions:
+        assert action.help, f"{action.option_strings or action.dest} has no description"
+    examples = r.stdout.split("examples:", 1)[1].split("\n\n", 1)[0].strip().splitlines()
+    assert len(examples) == 3
+    assert examples[0].split()[0] == "agent"  # the REPL
+    assert any("--output-format json" in e for e in examples)  # CI
+    assert "141" in r.stdout
