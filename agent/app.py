@@ -15,6 +15,7 @@ from agent.context.memory import env_block, system_prompt
 from agent.core.dispatch import Dispatcher
 from agent.core.llm import LLM
 from agent.core.loop import Agent
+from agent.core.window import kept_policy
 from agent.hooks.hooks import Hooks
 from agent.mcp.tools import McpTools
 from agent.mcp.tools import start as start_mcp
@@ -247,7 +248,7 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
         system_prompt=prompt,
         max_turns=cfg.max_turns,
         messages=[{"role": "system", "content": prompt}, *history],
-        compaction=Policy.from_config(cfg),
+        compaction=kept_policy(cfg, Policy.from_config(cfg)),  # the server's, once known
         hooks=hooks if hooks.specs else None,
         tool_sync=mcp.sync if mcp is not None else None,
     )

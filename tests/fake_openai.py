@@ -79,11 +79,23 @@ class _Handler(BaseHTTPRequestHandler):
         """Keep test output clean."""
 
     def do_GET(self) -> None:
-        self._unexpected_path()
+        path = self.path.split("?")[0].rstrip("/")
+        window = self.server.fake.n_ctx
+        if path == "/props" and window:  # llama.cpp's server settings
+            self._json(200, {"default_generation_settings": {"n_ctx": window}}, {})
+        elif path == "/v1/models":
+            self._json(200, {"object": "list", "data": [{"id": "fake-model"}]}, {})
+        elif path in ("/props", "/health"):  # asked by clients of real servers: not a surprise
+            self._json(404, fb.error(404, "not found").body, {})
+        else:
+            self._unexpected_path()
 
     def do_POST(self) -> None:
         fake = self.server.fake
         data = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path.split("?")[0].rstrip("/") == "/api/show":  # Ollama's model info
+            self._json(404, fb.error(404, "not found").body, {})
+            return
         if self.path.split("?")[0].rstrip("/") != "/v1/chat/completions":
             self._unexpected_path()
             return
@@ -178,6 +190,7 @@ class FakeOpenAI:
         fb.reset_ids()
         self.port = port
         self.default = default  # served when the script is empty (echo mode), else a 500
+        self.n_ctx = 0  # the context window /props reports, like llama.cpp (0: no /props)
         self.base_url = ""
         self.requests: list[Json] = []
         self.request_headers: list[dict[str, str]] = []

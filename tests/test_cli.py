@@ -437,7 +437,8 @@ def test_a_cut_and_retried_reply_is_written_once(
         )  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert answer.read_text() == CUT + "\n"
-    assert "CutStream" in r.stderr and "retrying" in r.stderr
+    assert "the reply was cut off" in r.stderr and "retrying" in r.stderr
+    assert "CutStream" not in r.stderr  # words for people, not class names
     fake.script(text(CUT, pieces=8, cut_after=4), text(CUT, pieces=8))
     piped = run(fake_env, project, "q")  # `agent "q" | cat`
     assert piped.stdout == CUT + "\n", piped.stderr
@@ -464,8 +465,9 @@ def test_stream_json_holds_the_retried_reply_once(
 ) -> None:
     fake.script(text(CUT, pieces=8, cut_after=4), text(CUT, pieces=8))
     events = lines(run(fake_env, project, "--output-format", "stream-json", "q").stdout)
-    assert [e["type"] for e in events] == ["system", "assistant", "result"]
-    assert events[1]["message"]["content"] == [{"type": "text", "text": CUT}]
+    assert [e["type"] for e in events] == ["system", "system", "assistant", "result"]
+    assert events[1]["subtype"] == "api_retry" and "cut off" in events[1]["message"]
+    assert events[2]["message"]["content"] == [{"type": "text", "text": CUT}]
     assert events[-1]["result"] == CUT
 
 
@@ -483,7 +485,7 @@ def test_text_renderer_on_a_terminal_marks_the_retry() -> None:
         for event in (
             ReasoningDelta("hm"),
             TextDelta("partial ans"),
-            ErrorEvent("CutStream: dropped", retrying=True, discard=True),
+            ErrorEvent("the reply was cut off: dropped", retrying=True, discard=True),
             TextDelta("full "),
             TextDelta("answer"),
             AssistantMessage("full answer", "", []),

@@ -30,6 +30,7 @@ class AssistantMessage:
     reasoning: str
     tool_calls: list[dict[str, Any]]  # [{"id", "name", "args"}]
     usage: dict[str, int] | None = None
+    finish_reason: str = ""  # "length": the output token limit cut it off
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,15 @@ class Compacted:
 
 
 @dataclass(frozen=True)
+class HistoryReplaced:
+    """The loop replaced the conversation (without its system prompt): a turn too large to
+    send was taken back out. The session store records it like a rewind."""
+
+    messages: list[Message]
+    reason: str
+
+
+@dataclass(frozen=True)
 class TurnEnd:
     """The loop finished a user turn (one or more model steps)."""
 
@@ -138,6 +148,7 @@ class TurnEnd:
     text: str
     num_turns: int
     error: str | None = None
+    truncated: bool = False  # the last reply was cut at the output token limit
 
 
 Event = (
@@ -153,6 +164,7 @@ Event = (
     | ErrorEvent
     | Notice
     | Compacted
+    | HistoryReplaced
     | TurnEnd
     | TodoChanged
 )

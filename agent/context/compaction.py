@@ -9,7 +9,6 @@ If the summary cannot be had, the oldest whole turns are dropped instead: never 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -19,25 +18,35 @@ from agent.base.events import Compacted, ErrorEvent, Event, Notice, Sink
 from agent.base.messages import Message
 from agent.base.record import cap
 from agent.base.tokens import Meter, estimate_message
+from agent.context.transcript import (
+    ACK,
+    CAPS,
+    DROPPED_PREFIX,
+    ENV,
+    SUMMARY_PREFIX,
+    env_block,
+    is_marker,
+    render_transcript,
+)
 
 if TYPE_CHECKING:
     from agent.config.load import Config
 
 # One request without tools (the summarisation): the reply's text, "" when it had tool calls.
 # The caller (agent.core.loop) counts its cost.
-Ask = Callable[[list[Message], Sink], Awaitable[str]]
+# Ask the model without tools: (its text, whether the output limit cut it off)
+Ask = Callable[[list[Message], Sink], Awaitable[tuple[str, bool]]]
 # The PreCompact hook: (trigger, focus) -> what it adds to the instructions.
 PreCompact = Callable[[str, str], Awaitable[list[str]]]
-SUMMARY_PREFIX = "[agent] Summary of the earlier conversation (compacted to save context)."
-DROPPED_PREFIX = "[agent] Earlier turns were dropped to save context (no summary available)."
-ACK = "Understood. I will continue from this summary."
+SHORTER = (
+    "Your previous summary was cut off at the output limit. Write it again, complete, in "
+    "under 400 words."
+)
 REQUEST_HEADER = "## The request being worked on (the user's words, verbatim)"
 IN_TURN_NOTE = (
     "The transcript ends in the middle of the user's latest request, which is kept verbatim "
     "after your summary: in Open todos, say which of its steps are done and which remain."
 )
-_ENV = re.compile(r"<env>.*?</env>", re.S)
-CAPS = {"user": 8000, "assistant": 4000, "tool": 1500, "args": 500, "summary": 20_000}
 
 
 class NoSummary(Exception):
@@ -115,11 +124,6 @@ def is_valid(messages: list[Message]) -> bool:
     return bool(roles) and roles[0] == "user" and "assistant assistant" not in " ".join(roles)
 
 
-def _is_marker(m: Message) -> bool:
-    content = str(m.get("content") or "")
-    return content == ACK or content.startswith((SUMMARY_PREFIX, DROPPED_PREFIX))
-
-
 def split_point(messages: list[Message], keep_turns: int, budget: int | None = None) -> int:
     """Index where the verbatim tail starts (0 = nothing worth compacting).
 
@@ -146,37 +150,8 @@ def split_point(messages: list[Message], keep_turns: int, budget: int | None = N
         cut = next(
             (i for i in steps if budget is None or tail[i] <= budget), steps[-1] if steps else cut
         )
-    worth = any(not _is_marker(m) for m in messages[1:cut])
+    worth = any(not is_marker(m) for m in messages[1:cut])
     return cut if worth else 0
-
-
-def render_transcript(messages: list[Message], max_chars: int) -> str:
-    """The older turns as plain text for the summariser (long parts cut in the middle)."""
-
-    names: dict[str, str] = {}
-    out = []
-    for m in messages:
-        role, content = m["role"], str(m.get("content") or "")
-        if role == "tool":
-            name = names.get(m.get("tool_call_id", ""), "tool")
-            out.append(f"[{name} result]\n{cap(content, CAPS['tool'])}")
-            continue
-        limit = CAPS["summary"] if _is_marker(m) else CAPS.get(role, 4000)
-        out.append(f"[{role}]\n{cap(content, limit)}".rstrip())
-        for c in m.get("tool_calls") or []:
-            fn = c.get("function", {})
-            names[c.get("id", "")] = fn.get("name", "tool")
-            out.append(f"→ {fn.get('name')} {cap(fn.get('arguments', ''), CAPS['args'])}")
-    return cap("\n\n".join(out), max_chars)
-
-
-def _env(messages: list[Message]) -> str:
-    """The first message's <env> block, carried over so date/cwd survive compaction."""
-    for m in messages:
-        if m["role"] == "user":
-            found = _ENV.search(str(m.get("content") or ""))
-            return found.group(0) + "\n\n" if found else ""
-    return ""
 
 
 def open_request(messages: list[Message], cut: int) -> str:
@@ -185,8 +160,8 @@ def open_request(messages: list[Message], cut: int) -> str:
     if cut >= len(messages) or messages[cut]["role"] == "user":
         return ""
     for i in range(cut - 1, 0, -1):
-        if messages[i]["role"] == "user" and not _is_marker(messages[i]):
-            return _ENV.sub("", str(messages[i].get("content") or "")).strip()
+        if messages[i]["role"] == "user" and not is_marker(messages[i]):
+            return ENV.sub("", str(messages[i].get("content") or "")).strip()
     return ""
 
 
@@ -194,13 +169,13 @@ def rebuild(messages: list[Message], cut: int, summary: str | None) -> list[Mess
     """[system, summary, ack?, kept…]; `summary` None = the older turns were dropped. A cut
     inside a turn keeps the request that started it verbatim, after the summary."""
     old = messages[1:cut]
-    turns = sum(1 for m in old if m["role"] == "user" and not _is_marker(m))
+    turns = sum(1 for m in old if m["role"] == "user" and not is_marker(m))
     if summary is not None:
-        body = f"{SUMMARY_PREFIX}\n\n{_env(old)}{summary.strip()}"
+        body = f"{SUMMARY_PREFIX}\n\n{env_block(old)}{summary.strip()}"
     else:
         body = (
             f"{DROPPED_PREFIX} {turns} earlier user turn(s) are gone; ask the user if you "
-            f"need details from them.\n\n{_env(old)}"
+            f"need details from them.\n\n{env_block(old)}"
         ).rstrip()
     request = open_request(messages, cut)
     if request:
@@ -235,10 +210,15 @@ async def _summarise(conv: Conversation, old: list[Message], limit: int, notes: 
         {"role": "system", "content": prompt},
         {"role": "user", "content": user},
     ]
-    text = (await conv.ask(request, _Quiet(conv.sink))).strip()
-    if not text:
+    text, cut = await conv.ask(request, _Quiet(conv.sink))
+    if cut:  # a summary cut off would lose its last sections silently: once more, shorter
+        request[1]["content"] = f"{user}\n\n{SHORTER}"
+        text, cut = await conv.ask(request, _Quiet(conv.sink))
+        if cut:
+            raise NoSummary("the summary was cut off at the output limit twice")
+    if not text.strip():
         raise NoSummary("the model returned no summary")
-    return cap(text, CAPS["summary"])
+    return cap(text.strip(), CAPS["summary"])
 
 
 async def compact(

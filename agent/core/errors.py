@@ -56,8 +56,9 @@ class StreamTimeout(Exception):
 def status_message(status: int, body_msg: str, cfg: Config) -> str:
     p = cfg.provider
     if status == 401:
-        var = cfg.options.api_key_env or p.api_key_env
-        return f"authentication failed (401): the API key was rejected — check {var}/AGENT_API_KEY"
+        names = dict.fromkeys((cfg.options.api_key_env or p.api_key_env, "AGENT_API_KEY"))
+        check = " or ".join(n for n in names if n)  # AGENT_API_KEY once, not twice
+        return f"authentication failed (401): the API key was rejected — check {check}"
     if status == 402:
         return f"insufficient balance (402): top up your {p.name} account, then retry"
     if status == 404:

@@ -156,8 +156,12 @@ class LLM:
         """(message, delay) to retry — delay None = retry now, -1 = backoff; or raise."""
         import openai
 
-        if isinstance(e, (CutStream, StreamError, StreamTimeout)):
-            return f"{type(e).__name__}: {e}", -1
+        if isinstance(e, CutStream):
+            return f"the reply was cut off: {e}", -1
+        if isinstance(e, StreamTimeout):
+            return str(e), -1
+        if isinstance(e, StreamError):
+            return f"the provider sent a stream that cannot be used: {e}", -1
         if isinstance(e, openai.APIStatusError):
             return self._classify_status(e, adapted)
         if isinstance(e, openai.APITimeoutError):
@@ -212,7 +216,8 @@ class LLM:
                     what = "first token" if not last else "data (idle gap)"
                     if loop.time() >= start + t.total:
                         what = "the whole reply (total timeout)"
-                    raise StreamTimeout(f"no {what} within the time limit")
+                    seconds = t.total if "total" in what else t.first_token if not last else t.idle
+                    raise StreamTimeout(f"no {what} within {seconds:g} s")
         finally:
             if not consumer.done():
                 consumer.cancel()

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from agent.base.events import (
     AssistantMessage,
+    HistoryReplaced,
     MessageAdded,
     Notice,
     Sink,
@@ -26,6 +27,8 @@ from agent.base.messages import Message, wire_name
 from agent.base.record import Call, Tool, ToolContext
 from agent.base.tokens import Meter, Totals
 from agent.context.compaction import Conversation, Policy, auto_compact, compact, fit
+from agent.core.cut import Cut, notes, repeating
+from agent.core.cut import split as split_cut
 from agent.core.dispatch import Dispatcher, prepare
 from agent.core.errors import ContextOverflow, LLMError
 from agent.core.llm import LLM
@@ -38,6 +41,7 @@ from agent.core.turn_state import (
     no_reply,
     wire,
 )
+from agent.core.window import learned, server_policy
 from agent.hooks.hooks import Hooks
 
 INTERRUPTED = "Error: interrupted by the user before this tool call finished.\ncan_retry: false"
@@ -70,6 +74,7 @@ class Agent:
         self.schemas = [t.schema() for t in self.tools.values()]  # fixed order: cache-stable
         self._tools_stale = False
         self._turn_lock = asyncio.Lock()  # turns never overlap (a /loop run waits for the user's)
+        self._window_asked = False  # the server's real window: asked before the first request
 
     def _add(self, message: Message) -> None:
         """Append to the history; the session store records it from the event."""
@@ -99,13 +104,20 @@ class Agent:
                 self.sink.emit(end)
                 return end
             content += "".join(f"\n\n{c}" for c in out.context)
+        if not self._window_asked:
+            self._window_asked = True
+            self.compaction = await server_policy(self.llm, self.compaction)
         state = TurnState()
         self._close_turn(state, "[no reply]")  # never two user messages in a row
-        self.sink.emit(TurnStart(content, len(self.messages)))
+        start = len(self.messages)
+        self.sink.emit(TurnStart(content, start))
         self._add({"role": "user", "content": content})
         try:
             end = await self._steps(state)
             end = await self._stop_hooks(end, state)
+            if state.oversized:  # kept, it would be sent (and refused) again next turn
+                del self.messages[start:]
+                self.sink.emit(HistoryReplaced(self.messages[1:], "oversized"))
             self._close_turn(state, _mark(end))
         except asyncio.CancelledError:
             self._close_pending(state)
@@ -157,7 +169,9 @@ class Agent:
                 )
             except ContextOverflow as e:
                 fitted, self.compaction = await fit(self.conversation(), self.compaction, e.limit)
+                learned(self.llm, self.compaction)
                 if state.refit == state.steps or not fitted:
+                    state.oversized = True
                     why = (
                         f"{e} — it cannot be made to fit: shorten the input (or /clear in the REPL)"
                     )
@@ -171,7 +185,8 @@ class Agent:
             self._count(reply)
             state.last_text = reply.text or state.last_text
             if not await self._handle(reply, state):
-                return TurnEnd("success", reply.text, state.steps)
+                cut_off = reply.finish_reason == "length"
+                return TurnEnd("success", reply.text, state.steps, truncated=cut_off)
 
     async def _handle(self, reply: Reply, state: TurnState) -> bool:
         """Add the reply to the history; run its tools. True = ask the model again."""
@@ -179,8 +194,9 @@ class Agent:
         if reply.reasoning:
             msg["reasoning_content"] = reply.reasoning
         calls = [prepare(c.id, c.name, c.arguments, self.tools) for c in reply.calls]
-        broken = reply.finish_reason == "length" and any(c.problem for c in calls)
-        if calls and not broken:
+        cut = split_cut(reply.finish_reason, calls, reply.text)
+        calls = cut.run if cut is not None else calls  # a cut call never runs
+        if calls:
             msg["tool_calls"] = [
                 {
                     "id": c.id,
@@ -190,41 +206,29 @@ class Agent:
                 for c in calls
             ]
         self._add(msg)
-        self.sink.emit(
-            AssistantMessage(
-                reply.text,
-                reply.reasoning,
-                [{"id": c.id, "name": c.name, "args": c.args} for c in calls] if not broken else [],
-                reply.usage,
-            )
-        )
-        if broken or reply.malformed:
-            return self._recover(state, broken, reply, calls)
+        shown = [{"id": c.id, "name": c.name, "args": c.args} for c in calls]
+        finish = reply.finish_reason or ""
+        self.sink.emit(AssistantMessage(reply.text, reply.reasoning, shown, reply.usage, finish))
+        if cut is not None or reply.malformed:
+            if calls:
+                await self._run_tools(calls, state)
+            return self._recover(state, cut, reply)
         if reply.finish_reason == "length":
-            self.sink.emit(Notice("the reply was cut at the model's output token limit"))
+            why = "went round in circles until" if repeating(reply.text) else "was cut at"
+            self.sink.emit(Notice(f"the model's reply {why} its output token limit"))
         if not calls:
             return False
         await self._run_tools(calls, state)
         return True
 
-    def _recover(self, state: TurnState, broken: bool, reply: Reply, calls: list[Call]) -> bool:
-        """Tell the model its tool call could not be used, instead of running a broken one."""
+    def _recover(self, state: TurnState, cut: Cut | None, reply: Reply) -> bool:
+        """Tell the model what of its reply could not be used, instead of running it."""
         state.recoveries += 1
         if state.recoveries > RECOVERY_LIMIT:
             self.sink.emit(Notice("the model keeps sending unusable tool calls; stopping"))
             return False
-        if broken:
-            names = ", ".join(c.name for c in calls)
-            note = (
-                f"Your reply hit the output token limit while writing the arguments of {names}; "
-                "nothing was executed. Retry with smaller arguments (e.g. write a file in parts)."
-            )
-        else:
-            note = (
-                f"Your tool call arrived as text markup and {reply.malformed}; nothing was "
-                "executed. Call tools through the function-calling interface."
-            )
-        self.sink.emit(Notice(note))
+        note, told = notes(cut, reply.malformed)
+        self.sink.emit(Notice(told))
         self._add({"role": "user", "content": f"[agent] {note}"})
         return True
 
@@ -271,10 +275,10 @@ class Agent:
         policy = self.compaction or Policy(self.llm.cfg.provider.context_limit)
         return await compact(self.conversation(), policy, focus, trigger)
 
-    async def _ask_without_tools(self, request: list[Message], sink: Sink) -> str:
+    async def _ask_without_tools(self, request: list[Message], sink: Sink) -> tuple[str, bool]:
         reply = await self.llm.complete(request, [], sink, 0)
         self._count(reply)  # its cost is real
-        return "" if reply.calls else reply.text
+        return ("" if reply.calls else reply.text), reply.finish_reason == "length"
 
     async def _pre_compact(self, trigger: str, focus: str) -> list[str]:
         """Fire the PreCompact hook; what it adds joins the summarisation instructions."""

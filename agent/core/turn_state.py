@@ -53,6 +53,7 @@ class TurnState:
     last_text: str = ""
     recoveries: int = 0
     refit: int = -1  # the step retried after the provider said the context was full
+    oversized: bool = False  # the request cannot fit even compacted: the turn is dropped
     seen: dict[tuple[str, str], int] = field(default_factory=dict)
     pending: list[Call] = field(default_factory=list)
     done: dict[str, Any] = field(default_factory=dict)

@@ -9,6 +9,7 @@ from pathlib import Path
 from agent.base.events import (
     Compacted,
     Event,
+    HistoryReplaced,
     MessageAdded,
     Notice,
     Sink,
@@ -99,6 +100,8 @@ class SessionRecorder:
                     "messages": [m for m in event.messages or [] if m.get("role") != "system"],
                 }
             )
+        elif isinstance(event, HistoryReplaced):
+            self.store.append({"t": "rewind", "reason": event.reason, "messages": event.messages})
         elif isinstance(event, TurnEnd):
             self.store.append({"t": "turn_end", "subtype": event.subtype, "time": time.time()})
         elif isinstance(event, TodoChanged):  # the last one is restored on resume

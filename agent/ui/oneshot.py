@@ -12,6 +12,7 @@ from argparse import Namespace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
+from agent.base.events import TurnEnd
 from agent.config.load import ConfigError, flags_from
 from agent.tools import stop_background
 from agent.ui.process import (
@@ -26,7 +27,6 @@ from agent.ui.process import (
 
 if TYPE_CHECKING:  # annotations only
     from agent.app import Run
-    from agent.base.events import TurnEnd
     from agent.ui.render import JsonRenderer, TextRenderer
 
 EXIT_BY_SUBTYPE = {
@@ -179,9 +179,9 @@ def run_oneshot(args: Namespace, prompt: str) -> int:
         run.mcp.settle()  # waits at most the servers' timeouts; failures go to stderr
     renderer.start(run.init_event())
     out = cast("IO[str]", pipe) if fmt == "text" else None  # JSON: what it prints is the result
-    subtype, text, error = asyncio.run(_drive(run, prompt, pipe, (found, out)))
-    renderer.finish(_result(run, subtype, text, error, time.monotonic() - t0))
-    return EXIT_PIPE if pipe.broken else EXIT_BY_SUBTYPE[subtype]
+    end = asyncio.run(_drive(run, prompt, pipe, (found, out)))
+    renderer.finish(_result(run, end, time.monotonic() - t0))
+    return EXIT_PIPE if pipe.broken else EXIT_BY_SUBTYPE[end.subtype]
 
 
 def _refused(args: Namespace, prompt: str, context_limit: int) -> str:
@@ -197,13 +197,15 @@ def _refused(args: Namespace, prompt: str, context_limit: int) -> str:
     return _oversized(prompt, context_limit)
 
 
-def _result(run: Run, subtype: str, text: str, error: str | None, seconds: float) -> dict[str, Any]:
+def _result(run: Run, end: TurnEnd, seconds: float) -> dict[str, Any]:
     """The closing `result` event of a one-shot run."""
     t = run.agent.totals
-    extra: dict[str, Any] = {"error": error} if error else {}
+    extra: dict[str, Any] = {"error": end.error} if end.error else {}
+    if end.truncated:  # the answer stops where the output token limit cut it
+        extra.update(truncated=True, stop_reason="max_tokens")
     return result_line(
-        subtype,
-        text,
+        end.subtype,
+        end.text,
         session_id=run.session_id,
         num_turns=t.requests,
         duration_ms=int(seconds * 1000),
@@ -222,7 +224,7 @@ def _result(run: Run, subtype: str, text: str, error: str | None, seconds: float
 
 async def _drive(
     run: Run, prompt: str, pipe: PipeOut, command: tuple[Any, IO[str] | None]
-) -> tuple[str, str, str | None]:
+) -> TurnEnd:
     """Run the turn; SIGINT/SIGTERM, or stdout's reader going away, cancel it and still leave
     a valid history."""
     loop = asyncio.get_running_loop()
@@ -238,7 +240,7 @@ async def _drive(
         end = await task
     except asyncio.CancelledError:
         reason = "interrupted"
-        return "error_interrupted", "", "interrupted"
+        return TurnEnd("error_interrupted", "", run.agent.totals.requests, "interrupted")
     finally:
         await run.stop_background()  # background subagents use the client: stop them first
         await asyncio.to_thread(stop_background)
@@ -246,7 +248,7 @@ async def _drive(
             await run.mcp.aclose()
         await run.agent.llm.aclose()
         await run.end(reason)
-    return end.subtype, end.text, end.error
+    return end
 
 
 async def _session(run: Run, prompt: str, found: Any, out: IO[str] | None) -> TurnEnd:

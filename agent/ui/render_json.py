@@ -100,8 +100,9 @@ class JsonRenderer:
             self.write({"type": "todo", "items": event.items})
         elif isinstance(event, SubagentProgress):
             self.write(subagent_line(event))
-        elif isinstance(event, Notice):  # not a §9 event: stdout stays exactly the schema
-            sys.stderr.write(f"agent: {event.message}\n")
+        elif isinstance(event, Notice):  # a line for the program, `note:` for the log
+            self.write({"type": "notice", "message": event.message})
+            sys.stderr.write(f"note: {event.message}\n")
 
     def finish(self, result: dict[str, Any]) -> None:
         self.write(result)
@@ -124,6 +125,8 @@ class StreamJsonRenderer(JsonRenderer):
         if isinstance(event, AssistantMessage):
             self.n += 1
             content: list[dict[str, Any]] = []
+            stop = "tool_use" if event.tool_calls else "end_turn"
+            stop = "max_tokens" if event.finish_reason == "length" else stop
             if event.reasoning:
                 content.append({"type": "thinking", "thinking": event.reasoning})
             if event.text:
@@ -134,12 +137,12 @@ class StreamJsonRenderer(JsonRenderer):
                 )
             u = event.usage or {}
             message = {
-                "id": f"msg_{self.session_id[:8]}_{self.n}",
+                "id": f"msg_{self.session_id}_{self.n}",  # the session id is unique
                 "type": "message",
                 "role": "assistant",
                 "model": self.model,
                 "content": content,
-                "stop_reason": "tool_use" if event.tool_calls else "end_turn",
+                "stop_reason": stop,
                 "usage": {
                     "input_tokens": u.get("input_tokens", 0),
                     "output_tokens": u.get("output_tokens", 0),
@@ -155,6 +158,17 @@ class StreamJsonRenderer(JsonRenderer):
                 "is_error": event.is_error,
             }
             self._wrap("user", {"role": "user", "content": [block]})
+        elif isinstance(event, ErrorEvent):  # a retry is news too: 40 s of them must show
+            kind = "api_retry" if event.retrying else "api_error"
+            self._system(kind, event.message, discard_partial=event.discard)
+        elif isinstance(event, Notice) and not isinstance(event, SubagentProgress):
+            self._system("notice", event.message)  # (subagent lines: json mode only)
+
+    def _system(self, subtype: str, message: str, **more: Any) -> None:
+        self.write(
+            {"type": "system", "subtype": subtype, "message": message, **more,
+             "session_id": self.session_id}
+        )  # fmt: skip
 
     def _wrap(self, kind: str, message: dict[str, Any]) -> None:
         self.write(

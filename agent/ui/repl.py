@@ -71,7 +71,7 @@ class Repl(ReplHost):
         self.commands: dict[str, Command] = {}
         self.paths: list[str] = []
         self.pending: list[str] = []  # !command notes for the next message
-        self.queued = ""  # a message typed (and sent with Enter) while the last turn ran
+        self.queued: list[str] = []  # inputs typed (and sent with Enter) while a turn ran
         self.draft = ""  # text typed while the last turn ran: the next prompt starts with it
         self.cancelled = False  # the last busy period was interrupted
         self.current: asyncio.Future[Any] | None = None
@@ -95,7 +95,7 @@ class Repl(ReplHost):
         code = EXIT_OK
         try:
             while not (self.ctx is not None and self.ctx.exit):
-                line, self.queued = self.queued or await self._read(), ""
+                line = self._next_queued() if self.queued else await self._read()
                 if line is None or line.strip() in EXIT_WORDS:
                     break
                 if line.strip():
@@ -169,13 +169,22 @@ class Repl(ReplHost):
         """What was typed during the turn: a queued message is sent next (echoed as if typed);
         after an interrupt it is only put back in the prompt, so Esc never sends anything."""
         queued, text = self.keys.typed.take()
-        if self.cancelled or not queued:
-            self.draft = "\n".join(t for t in (queued, text) if t)
+        if self.cancelled:  # Esc never sends: all of it waits in the next prompt
+            self.draft = "\n".join(t for t in (*self.queued, *queued, text) if t)
+            self.queued = []
             return
-        self.queued = queued
-        self.keys.typed.text = text  # typing goes on while the queued message runs
-        self.session.history.append_string(queued)
-        print(f"{PROMPT}{queued}", flush=True)
+        self.queued += queued  # one by one: `/cost` then a question both run, in order
+        if self.queued:
+            self.keys.typed.text = text  # typing goes on while the queued inputs run
+        else:
+            self.draft = text
+
+    def _next_queued(self) -> str:
+        """The next typed-ahead input, echoed as if typed at the prompt."""
+        line = self.queued.pop(0)
+        self.session.history.append_string(line)
+        print(f"{PROMPT}{line}", flush=True)
+        return line
 
     async def turn(self, text: str) -> TurnEnd:
         """One user turn through the loop (commands call this too)."""

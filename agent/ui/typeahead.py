@@ -1,8 +1,9 @@
 """Keys typed while a turn runs are kept, not lost.
 
 prompt_toolkit is not reading the terminal during a turn, so `keys.Interrupts` feeds the raw
-bytes here. Enter queues what was typed as the next message (sent when the turn ends); text
-after the last Enter becomes the next prompt's text. A paste (several characters arriving in
+bytes here. Enter queues what was typed as the next input (run when the turn ends, each in
+turn: a command, then a message typed after it); text after the last Enter becomes the next
+prompt's text. A paste (several characters arriving in
 one read) is one message: its inner line breaks stay in the text, and only a line break that
 ends it (or a later Enter) queues it. Backspace and Ctrl-U edit, Ctrl-W drops a
 word; arrow keys and other escape sequences are skipped.
@@ -57,14 +58,9 @@ class TypeAhead:
         elif self._esc == "ss3" or "@" <= ch <= "~":
             self._esc = ""  # the sequence's final byte
 
-    @property
-    def message(self) -> str:
-        """What Enter has queued so far, as one message."""
-        return "\n".join(self.queued)
-
-    def take(self) -> tuple[str, str]:
-        """(queued message, unfinished text), and start over."""
-        out = self.message, self.text
+    def take(self) -> tuple[list[str], str]:
+        """(the inputs Enter queued, each its own; unfinished text), and start over."""
+        out = list(self.queued), self.text
         self.queued, self.text, self._esc = [], "", ""
         self._decode.reset()
         return out

@@ -138,7 +138,7 @@ async def test_a_retried_attempts_text_is_not_kept(fake: FakeOpenAI, tmp_path: P
     content = agent.messages[-1]["content"]
     assert "first attempt" not in content
     assert content.startswith("second att")  # what the user saw of the last attempt
-    assert "\n\n[no reply: CutStream: " in content
+    assert "\n\n[no reply: the reply was cut off: " in content  # words for people
 
 
 # -- repair of stored histories --------------------------------------------------------------

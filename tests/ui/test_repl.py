@@ -442,7 +442,7 @@ async def test_renderer_drops_the_live_text_of_a_retried_reply() -> None:
     r = LiveRenderer(console)
     r.begin()
     r.emit(TextDelta("partial answer that ge"))  # only in the live region
-    r.emit(ErrorEvent("CutStream: dropped", retrying=True, discard=True))
+    r.emit(ErrorEvent("the reply was cut off: dropped", retrying=True, discard=True))
     assert r.text == ""
     for piece in ("partial answer ", "that gets cut off somewhere"):
         r.emit(TextDelta(piece))
@@ -462,7 +462,7 @@ async def test_renderer_marks_a_retry_after_printed_blocks() -> None:
     r = LiveRenderer(console)
     r.begin()
     r.emit(TextDelta("First para.\n\nSecond pa"))  # the first block is printed for good
-    r.emit(ErrorEvent("CutStream: dropped", retrying=True, discard=True))
+    r.emit(ErrorEvent("the reply was cut off: dropped", retrying=True, discard=True))
     r.emit(TextDelta("First para.\n\nSecond para."))
     assert r.text == "Second para."
     r.emit(AssistantMessage("First para.\n\nSecond para.", "", []))

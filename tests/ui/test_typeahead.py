@@ -24,10 +24,9 @@ def test_buffer_edits_queues_and_skips_escape_sequences() -> None:
     assert t.text == "and the doc: "
     t.feed(b"\x15second\r")
     t.feed(b"third")
-    assert t.message == "fix the tests\nsecond"
     assert t.shown() == ("↳ queued: fix the tests … (sent when this turn ends) · typing: third")
-    assert t.take() == ("fix the tests\nsecond", "third")
-    assert t.take() == ("", "") and t.shown() == ""
+    assert t.take() == (["fix the tests", "second"], "third")  # each Enter: its own input
+    assert t.take() == ([], "") and t.shown() == ""
     t.feed(b"\x1bx")  # Alt-x
     t.feed(b"y\tz")
     assert t.text == "y z"
@@ -43,7 +42,7 @@ def test_a_paste_is_one_message() -> None:
     t.take()
     t.feed(b"a\nb\n")  # a paste ending in a line break is queued whole
     t.feed(b"c")
-    assert t.take() == ("a\nb", "c")
+    assert t.take() == (["a\nb"], "c")
 
 
 def test_enter_during_a_turn_sends_the_message_after_it(term: Term, fake: FakeOpenAI) -> None:
@@ -96,6 +95,27 @@ def test_a_paste_during_a_turn_is_sent_as_one_message(term: Term, fake: FakeOpen
     term.send("\r")
     term.wait_for("got the paste")
     assert user_texts(fake.requests[1])[-1] == "first line\nsecond line\nthird line"
+    assert len(fake.requests) == 2
+    term.send("\x04")
+    assert term.wait_exit() == 0
+
+
+def test_a_command_and_a_question_typed_ahead_both_run_in_order(
+    term: Term, fake: FakeOpenAI
+) -> None:
+    """Issue 21: `/cost` Enter, `what is 2+2` Enter while a turn runs: both run, in order."""
+    fake.script(text("tick " * 40, pieces=40, delay=0.1), text("four"))
+    term.wait_for(READY, where="bottom")
+    term.type("slow one")
+    term.wait_for("tick tick")
+    term.send("/cost\r")
+    term.send("what is 2+2\r")
+    term.wait_for("queued: /cost …")
+    term.wait_for("four")
+    term.wait_for(READY, where="bottom")
+    screen = term.text()
+    assert screen.index("> /cost") < screen.index("requests") < screen.index("> what is 2+2")
+    assert user_texts(fake.requests[1])[-1] == "what is 2+2"  # not swallowed as /cost's args
     assert len(fake.requests) == 2
     term.send("\x04")
     assert term.wait_exit() == 0

@@ -92,11 +92,9 @@ def _judge(
         bases += [Path(p) for p in check(where or "~", ws, bases[-1]).paths]
     if not (rule or ro):
         f.suggest.append(f"{tool}({prefix_suggestion(cmd)}:*)")
-        f.why = f.why or (
-            f"{name} reaches outside the workspace"
-            if risk.read_only(cmd)
-            else f"{name} is not allowed by a rule"
-        )
+        unruled = "is not allowed by a rule" if rs.for_tool("allow", tool) else "is not read-only"
+        outside = risk.read_only(cmd)
+        f.why = f.why or f"{name} {'reaches outside the workspace' if outside else unruled}"
     return rule, ro
 
 
