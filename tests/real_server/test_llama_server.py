@@ -1,6 +1,7 @@
-"""The agent against a real llama.cpp server (issue 21): streaming in every output mode, the
-window read from the server, llama.cpp's own context-overflow error, a server killed mid-reply
-and restarted, a wrong base path. Assertions on the agent's behaviour, not the model's wisdom.
+"""The agent against a real llama.cpp server (issue 21): streaming in every output mode, a tool
+call parsed from the real stream and run, a denied call, the window read from the server,
+llama.cpp's own context-overflow error, a server killed mid-reply and restarted, a wrong base
+path. Assertions on the agent's behaviour, not the model's wisdom.
 Run by `python tests/real_server/run.py` (and .ci/run), not by the main suite."""
 
 from __future__ import annotations
@@ -110,3 +111,35 @@ def test_a_wrong_base_path_says_so(env: dict[str, str], project: Path, server: S
     clean(r)
     assert r.returncode == 1
     assert "not found (404)" in r.stderr and "check the base URL" in r.stderr
+
+
+def copy_call(call: dict) -> str:
+    """A prompt the small model answers by copying the call (at temperature 0: every time); the
+    server's Qwen2.5 template parses the `<tool_call>` it writes into streamed tool_calls."""
+    return (
+        f"Reply with exactly this line and nothing else: <tool_call>{json.dumps(call)}</tool_call>"
+    )
+
+
+def test_a_tool_call_from_the_real_stream_runs(env: dict[str, str], project: Path) -> None:
+    (project / ".agent").mkdir()
+    (project / ".agent" / "settings.json").write_text('{"temperature": 0}')
+    call = {"name": "read_file", "arguments": {"path": "notes.txt"}}
+    r = agent(env, project, "--output-format", "json", "--max-turns", "2", copy_call(call))
+    clean(r)
+    out = lines(r.stdout)
+    used = next(o for o in out if o["type"] == "tool_call")
+    assert (used["tool"], used["args"]) == ("read_file", {"path": "notes.txt"})
+    [result] = [o for o in out if o["type"] == "tool_result" and o["id"] == used["id"]]
+    assert result["is_error"] is False and "mango" in result["result"]
+
+
+def test_a_denied_call_from_the_real_stream(env: dict[str, str], project: Path) -> None:
+    (project / ".agent").mkdir()
+    (project / ".agent" / "settings.json").write_text('{"temperature": 0}')
+    call = {"name": "write_file", "arguments": {"path": "out.txt", "content": "hi"}}
+    r = agent(env, project, "--output-format", "json", "--max-turns", "2", copy_call(call))
+    clean(r)
+    result = lines(r.stdout)[-1]
+    assert [d["tool_name"] for d in result["permission_denials"]] == ["write_file"]
+    assert not (project / "out.txt").exists()  # no terminal to ask: denied, and said so
