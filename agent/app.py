@@ -6,7 +6,7 @@ from dataclasses import astuple, dataclass, field
 from typing import Any
 
 from agent.actions.tool import ActionRunner, project_actions
-from agent.base.events import Event, FanOut, Notice, PermissionDenied, Sink
+from agent.base.events import Event, FanOut, Notice, PermissionDenied, Sink, TurnEnd
 from agent.base.messages import Message
 from agent.base.record import Middleware, Tool, ToolContext
 from agent.config.load import Config
@@ -96,6 +96,10 @@ class Run:
             self.first_turn = False
             return f"{env_block(self.cfg.cwd, self.cfg.root)}\n\n{extra}{prompt}"
         return f"{extra}{prompt}"
+
+    async def turn(self, prompt: str) -> TurnEnd:
+        """One user turn through the loop: the prompt as user_message dresses it."""
+        return await self.agent.run_turn(self.user_message(prompt))
 
     def set_mode(self, mode: str) -> None:
         """Shift-Tab: the permission mode the gate and hooks use, recorded in the session."""

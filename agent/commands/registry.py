@@ -102,11 +102,6 @@ def parse(line: str) -> tuple[str, str] | None:
     return m.group(1), (m.group(2) or "").strip()
 
 
-def is_command(line: str, commands: dict[str, Command]) -> bool:
-    parsed = parse(line)
-    return parsed is not None and (parsed[0] in commands or parsed[0] in ALIASES)
-
-
 async def dispatch(ctx: Ctx, line: str) -> bool:
     """Run the command on `line`; False when the line is not a command at all."""
     parsed = parse(line)
@@ -115,13 +110,7 @@ async def dispatch(ctx: Ctx, line: str) -> bool:
     name, args = parsed
     cmd = resolve(ctx.commands, name)
     if cmd is None:
-        near = did_you_mean(name, [*ctx.commands, *ALIASES])
-        hint = f" (did you mean {', '.join('/' + n for n in near)}?)" if near else ""
-        ctx.say(
-            f"unknown command /{name}{hint} — /help lists the commands; start a message with //"
-            " to send it with its slash",
-            "yellow",
-        )
+        ctx.say(f"{unknown_command(name, ctx.commands)} — /help lists the commands", "yellow")
         return True
     await cmd.run(ctx, args)
     return True
@@ -130,6 +119,13 @@ async def dispatch(ctx: Ctx, line: str) -> bool:
 def as_message(line: str) -> str:
     """A line that is not a command, as it is sent: a leading `//` stands for one `/`."""
     return line.replace("//", "/", 1) if line.lstrip().startswith("//") else line
+
+
+def unknown_command(name: str, commands: dict[str, Command]) -> str:
+    """What an unknown `/name` gets, with the close names (never sent to the model)."""
+    near = did_you_mean(name, [*commands, *ALIASES])
+    hint = f" (did you mean {', '.join('/' + n for n in near)}?)" if near else ""
+    return f"unknown command /{name}{hint}; start with // to send it as text with its slash"
 
 
 def did_you_mean(name: str, names: list[str]) -> list[str]:

@@ -23,7 +23,6 @@ from agent.ui.startup import configure
 
 if TYPE_CHECKING:  # annotations only
     from agent.app import Run
-    from agent.base.events import TurnEnd
     from agent.commands.command import Ctx
     from agent.config.load import Config
     from agent.permissions.asking import Answer, AskRequest
@@ -210,11 +209,8 @@ def _commands(run: Run, args: Namespace) -> Ctx:
     for problem in LOAD_PROBLEMS:
         print(f"agent: warning: {problem}", file=sys.stderr)
 
-    async def turn(text: str) -> TurnEnd:
-        return await run.agent.run_turn(run.user_message(text))
-
     console = Console(highlight=False, color_system=None, soft_wrap=True)
-    return Ctx(run, console, turn, run.agent.sink, commands, show_diff=show_diff(console))
+    return Ctx(run, console, run.turn, run.agent.sink, commands, show_diff=show_diff(console))
 
 
 async def _line(ctx: Ctx, line: str) -> None:

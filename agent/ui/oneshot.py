@@ -257,7 +257,7 @@ async def _session(run: Run, prompt: str, found: Any, out: IO[str] | None) -> Tu
 
         return await run_command(run, found, out)
     await run.start()  # SessionStart hooks may add context to the first message
-    return await run.agent.run_turn(run.user_message(prompt))
+    return await run.turn(prompt)
 
 
 def _command(prompt: str, root: Path) -> Any:

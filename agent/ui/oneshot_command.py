@@ -19,7 +19,7 @@ from rich.console import Console
 from agent.app import Run
 from agent.base.events import TurnEnd
 from agent.commands.command import Command, Ctx
-from agent.commands.registry import all_commands, did_you_mean, parse, resolve
+from agent.commands.registry import all_commands, parse, resolve, unknown_command
 
 
 def command_of(prompt: str, root: Path) -> tuple[Command, str] | str | None:
@@ -34,9 +34,7 @@ def command_of(prompt: str, root: Path) -> tuple[Command, str] | str | None:
     commands = all_commands(root)
     cmd = resolve(commands, name)
     if cmd is None:
-        near = did_you_mean(name, list(commands))
-        hint = f" (did you mean {', '.join('/' + n for n in near)}?)" if near else ""
-        return f"unknown command /{name}{hint}; start the prompt with // to send it as text"
+        return unknown_command(name, commands)
     if cmd.repl_only:
         return f"/{cmd.name} needs the interactive REPL: run `agent`, then /{cmd.name}"
     return cmd, args
@@ -51,7 +49,7 @@ async def run_command(run: Run, found: tuple[Command, str], out: IO[str] | None)
     ends: list[TurnEnd] = []
 
     async def turn(text: str) -> TurnEnd:
-        end = await run.agent.run_turn(run.user_message(text))
+        end = await run.turn(text)
         ends.append(end)
         return end
 

@@ -193,7 +193,7 @@ class Repl(ReplHost):
             self.pending.clear()
         run = self.run
         assert run is not None, "a turn runs only once the session is ready (_ready)"
-        return await run.agent.run_turn(run.user_message(text))
+        return await run.turn(text)
 
     # -- background work -----------------------------------------------------------------
     def spawn(self, work: Awaitable[Any]) -> asyncio.Future[Any]:
