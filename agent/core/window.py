@@ -129,9 +129,15 @@ def _int(value: Any) -> int | None:
     return n if n > 0 else None
 
 
+def _asks(cfg: Config, policy: Policy | None) -> bool:
+    """Whether the window is the server's to say: not for a hosted preset (it knows), nor when
+    the user set contextLimit, nor without auto-compaction."""
+    return policy is not None and "contextLimit" not in cfg.settings and cfg.provider.name in ASKS
+
+
 def kept_policy(cfg: Config, policy: Policy | None) -> Policy | None:
     """`policy` with the window kept from an earlier run (no network: a file read)."""
-    if policy is None or "contextLimit" in cfg.settings or cfg.provider.name not in ASKS:
+    if policy is None or not _asks(cfg, policy):
         return policy
     n = cached(cfg.base_url, cfg.model)
     return replace(policy, context_limit=n) if n else policy
@@ -141,7 +147,7 @@ async def server_policy(llm: LLM, policy: Policy | None) -> Policy | None:
     """`policy` with the window the server really runs (kept, or asked once); unchanged for a
     hosted preset, a `contextLimit` the user set, or a server that does not say."""
     cfg = llm.cfg
-    if policy is None or "contextLimit" in cfg.settings or cfg.provider.name not in ASKS:
+    if policy is None or not _asks(cfg, policy):
         return policy
     n = cached(cfg.base_url, llm.model)
     if n is None:

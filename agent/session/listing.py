@@ -154,7 +154,7 @@ def prune(root: Path, keep: int = 100, max_age_days: float = 30.0, protect: str 
     except OSError:  # none yet, or a link: nothing of ours to prune
         return []
     try:
-        found = _own_sessions(d)
+        found = own_sessions(d)
         now, removed = time.time(), []
         for n, (mtime, name) in enumerate(found):
             sid = name.removesuffix(".jsonl")
@@ -171,7 +171,7 @@ def prune(root: Path, keep: int = 100, max_age_days: float = 30.0, protect: str 
         os.close(d)
 
 
-def _own_sessions(dir_fd: int) -> list[tuple[float, str]]:
+def own_sessions(dir_fd: int) -> list[tuple[float, str]]:
     """(mtime, name) of the session files the agent made, newest first."""
     found: list[tuple[float, str]] = []
     with os.scandir(dir_fd) as it:

@@ -18,9 +18,10 @@ import stat
 import time
 from pathlib import Path
 
+from agent.config import safefile
 from agent.config.statedir import ensure_home, project_state
 from agent.git.index import tracked
-from agent.session.listing import SESSION_NAME, sessions_dir
+from agent.session.listing import own_sessions, sessions_dir
 
 OLD = Path(".agent") / "sessions"
 OLD_AUDIT = Path(".agent") / "audit.jsonl"
@@ -30,7 +31,7 @@ LEFT_MARK = "legacy-left"  # in the project's state folder: the "left there" not
 def migrate(root: Path, trusted: bool) -> str:
     """Move old in-project state; what to tell the user ("" when there was nothing)."""
     old, audit = root / OLD, root / OLD_AUDIT
-    sessions = _own_sessions(old)
+    sessions = _own_sessions(root)
     has_audit = _regular(audit)
     if not sessions and not has_audit:
         return ""
@@ -58,18 +59,17 @@ def migrate(root: Path, trusted: bool) -> str:
     return f"moved {' and '.join(what)} from {root / '.agent'} to {state} (where they live now)"
 
 
-def _own_sessions(old: Path) -> list[str]:
-    """Names of the session files the agent made in `old` (a real folder, not a link)."""
+def _own_sessions(root: Path) -> list[str]:
+    """Names of the session files the agent made in the project's old sessions folder (reached
+    without following a link, like every state write)."""
     try:
-        if not stat.S_ISDIR(os.lstat(old).st_mode) or os.path.islink(old.parent):
-            return []
-        return sorted(
-            e.name
-            for e in os.scandir(old)
-            if SESSION_NAME.fullmatch(e.name) and e.is_file(follow_symlinks=False)
-        )
-    except OSError:
+        fd = safefile.open_dir(root, root / OLD)
+    except OSError:  # none, or a link: nothing of ours
         return []
+    try:
+        return sorted(name for _, name in own_sessions(fd))
+    finally:
+        os.close(fd)
 
 
 def _regular(path: Path) -> bool:
