@@ -8,10 +8,12 @@ from typing import Any
 from agent.actions.tool import ActionRunner, project_actions
 from agent.base.events import Event, FanOut, Notice, PermissionDenied, Sink, TurnEnd
 from agent.base.messages import Message
-from agent.base.record import Middleware, Tool, ToolContext
+from agent.base.record import RESULT_CAP, Middleware, Tool, ToolContext
 from agent.config.load import Config
 from agent.context.compaction import Policy
+from agent.context.economy import Economy
 from agent.context.memory import env_block, system_prompt
+from agent.context.spill import SPILL_ROOM
 from agent.core.dispatch import Dispatcher
 from agent.core.llm import LLM
 from agent.core.loop import Agent
@@ -214,7 +216,7 @@ def _pipeline(
     return gate, hooks, (Audit(cfg.root, store.id, out), hooks, gate, snapshots)
 
 
-def _context(cfg: Config, session_id: str, out: Sink) -> ToolContext:
+def _context(cfg: Config, session_id: str, out: Sink, economy: Economy) -> ToolContext:
     web = cfg.options.web  # local docs servers, intranet hosts
     return ToolContext(
         cwd=cfg.cwd,
@@ -223,7 +225,17 @@ def _context(cfg: Config, session_id: str, out: Sink) -> ToolContext:
         allowed_hosts=web.allowed_hosts,
         allow_private_hosts=web.allow_private_hosts,
         web_search=cfg.options.web_search,
+        result_room=SPILL_ROOM if economy.spill is not None else RESULT_CAP,
     )
+
+
+def _economy(cfg: Config, store: SessionFile, gate: Gate) -> Economy:
+    """What keeps tool results small (setting toolResults); long outputs go to the session
+    folder, where the session's read-only tools may read them."""
+    economy = Economy.of(cfg.options.tool_results, None if store.error else store.put_output)
+    if economy.spill is not None:
+        gate.allow_reads(store.blob_dir)
+    return economy
 
 
 def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | None = None) -> Run:
@@ -240,7 +252,8 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     tools, actions, (agent_defs, def_warnings) = _tools(cfg, session_id, out)
     mcp = start_mcp(cfg, tools, out)  # connects in the background; tools join at a turn boundary
     gate, hooks, layers = _pipeline(cfg, store, tools, snapshots, out, asker)
-    ctx = _context(cfg, session_id, out)
+    economy = _economy(cfg, store, gate)
+    ctx = _context(cfg, session_id, out, economy)
     language = cfg.options.language
     prompt = system_prompt(cfg.cwd, cfg.root, trusted=cfg.trusted, language=language)
     agent = Agent(
@@ -255,6 +268,7 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
         compaction=kept_policy(cfg, Policy.from_config(cfg)),  # the server's, once known
         hooks=hooks if hooks.specs else None,
         tool_sync=mcp.sync if mcp is not None else None,
+        economy=economy,
     )
     attach_workflows(
         agent,

@@ -91,8 +91,12 @@ def test_json_lines_schema(fake: FakeOpenAI, fake_env: dict, project: Path) -> N
         "input_tokens",
         "output_tokens",
         "cache_read_input_tokens",
+        "uncached_input_tokens",
+        "cache_hit_ratio",
         "reasoning_tokens",
     }
+    u = result["usage"]
+    assert u["uncached_input_tokens"] == u["input_tokens"] - u["cache_read_input_tokens"]
     assert result["usage"]["input_tokens"] > 0
     assert result["total_cost_usd"] is None  # fake-model has no known price: unknown, not 0
     assert result["permission_denials"] == []

@@ -123,12 +123,21 @@ class TodoChanged:
 
 @dataclass(frozen=True)
 class Compacted:
-    """The history was compacted; `messages` is the new history (the session store records it)."""
+    """The history was compacted or its old tool results cleared; `messages` is the new history
+    (the session store records it)."""
 
-    trigger: str  # auto | manual
+    trigger: str  # auto | manual | clear (old tool results cleared: agent.context.clearing)
     pre_tokens: int
     post_tokens: int
     messages: list[Message] | None = None
+    cleared: int = 0  # tool results replaced by stubs (trigger "clear")
+
+    def text(self) -> str:
+        """One line for the terminal."""
+        what = "compacted context"
+        if self.trigger == "clear":
+            what = f"cleared {self.cleared} old tool result{'s' * (self.cleared != 1)}"
+        return f"{what}: {self.pre_tokens:,} → {self.post_tokens:,} tokens"
 
 
 @dataclass(frozen=True)

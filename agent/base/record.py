@@ -41,6 +41,9 @@ class ToolContext:
     web_timeout: float | None = None
     web_search: WebSearch = field(default_factory=WebSearch)  # the search backend (webSearch)
     search_backend: str = ""  # "python": the pure-Python search even with ripgrep (tests)
+    # Characters a tool may return: RESULT_CAP, or far more when the loop saves long results
+    # to the session folder and sends their head and tail (agent.context.spill).
+    result_room: int = RESULT_CAP
     # The session's own objects, typed by the packages that own them (their accessors check):
     # the todo list (tools.todo), the subagent runner (subagents.tool), a /loop (workflows).
     todo: object | None = None

@@ -111,6 +111,11 @@ class Totals:
         )
 
     @property
+    def cache_hit_ratio(self) -> float:
+        """The share of input tokens the provider served from its prompt cache."""
+        return self.cached_tokens / self.input_tokens if self.input_tokens else 0.0
+
+    @property
     def cost(self) -> float | None:
         """The session's cost, or None while some request's price is unknown."""
         return None if self.unpriced else self.cost_usd
@@ -119,7 +124,7 @@ class Totals:
 def cost_data(totals: Totals, price: Price | None, model: str) -> dict[str, Any]:
     """The `/cost` figures: tokens in/out, cached, reasoning, dollars, cache-hit rate, and the
     price of the model in use (None: unknown)."""
-    rate = totals.cached_tokens / totals.input_tokens if totals.input_tokens else 0.0
+    rate = totals.cache_hit_ratio
     return {
         "requests": totals.requests,
         "input_tokens": totals.input_tokens,

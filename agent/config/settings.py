@@ -34,6 +34,10 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
     "compactThreshold": ((int, float), "a fraction of contextLimit like 0.8"),
     "compactKeepTurns": ((int,), "a whole number of recent user turns"),
     "maxTurns": ((int,), "a whole number"),
+    "toolResults": (
+        (dict,),
+        'an object like {"spillAt": 12000, "clearAt": 0.5, "keepTurns": 6, "dedupReads": true}',
+    ),
     "temperature": ((int, float), "a number"),
     "language": ((str,), 'a language code like "ru", or "auto" (the language you write in)'),
     "includeUsage": ((bool,), "true or false"),
@@ -123,6 +127,25 @@ def check_types(path: Path, data: dict[str, Any]) -> None:
     if isinstance(data.get("hooks"), dict):
         check_hooks(path, data["hooks"])
     check_sessions(path, data.get("sessions", {}))
+    check_tool_results(path, data.get("toolResults", {}))
+
+
+TOOL_RESULTS_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
+    "spillAt": ((int,), "a whole number of characters (0: never spill)"),
+    "clearAt": ((int, float), "a fraction of contextLimit like 0.5 (0: never clear)"),
+    "keepTurns": ((int,), "a whole number of recent model turns"),
+    "dedupReads": ((bool,), "true or false"),
+}
+
+
+def check_tool_results(path: Path, values: dict[str, Any]) -> None:
+    """`toolResults.*` keys have their types (agent.config.view.ToolResults reads them)."""
+    for key, value in values.items():
+        if key not in TOOL_RESULTS_KEYS:
+            continue
+        types, expected = TOOL_RESULTS_KEYS[key]
+        if (isinstance(value, bool) != (bool in types)) or not isinstance(value, types):
+            raise ConfigError(f"{path}: key 'toolResults.{key}' must be {expected}, got {value!r}")
 
 
 def check_sessions(path: Path, sessions: dict[str, Any]) -> None:

@@ -45,6 +45,20 @@ class WebSearch:
     key_env: str = ""
 
 
+@dataclass(frozen=True)
+class ToolResults:
+    """`toolResults`: what keeps tool results from filling the context. `spill_at`: characters
+    above which a result goes to a file in the session folder and the model gets its head and
+    tail (0: cut it at the result cap instead); `clear_at`: the fraction of the context window
+    past which results older than the last `keep_turns` model turns become one-line stubs (0:
+    never); `dedup_reads`: an unchanged re-read is answered with a one-line note."""
+
+    spill_at: int = 12_000
+    clear_at: float = 0.5
+    keep_turns: int = 6
+    dedup_reads: bool = True
+
+
 class Settings:
     """The merged settings (user < project < local), read through typed properties."""
 
@@ -87,6 +101,19 @@ class Settings:
             str(w.get("provider") or "").strip().lower(),
             str(w.get("url") or "").strip(),
             str(w.get("keyEnv") or "").strip(),
+        )
+
+    @property
+    def tool_results(self) -> ToolResults:
+        """`toolResults` (its keys were type-checked per file), clamped to sane values."""
+        t = self._obj("toolResults")
+        d = ToolResults()
+        clear = float(t.get("clearAt", d.clear_at))
+        return ToolResults(
+            spill_at=max(int(t.get("spillAt", d.spill_at)), 0),
+            clear_at=min(max(clear / 100 if clear > 1 else clear, 0.0), 1.0),
+            keep_turns=max(int(t.get("keepTurns", d.keep_turns)), 1),
+            dedup_reads=bool(t.get("dedupReads", d.dedup_reads)),
         )
 
     @property

@@ -11,7 +11,17 @@ import asyncio
 import time
 
 from agent.base.events import Sink, ToolEnd, ToolStart
-from agent.base.record import Call, Middleware, Next, Tool, ToolContext, ToolResult, cap, error
+from agent.base.record import (
+    RESULT_CAP,
+    Call,
+    Middleware,
+    Next,
+    Tool,
+    ToolContext,
+    ToolResult,
+    cap,
+    error,
+)
 from agent.base.schema import parse_arguments, validate
 from agent.tools.common import take_partial
 from agent.tools.textio import has_surrogates, printable
@@ -71,11 +81,11 @@ class Dispatcher:
             return error(f"{call.name} failed: {type(e).__name__}: {e}", can_retry=False)
         finally:
             call.run_seconds = time.perf_counter() - t0  # without the time asking
-        if len(result.output) > 12_000:
+        room = max(ctx.result_room, RESULT_CAP)  # the loop spills or cuts to the result cap
+        if len(result.output) > room:
             more = f"{call.name} gave more than fits in a result; call it asking for less"
-            result = ToolResult(
-                cap(result.output, how_to_see_more=more), result.is_error, result.display
-            )
+            output = cap(result.output, room, how_to_see_more=more)
+            result = ToolResult(output, result.is_error, result.display)
         if has_surrogates(result.output) or has_surrogates(result.display or ""):
             # An odd file name or stray bytes kept by a tool: a lone surrogate can go neither
             # to the terminal, nor into the session file, nor into the next request's JSON.

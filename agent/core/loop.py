@@ -24,9 +24,10 @@ from agent.base.events import (
     Usage,
 )
 from agent.base.messages import Message, wire_name
-from agent.base.record import Call, Tool, ToolContext
+from agent.base.record import Call, Tool, ToolContext, ToolResult
 from agent.base.tokens import Meter, Totals
 from agent.context.compaction import Conversation, Policy, auto_compact, compact, fit
+from agent.context.economy import Economy
 from agent.core.cut import Cut, notes, repeating
 from agent.core.cut import split as split_cut
 from agent.core.dispatch import Dispatcher, prepare
@@ -34,9 +35,11 @@ from agent.core.errors import ContextOverflow, LLMError
 from agent.core.llm import LLM
 from agent.core.stream import Reply
 from agent.core.turn_state import (
+    INTERRUPTED,
     INTERRUPTED_MARK,
     Seen,
     TurnState,
+    mark,
     needs_reply,
     no_reply,
     wire,
@@ -44,7 +47,6 @@ from agent.core.turn_state import (
 from agent.core.window import learned, server_policy
 from agent.hooks.hooks import Hooks
 
-INTERRUPTED = "Error: interrupted by the user before this tool call finished.\ncan_retry: false"
 REPEAT_LIMIT = 3  # identical calls in one turn before the model is told to change course
 RECOVERY_LIMIT = 2  # cut or malformed replies the loop re-prompts for within one turn
 STOP_HOOK_LIMIT = 3  # times a Stop hook may send the model back to work in one turn
@@ -67,6 +69,7 @@ class Agent:
     compaction: Policy | None = None  # None = never compact automatically
     meter: Meter = field(default_factory=Meter)  # context size: reported usage + estimates
     tool_sync: Callable[[], bool] | None = None  # pulls tool-list changes (MCP) at turn start
+    economy: Economy = field(default_factory=Economy)  # de-duplicate, spill, clear results
 
     def __post_init__(self) -> None:
         if not self.messages:
@@ -118,7 +121,7 @@ class Agent:
             if state.oversized:  # kept, it would be sent (and refused) again next turn
                 del self.messages[start:]
                 self.sink.emit(HistoryReplaced(self.messages[1:], "oversized"))
-            self._close_turn(state, _mark(end))
+            self._close_turn(state, mark(end))
         except asyncio.CancelledError:
             self._close_pending(state)
             self._close_turn(state, INTERRUPTED_MARK)
@@ -160,6 +163,7 @@ class Agent:
             if state.steps >= self.max_turns:
                 msg = f"reached the turn limit ({self.max_turns}); raise it with --max-turns"
                 return TurnEnd("error_max_turns", state.last_text, state.steps, msg)
+            self.economy.clear(self.conversation(), self.window())
             await auto_compact(self.conversation(), self.compaction)
             state.steps += 1
             state.shown = Seen(self.sink)
@@ -245,9 +249,13 @@ class Agent:
         state.done = {}
         await self.dispatcher.run_all(calls, self.ctx, self.sink, state.done)
         for c in calls:
-            r = state.done[c.id]
-            self._add({"role": "tool", "tool_call_id": c.id, "content": r.output})
+            self._add_result(c, state.done[c.id])
         state.pending = []
+
+    def _add_result(self, call: Call, result: ToolResult) -> None:
+        tool, cwd = self.tools.get(call.name), self.ctx.cwd
+        r = self.economy.result(call, tool, result, self.messages, cwd)
+        self._add({"role": "tool", "tool_call_id": call.id, "content": r.output})
 
     def _close_pending(self, state: TurnState, why: str = INTERRUPTED) -> None:
         """Give every call of an interrupted step a result, so the history stays valid."""
@@ -255,8 +263,7 @@ class Agent:
             r = state.done.get(c.id)
             if r is None and c.started:  # a call shown as started is shown as ended
                 self.sink.emit(ToolEnd(c.id, c.name, c.args, why, True, 0, None))
-            out = r.output if r is not None else why
-            self._add({"role": "tool", "tool_call_id": c.id, "content": out})
+            self._add_result(c, r if r is not None else ToolResult(why, True))
         state.pending = []
 
     def conversation(self) -> Conversation:
@@ -270,9 +277,14 @@ class Agent:
             self._pre_compact if self.hooks is not None else None,
         )
 
+    def window(self) -> int:
+        """The context window in tokens: the server's once known, else the configured one."""
+        policy = self.compaction
+        return policy.context_limit if policy else self.llm.cfg.provider.context_limit
+
     async def compact(self, focus: str = "", trigger: str = "manual") -> bool:
         """Compact now (/compact): with the session's policy, or the provider's window."""
-        policy = self.compaction or Policy(self.llm.cfg.provider.context_limit)
+        policy = self.compaction or Policy(self.window())
         return await compact(self.conversation(), policy, focus, trigger)
 
     async def _ask_without_tools(self, request: list[Message], sink: Sink) -> tuple[str, bool]:
@@ -291,10 +303,3 @@ class Agent:
         if u:
             tokens = (u["input_tokens"], u["cached_tokens"], u["output_tokens"])
             self.sink.emit(Usage(**u, cost=None if price is None else price.cost(*tokens)))
-
-
-def _mark(end: TurnEnd) -> str:
-    """Why a turn has no reply, as the placeholder reply says it."""
-    if end.subtype == "error_max_turns":
-        return f"[stopped: {end.error}]"
-    return f"[no reply: {end.error or end.subtype}]"

@@ -12,11 +12,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.base.events import ErrorEvent, Event, Sink, TextDelta
+from agent.base.events import ErrorEvent, Event, Sink, TextDelta, TurnEnd
 from agent.base.messages import Message
 from agent.base.record import Call
 
 INTERRUPTED_MARK = "[interrupted by the user]"
+INTERRUPTED = "Error: interrupted by the user before this tool call finished.\ncan_retry: false"
 
 
 class Seen:
@@ -39,6 +40,13 @@ def no_reply(seen: str, mark: str) -> Message:
     """The assistant message closing a turn that got no (complete) reply."""
     text = seen.rstrip()
     return {"role": "assistant", "content": f"{text}\n\n{mark}" if text else mark}
+
+
+def mark(end: TurnEnd) -> str:
+    """Why a turn has no reply, as the placeholder reply says it."""
+    if end.subtype == "error_max_turns":
+        return f"[stopped: {end.error}]"
+    return f"[no reply: {end.error or end.subtype}]"
 
 
 def needs_reply(messages: list[Message]) -> bool:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import __version__
-from agent.base.record import ToolResult
+from agent.base.record import RESULT_CAP, ToolResult
 from agent.config import safefile
 from agent.config.statedir import ensure_home, project_state
 from agent.mcp.config import ServerSpec
@@ -93,7 +93,7 @@ class Connection:
             task.cancel()
         await asyncio.wait({task}, timeout=CLOSE_TIMEOUT)
 
-    async def call(self, tool: str, args: dict[str, Any]) -> ToolResult:
+    async def call(self, tool: str, args: dict[str, Any], room: int = RESULT_CAP) -> ToolResult:
         from mcp.shared.exceptions import MCPError
         from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
@@ -120,7 +120,7 @@ class Connection:
             return call_failed(
                 self.spec.name, f"{tool} failed: {type(e).__name__}: {e}", can_retry=False
             )
-        return to_result(self.spec.name, result)
+        return to_result(self.spec.name, result, room)
 
     async def _serve(self) -> None:
         import anyio

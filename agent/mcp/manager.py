@@ -16,7 +16,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from agent.base.record import ToolResult
+from agent.base.record import RESULT_CAP, ToolResult
 from agent.mcp.client import CLOSE_TIMEOUT, Connection
 from agent.mcp.config import ServerSpec
 from agent.mcp.results import unavailable
@@ -54,11 +54,14 @@ class Manager:
             out.append(item)
         return out
 
-    async def call(self, server: str, tool: str, args: dict[str, Any]) -> ToolResult:
+    async def call(
+        self, server: str, tool: str, args: dict[str, Any], room: int = RESULT_CAP
+    ) -> ToolResult:
+        """Call one tool; its text is cut to `room` characters (ToolContext.result_room)."""
         conn = self.conns[server]
         if self._closed:
             return unavailable(server, "closed", "the session is shutting down")
-        return await asyncio.wrap_future(self._submit(conn.call(tool, args)))
+        return await asyncio.wrap_future(self._submit(conn.call(tool, args, room)))
 
     async def reconnect(self, server: str) -> dict[str, Any]:
         """Stop and start one server; returns its status once it settles."""

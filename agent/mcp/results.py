@@ -11,7 +11,7 @@ import binascii
 import json
 from typing import Any
 
-from agent.base.record import ToolResult, cap, error
+from agent.base.record import RESULT_CAP, ToolResult, cap, error
 
 _MORE = (
     "the MCP tool returned more than fits in a result; call it asking for less (a narrower "
@@ -21,8 +21,9 @@ _MORE = (
 TEXTUAL = ("text/", "application/json", "application/xml", "application/yaml", "+json", "+xml")
 
 
-def to_result(server: str, result: Any) -> ToolResult:
-    """The model-facing text of one `tools/call` result, capped like every tool result."""
+def to_result(server: str, result: Any, room: int = RESULT_CAP) -> ToolResult:
+    """The model-facing text of one `tools/call` result, cut to `room` characters (the result
+    cap, or more when the loop saves long results)."""
     parts = [_block(b) for b in (getattr(result, "content", None) or [])]
     text = "\n".join(p for p in parts if p)
     structured = getattr(result, "structured_content", None)
@@ -30,8 +31,9 @@ def to_result(server: str, result: Any) -> ToolResult:
         text = json.dumps(structured, ensure_ascii=False, default=str)
     if getattr(result, "is_error", False):
         text = f"Error from the MCP server {server!r}: {text or 'no details given'}"
-        return ToolResult(cap(text, how_to_see_more=_MORE), is_error=True)
-    return ToolResult(cap(text or "(the tool returned no content)", how_to_see_more=_MORE))
+        return ToolResult(cap(text, room, how_to_see_more=_MORE), is_error=True)
+    text = text or "(the tool returned no content)"
+    return ToolResult(cap(text, room, how_to_see_more=_MORE))
 
 
 def unavailable(server: str, status: str, why: str) -> ToolResult:

@@ -140,7 +140,7 @@ class McpTools:
         manager, tool = self.manager, info.name
 
         async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-            return await manager.call(server, tool, args)
+            return await manager.call(server, tool, args, ctx.result_room)
 
         text = f"[MCP server {server}] {info.description}".strip()
         if len(text) > MAX_DESCRIPTION:

@@ -114,6 +114,8 @@ def _file_facts(
     name, folder = tool.name, tool.target.what == "folder"
     v = check(tool.target.value(args) or ".", ws)
     f.target, f.inside, f.protected = str(v.shown), v.inside, v.secret
+    if tool.read_only and ws.reads and all(within(p, ws.reads) for p in v.paths):
+        f.inside, f.protected = True, ""  # the session's own saved outputs
     pattern = tool.target.pattern(args)
     if pattern:
         _pattern_facts(f, pattern, v.shown, ws)

@@ -43,6 +43,12 @@ class Gate:
         self._vocab: tuple[tuple[str, ...], Vocabulary] = ((), Vocabulary())
         self.lock = asyncio.Lock()
 
+    def allow_reads(self, folder: Path) -> None:
+        """Let read-only tools read below `folder` (this session's saved outputs) unasked."""
+        real = os.path.realpath(folder)
+        self.ws = replace(self.ws, reads=(*self.ws.reads, real))
+        self.rule_ws = replace(self.rule_ws, reads=self.ws.reads)
+
     def table(self) -> list[Any]:
         """The live rules with their origin files (for a /permissions command)."""
         return asking.rule_origins(self.rules, self.session_rules, self.root)

@@ -88,6 +88,9 @@ class Workspace:
     root: Path
     extra: tuple[Path, ...] = ()
     home: Path = field(default_factory=lambda: Path(os.path.expanduser("~")))
+    # Folders the session's read-only tools may read without asking although they lie outside
+    # (or in the protected state directory): this session's spilled tool outputs. Real paths.
+    reads: tuple[str, ...] = ()
 
     @classmethod
     def make(

@@ -139,7 +139,9 @@ def _held(name: str, dir_fd: int | None = None) -> bool:
 # What the agent itself names in its sessions folder (session.new_id, SessionFile.put_blob and
 # safefile.write_atomic's temp files): pruning touches nothing else.
 SESSION_NAME = re.compile(r"\d{8}-\d{6}-[0-9a-f]{8}\.jsonl")
-_BLOB = re.compile(r"\.?[0-9a-f]{64}(?:\.tmp\d+|\.\d+\.[0-9a-f]+\.tmp)?")
+_TEMP = r"(?:\.tmp\d+|\.\d+\.[0-9a-f]+\.tmp)?"
+# checkpoint blobs, and long tool outputs (agent.context.spill): `out-0007-bash.txt`
+_BLOB = re.compile(rf"\.?(?:[0-9a-f]{{64}}|out-\d{{4,}}-[a-z0-9_]{{1,40}}\.txt){_TEMP}")
 
 
 def prune(root: Path, keep: int = 100, max_age_days: float = 30.0, protect: str = "") -> list[str]:
@@ -148,7 +150,7 @@ def prune(root: Path, keep: int = 100, max_age_days: float = 30.0, protect: str 
 
     Only what the agent made is deleted: files named like its sessions, regular files in the
     real sessions folder (a link there, or to it, is someone else's folder), and in their
-    `.files` only the blobs; a folder holding anything else stays."""
+    `.files` only the blobs and spilled outputs; a folder holding anything else stays."""
     try:
         d = safefile.open_dir(state_home(), sessions_dir(root))
     except OSError:  # none yet, or a link: nothing of ours to prune

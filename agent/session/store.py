@@ -16,6 +16,7 @@ import errno
 import fcntl
 import json
 import os
+import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -51,6 +52,9 @@ class SessionBusy(Exception):
     """Another agent is writing this session."""
 
 
+_OUTPUT = re.compile(r"out-(\d{4,})-")
+
+
 def new_id() -> str:
     """Sortable by creation time, unique across concurrent agents."""
     return time.strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:8]
@@ -68,6 +72,7 @@ class SessionFile:
         self.error = ""  # why recording stopped (a write failed); "" while it works
         self._warned = False
         self._fd = -1
+        self._outputs = -1  # the last spilled output's number (-1: not looked up yet)
         try:
             ensure_home()
             flags = os.O_RDWR | os.O_APPEND | os.O_CREAT  # read too: `_heal` looks at the end
@@ -147,6 +152,25 @@ class SessionFile:
             except OSError as e:
                 self._fail(e)
         return digest
+
+    def put_output(self, stem: str, text: str) -> Path | None:
+        """Keep a long tool output (agent.context.spill) beside the blobs as
+        `out-NNNN-<stem>.txt`, numbered on from any a resumed session left; None when it could
+        not be written (the model then gets the result cut instead)."""
+        if self.error:
+            return None
+        if self._outputs < 0:
+            names = os.listdir(self.blob_dir) if self.blob_dir.is_dir() else []
+            found = [int(m.group(1)) for n in names if (m := _OUTPUT.match(n))]
+            self._outputs = max(found, default=0)
+        self._outputs += 1
+        path = self.blob_dir / f"out-{self._outputs:04d}-{stem}.txt"
+        data = text.encode("utf-8", "replace")
+        try:
+            safefile.write_atomic(self.base, path, data, 0o600, sync=False)
+        except OSError:
+            return None
+        return path
 
     def get_blob(self, digest: str) -> bytes:
         return safefile.read_bytes(self.base, self.blob_dir / digest)

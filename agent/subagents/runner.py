@@ -122,6 +122,8 @@ class Subagents:
                     root=layer.root,
                 )
                 g.rules, g.session_rules, g.lock = layer.rules, layer.session_rules, layer.lock
+                for folder in layer.ws.reads:  # the session's saved outputs
+                    g.allow_reads(Path(folder))
                 layer = g
             out.append(layer)
         return tuple(out)
@@ -154,6 +156,7 @@ class Subagents:
             system_prompt=self.system_prompt(job),
             max_turns=(job.agent.max_turns if job.agent else None) or self.limits.max_turns,
             compaction=self.parent.compaction,
+            economy=self.parent.economy.for_child(),
         )
         if "task" in tools:
             ctx.subagents = Subagents(

@@ -29,8 +29,8 @@ from agent.tools.textio import decode_output
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 600.0
-OUTPUT_CAP = 30_000  # characters of stdout+stderr kept (head and tail); RESULT_CAP still applies
-KEEP_BYTES = 256 << 10  # bytes of each stream's head and tail held in memory
+OUTPUT_CAP = 30_000  # characters of stdout+stderr kept (head and tail) within RESULT_CAP
+KEEP_BYTES = 1 << 20  # bytes of each stream's head and tail held in memory
 TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL for the process group
 PIPE_GRACE = 1.0  # seconds to keep reading after the shell exits (a grandchild may hold a pipe)
 _MORE = "redirect the output to a file and read it with read_file or grep"
@@ -168,9 +168,11 @@ def format_result(
     timeout: float,
     held: bool = False,
     interrupted: bool = False,
+    room: int = RESULT_CAP,
 ) -> str:
-    """The tool result: each stream's start and end within the result cap, with notes saying
-    how much was produced and left out (sized so that no later cap can cut them), then the
+    """The tool result: each stream's start and end within `room` characters (the result cap,
+    or more when the loop saves long results: then all that was kept), with notes saying how
+    much was produced and left out (sized so that no later cap can cut them), then the
     status."""
     if interrupted:
         closing = [
@@ -187,8 +189,9 @@ def format_result(
         closing = [f"[{status} · {elapsed:.1f} s]"]
     if held:
         closing.append(HELD)
-    budget = RESULT_CAP - len("\n".join(closing)) - 2 * (NOTE_ROOM + MARKER_ROOM) - 20
-    rooms = share(min(OUTPUT_CAP, budget), proto.streams[1].total, proto.streams[2].total)
+    budget = room - len("\n".join(closing)) - 2 * (NOTE_ROOM + MARKER_ROOM) - 20
+    wanted = min(OUTPUT_CAP, budget) if room <= RESULT_CAP else budget
+    rooms = share(wanted, proto.streams[1].total, proto.streams[2].total)
     out, err = (proto.streams[fd].excerpt(room) for fd, room in zip((1, 2), rooms, strict=True))
     parts = [out.text.rstrip("\n")] if out.text.strip() else []
     if err.text.strip():
@@ -199,7 +202,7 @@ def format_result(
         parts += shown.encoding_notes(name)
         note = shown.size_note(name, "bytes", f"to see all of it, {_MORE}")
         parts += [note] if note else []
-    return cap("\n".join(parts + closing), how_to_see_more=_MORE)
+    return cap("\n".join(parts + closing), room, how_to_see_more=_MORE)
 
 
 def _timeout(args: dict[str, Any]) -> float:
@@ -233,14 +236,15 @@ async def _bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         collected = getattr(stop, "collector", None)
         if collected is not None:
             elapsed = time.monotonic() - started
-            keep_partial(stop, format_result(None, collected, elapsed, timeout, interrupted=True))
+            text = format_result(None, collected, elapsed, timeout, interrupted=True)
+            keep_partial(stop, text)
         raise
     elapsed = time.monotonic() - started
-    text = format_result(code, proto, elapsed, timeout, held)
+    text = format_result(code, proto, elapsed, timeout, held, room=ctx.result_room)
     status = f"timed out after {timeout:g} s · exit 124" if code is None else f"exit {code}"
     display = f"bash {headline(command)} · {status}"  # renderers add the time
     failed = code != 0  # a failed command shows as one (its output and exit code are all kept)
-    return ToolResult(cap(text, how_to_see_more=_MORE), is_error=failed, display=display)
+    return ToolResult(text, is_error=failed, display=display)
 
 
 BASH = Tool(

@@ -118,8 +118,9 @@ def relevant(text: str, prompt: str, budget: int) -> tuple[str, str]:
     )
 
 
-def render_page(page: Page, prompt: str) -> tuple[str, str]:
-    """(text for the model, title) of a fetched page."""
+def render_page(page: Page, prompt: str, room: int = RESULT_CAP) -> tuple[str, str]:
+    """(text for the model, title) of a fetched page: within the result cap, or all of it up
+    to `room` when the loop saves long results (a prompt still picks the relevant parts)."""
 
     text = decode_body(page)
     title = ""
@@ -141,10 +142,10 @@ def render_page(page: Page, prompt: str) -> tuple[str, str]:
     note = ""
     if prompt and len(text) > budget:
         text, note = relevant(text, prompt, budget)
+        room = RESULT_CAP
     body = "\n".join(header) + "\n\n" + text + (f"\n\n{note}" if note else "")
-    return cap(
-        body, how_to_see_more="pass a prompt naming what you need to get the relevant parts"
-    ), title
+    more = "pass a prompt naming what you need to get the relevant parts"
+    return cap(body, room, how_to_see_more=more), title
 
 
 @guard
@@ -171,7 +172,7 @@ async def _web_fetch(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             f"HTTP {page.status} for {page.url}" + (f": {excerpt}" if excerpt else ""),
             can_retry=page.status in (408, 425, 429) or page.status >= 500,
         )
-    text, _ = await asyncio.to_thread(render_page, page, prompt)
+    text, _ = await asyncio.to_thread(render_page, page, prompt, ctx.result_room)
     where = urlsplit(page.url)
     short = (where.netloc + where.path)[:70]
     return ToolResult(text, display=f"web_fetch {short} · {page.status} · {_size(len(page.body))}")

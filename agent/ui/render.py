@@ -199,7 +199,7 @@ class TextRenderer:
         elif isinstance(event, Notice):
             self._err(f"{s.yellow}note:{s.reset} {event.message}")
         elif isinstance(event, Compacted):
-            self._err(f"{s.dim}compacted context: {event.pre_tokens} → {event.post_tokens} tokens")
+            self._err(f"{s.dim}{event.text()}{s.reset}")
         elif isinstance(event, TurnEnd):
             self._new_line()
             self.out.flush()

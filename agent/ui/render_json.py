@@ -85,6 +85,7 @@ class JsonRenderer:
                     "trigger": event.trigger,
                     "pre_tokens": event.pre_tokens,
                     "post_tokens": event.post_tokens,
+                    **({"cleared": event.cleared} if event.trigger == "clear" else {}),
                 }
             )
         elif isinstance(event, ErrorEvent):  # discard_partial: drop the text/reasoning lines

@@ -230,9 +230,7 @@ class LiveRenderer:
         elif isinstance(event, Notice):
             self.line(f"note: {event.message}", "yellow")
         elif isinstance(event, Compacted):
-            self.line(
-                f"compacted context: {event.pre_tokens:,} → {event.post_tokens:,} tokens", "dim"
-            )
+            self.line(event.text(), "dim")
         elif isinstance(event, TurnEnd):
             self._flush()
             if event.subtype == "error_interrupted":

@@ -15,7 +15,7 @@ from agent.base.tokens import cost_data, cost_report, estimate_message
 from agent.config.prices import Price, price_for
 from agent.context.compaction import Policy
 from agent.context.memory import MEMORY_HEADER, memory_report, system_prompt
-from agent.core.report import context_breakdown, context_report
+from agent.core.report import KINDS, context_breakdown, context_report
 
 DEEPSEEK_USAGE = {  # prompt_tokens = prompt_cache_hit_tokens + prompt_cache_miss_tokens
     "prompt_tokens": 1000,
@@ -102,7 +102,7 @@ async def test_context_breakdown_and_report(fake: FakeOpenAI, tmp_path: Path) ->
     assert d["limit"] == 20_000
     assert d["compact_at"] == 16_000
     parts = d["parts"]
-    assert list(parts) == ["system prompt", "tools", "memory", "messages"]
+    assert list(parts) == ["system prompt", "tools", "memory", *KINDS]
     assert parts["memory"] > 0
     assert parts["tools"] > 0
     assert sum(parts.values()) == 5100

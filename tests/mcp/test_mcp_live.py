@@ -18,10 +18,12 @@ import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import MCP_SERVERS, alive
 
+from agent.base.record import ToolContext
 from agent.commands.mcp import detail_lines, mcp_cmd, server_lines
 from agent.commands.registry import Ctx
 from agent.config.statedir import project_state
 from agent.config.view import Settings
+from agent.context.spill import SPILL_ROOM, Spill
 from agent.mcp.config import ServerSpec, load_specs
 from agent.mcp.manager import Manager
 from agent.mcp.tools import McpTools, denied_by
@@ -56,7 +58,7 @@ def session(
 
 
 async def call(mt: McpTools, tool: str, /, **args: Any) -> Any:
-    return await mt.tools[tool].run(args, None)  # type: ignore[arg-type]
+    return await mt.tools[tool].run(args, ToolContext(cwd=Path.cwd()))
 
 
 async def test_stdio_tools_results_and_timeouts(tmp_path: Path, pids: Path) -> None:
@@ -79,6 +81,15 @@ async def test_stdio_tools_results_and_timeouts(tmp_path: Path, pids: Path) -> N
         assert res == "[resource file:///notes.md (text/markdown)]\n# Notes"
         big = (await call(mt, "mcp__demo__big")).output
         assert len(big) <= 12_000 and "characters cut" in big
+        # When the loop saves long results to the session folder, all of it comes back.
+        whole = await mt.tools["mcp__demo__big"].run(
+            {}, ToolContext(Path.cwd(), result_room=SPILL_ROOM)
+        )
+        assert len(whole.output) >= 50_000 and "characters cut" not in whole.output
+        spilled = Spill(lambda stem, t: tmp_path / f"out-{stem}.txt").keep("mcp__demo__big", whole)
+        assert (
+            len(spilled.output) < 5_000 and f"{tmp_path}/out-mcp__demo__big.txt" in spilled.output
+        )
         t0 = time.monotonic()
         hang = await call(mt, "mcp__demo__hang")
         assert hang.is_error and "did not answer within 1s" in hang.output

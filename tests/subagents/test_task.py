@@ -366,3 +366,36 @@ async def test_claude_code_tool_names_in_definitions_are_mapped(
     said = [e.message for e in progress(rec, "warning")]
     assert any("[t1 scout] warning:" in s and "NotebookEdit" in s for s in said)
     assert any("ghost.md: none of its tools" in s for s in said)
+
+
+async def test_a_long_report_is_saved_and_the_child_dedups_its_own_reads(
+    routed: RoutedFake, project: Path
+) -> None:
+    """Issue 22: a subagent's report over the threshold reaches the parent as head, tail and
+    the file holding it; the child has its own read log (the parent's reads are not its)."""
+    desc = "CHILD-L: list everything"
+    report = "".join(f"item {i:05d}: " + "detail " * 8 + "\n" for i in range(2000))
+    routed.script(
+        tool_calls([("read_file", {"path": "notes.txt"})], ids=["p1"]),
+        tool_calls([("task", {"description": desc})], ids=["p2"]),
+        text("done"),
+    )
+    routed.route(
+        "CHILD-L",
+        tool_calls([("read_file", {"path": "notes.txt"})], ids=["k1"]),
+        tool_calls([("read_file", {"path": "notes.txt"})], ids=["k2"]),
+        text(report),
+    )
+    run, _ = make_run(routed, project)
+    await run.turn("go")
+    child = [r for r in routed.requests if is_child(r)]
+    child_results = {
+        m["tool_call_id"]: m["content"] for m in child[-1]["messages"] if m["role"] == "tool"
+    }
+    assert "mango" in child_results["k1"]  # the parent read it, the child had not
+    assert child_results["k2"].startswith("[unchanged since your read at turn 1 (call k1)")
+    parent = [r for r in routed.requests if not is_child(r)]
+    got = parent[-1]["messages"][-1]["content"]
+    assert got.startswith("item 00000:") and "item 01999:" in got and len(got) < 6_000
+    where = got.split("is saved in ", 1)[1].split(" — ", 1)[0]
+    assert Path(where).parent == run.store.blob_dir
