@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent.base.record import cap
+from agent.tools.agentignore import for_search, note
 
 FILE_CHARS = 50_000  # of one attached file
 MAX_FILES = 10
@@ -38,11 +39,26 @@ def _label(p: Path, cwd: Path) -> str:
         return str(p)
 
 
-def _content(p: Path) -> str:
+def _listing(p: Path, cwd: Path) -> str:
+    """A directory's entries, less those the agent's ignore files hide (.agentignore...)."""
+    hide = for_search(cwd, p)
+    names: list[str] = []
+    by: list[str] = []  # the ignore files that hid each hidden entry
+    for e in p.iterdir():
+        found = hide.hidden_by(e.name, e.is_dir() and not e.is_symlink())
+        if found:
+            by.append(found)
+        else:
+            names.append(e.name + ("/" if e.is_dir() else ""))
+    names.sort()
+    more = f"\n… {len(names) - DIR_ENTRIES} more" if len(names) > DIR_ENTRIES else ""
+    hidden = f"\n{note(len(by), by)}" if by else ""
+    return "\n".join(names[:DIR_ENTRIES]) + more + hidden
+
+
+def _content(p: Path, cwd: Path) -> str:
     if p.is_dir():
-        names = sorted(e.name + ("/" if e.is_dir() else "") for e in p.iterdir())
-        more = f"\n… {len(names) - DIR_ENTRIES} more" if len(names) > DIR_ENTRIES else ""
-        return "\n".join(names[:DIR_ENTRIES]) + more
+        return _listing(p, cwd)
     with open(p, "rb") as fh:
         data = fh.read(FILE_CHARS * 4 + 1)
     if b"\0" in data[:8192]:
@@ -56,7 +72,7 @@ def attach(text: str, cwd: Path) -> str:
     blocks = []
     for p in mentioned(text, cwd):
         try:
-            body = _content(p)
+            body = _content(p, cwd)
         except OSError as e:
             body = f"(cannot read: {e.strerror})"
         kind = "directory" if p.is_dir() else "file"

@@ -11,7 +11,7 @@ from typing import Any, BinaryIO
 
 from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap, error
 from agent.base.words import plural
-from agent.tools import textio
+from agent.tools import agentignore, textio, walk
 from agent.tools.binkinds import ADVICE, BINARY_EXTENSIONS
 from agent.tools.common import ToolError, did_you_mean, guard, int_arg, resolve, shown, str_arg
 from agent.tools.edits import EDIT_FILE, WRITE_FILE
@@ -82,16 +82,12 @@ def _collect(f: BinaryIO, data: bytes, size: int, offset: int, limit: int) -> Pa
 
 
 def _sniff(path: Path, ctx: ToolContext) -> None:
-    """Refuse what cannot be read as text: missing, directories, devices, binary by name."""
+    """Refuse what cannot be read as text: missing, devices, binary by name (a directory is
+    listed before this)."""
     if not path.exists():
         if path.is_symlink():
             raise ToolError(f"{path} is a broken symbolic link", can_retry=False)
         raise ToolError(f"file not found: {path}", can_retry=True, hint=did_you_mean(path, ctx))
-    if path.is_dir():
-        raise ToolError(
-            f"{path} is a directory, not a file",
-            hint=f"use glob with path='{path}' (e.g. pattern '*') to list its files",
-        )
     if not stat.S_ISREG(path.stat().st_mode):
         raise ToolError(f"{path} is not a regular file (device, pipe or socket)", can_retry=False)
     kind = BINARY_EXTENSIONS.get(path.suffix.lower().lstrip("."))
@@ -230,13 +226,22 @@ def _render(lines: list[str], page: Page, notes: list[str], size: int) -> tuple[
     return cap(body, how_to_see_more="use offset/limit to read a smaller range"), len(out)
 
 
+def _directory(path: Path, ctx: ToolContext) -> tuple[str, int]:
+    """A directory read: its entries as a search sees them (ignore files honoured)."""
+    hide = agentignore.for_search(Path(ctx.cwd), path)
+    return agentignore.listing(walk.Walker(path, []).children(), hide, shown(ctx, path))
+
+
 @guard
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     path = resolve(ctx, str_arg(args, "path"))
     offset = max(int_arg(args, "offset", 1) or 1, 1)
     limit = int_arg(args, "limit", DEFAULT_LIMIT, minimum=1) or DEFAULT_LIMIT
-    lines, page, notes = await asyncio.to_thread(_read, path, offset, limit, ctx)
     name = shown(ctx, path)
+    if await asyncio.to_thread(path.is_dir):  # its entries, one level (offset/limit unused)
+        text, count = await asyncio.to_thread(_directory, path, ctx)
+        return ToolResult(text, display=f"read_file {name} · {plural(count, 'entry')}")
+    lines, page, notes = await asyncio.to_thread(_read, path, offset, limit, ctx)
     size = page.size
     if not lines:
         if offset == 1 and (size == 0 or page.total == 0):  # or nothing but a BOM
@@ -260,8 +265,9 @@ READ_FILE = Tool(
         "Read a text file. Returns numbered lines (`cat -n` style: number, tab, line). Reads the "
         f"first {DEFAULT_LIMIT} lines by default; use offset (1-based line) and limit for more. "
         f"Lines over {MAX_LINE} characters are cut. Detects UTF-8/UTF-16 BOMs and states any "
-        "fallback encoding. Refuses binary files (images, PDF, archives...) and directories "
-        "(use glob for those)."
+        "fallback encoding. Refuses binary files (images, PDF, archives...). A directory "
+        "path lists its entries one level deep (offset/limit are ignored then; use glob to "
+        "search below it)."
     ),
     parameters={
         "type": "object",

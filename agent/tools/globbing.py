@@ -12,6 +12,7 @@ from typing import Any
 
 from agent.base.record import Target, Tool, ToolContext, ToolResult, cap
 from agent.tools import walk
+from agent.tools.agentignore import AgentIgnore, for_search
 from agent.tools.common import ToolError, gc_paused, guard, resolve, shown, str_arg
 
 GLOB_CAP = 200
@@ -35,25 +36,61 @@ def _split_pattern(root: Path, pattern: str) -> tuple[Path, str, str]:
     return base, "/".join(parts[k:]), ("/" + prefix if absolute else prefix)
 
 
+class _Names:
+    """ripgrep's `./name\\0` output a chunk at a time, as names less the hidden ones, in the
+    thread reading it: the filtering then overlaps ripgrep's walk."""
+
+    def __init__(self, hide: AgentIgnore, on_names: Callable[[list[str]], None] | None) -> None:
+        self.hide, self.on_names = hide, on_names
+        self.rest = b""
+        self.kept: list[str] = []
+
+    def __call__(self, chunk: bytes) -> None:
+        data = self.rest + chunk
+        end = data.rfind(b"\0")
+        self.rest = data[end + 1 :]
+        if end < 0:
+            return
+        # one decode, one replace, one split per chunk: per-name work doubles the cost
+        names = os.fsdecode(data[:end]).replace("\0./", "\0").removeprefix("./").split("\0")
+        kept = self.hide.keep(names)
+        self.kept += kept
+        if self.on_names is not None:
+            self.on_names(kept)
+
+
 async def list_files(
     ctx: ToolContext,
     root: Path,
     name_glob: str = "",
-    on_chunk: Callable[[bytes], None] | None = None,
+    on_names: Callable[[list[str]], None] | None = None,
+    *,
+    hide: AgentIgnore | None = None,
 ) -> list[str]:
-    """Every file a search under `root` sees (gitignore-aware), relative to `root`.
+    """Every file a search under `root` sees (gitignore-aware, less what the agent's ignore
+    files hide: `hide`, by default those that apply to `root`), relative to `root`.
 
     `name_glob` is a prefilter on file names that ripgrep applies as a file type: unlike a
     `--glob`, a type never re-includes ignored files, so the result is a subset of the full list.
-    `on_chunk` sees ripgrep's raw `./name\0` output as it arrives (not called for the fallback).
+    `on_names` sees the names found, in a worker thread: as ripgrep lists them, or all at once
+    from the fallback.
     """
+    ignore = hide if hide is not None else await asyncio.to_thread(for_search, ctx.cwd, root)
     rg = walk.rg_for(ctx)
     if not rg:
-        return await asyncio.to_thread(lambda: list(walk.Walker(root, []).files()))
+
+        def fallback() -> list[str]:
+            found = list(walk.Walker(root, [], prune=ignore.hidden).files())
+            if on_names is not None:
+                on_names(found)
+            return found
+
+        return await asyncio.to_thread(fallback)
     types = ["--type-add", f"pick:{name_glob}", "--type", "pick"] if name_glob else []
     args = ["--files", "--null", *walk.rg_base_args(root, []), *types, "./"]
-    out, _ = await walk.run_rg(rg, args, root, on_chunk)
-    return [p[2:] if p.startswith("./") else p for p in os.fsdecode(out).split("\0") if p]
+    names = _Names(ignore, on_names)
+    await walk.run_rg(rg, args, root, names)
+    return names.kept
 
 
 def _name_prefilter(pattern: str) -> str:
@@ -79,13 +116,7 @@ class _Stamper:
     def __init__(self, base: Path, keep: Callable[[str], bool] | None) -> None:
         self.prefix = str(base).rstrip(os.sep) + os.sep
         self.keep = keep
-        self.rest = b""
         self.found: list[tuple[float, str]] = []  # (-mtime, path)
-
-    def __call__(self, chunk: bytes) -> None:
-        """ripgrep's `./name\\0` output, a chunk at a time."""
-        *names, self.rest = (self.rest + chunk).split(b"\0")
-        self.add(name[2:] if name.startswith("./") else name for name in map(os.fsdecode, names))
 
     def add(self, rels: Iterable[str]) -> None:
         for rel in rels:
@@ -140,9 +171,8 @@ async def _glob(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     decided = walk.rg_for(ctx) is not None and _prefilter_decides(pattern, name_glob)
     matcher = None if decided else _matcher(pattern, flags)
     stamper = _Stamper(base, matcher)
-    listed = await list_files(ctx, base, name_glob, stamper) if base.is_dir() else []
-    if walk.rg_for(ctx) is None:  # the fallback lists first: stat what matches afterwards
-        await asyncio.to_thread(stamper.add, listed)
+    hide = await asyncio.to_thread(for_search, ctx.cwd, root, base)
+    listed = await list_files(ctx, base, name_glob, stamper.add, hide=hide) if base.is_dir() else []
     matched = stamper.newest_first()
     note = ""
     if not matched and "/" not in pattern and not pattern.startswith("**"):
@@ -167,8 +197,9 @@ GLOB = Tool(
     name="glob",
     description=(
         "Find files by name pattern (e.g. `**/*.py`, `src/**/*.{ts,tsx}`). `*` stays within a "
-        "directory, `**` spans directories. Respects .gitignore, skips .git, lists newest "
-        f"first, at most {GLOB_CAP} paths. Paths are relative to `path` (default: workspace)."
+        "directory, `**` spans directories. Respects .gitignore and .agentignore, skips .git, "
+        f"lists newest first, at most {GLOB_CAP} paths. Paths are relative to `path` (default: "
+        "workspace)."
     ),
     parameters={
         "type": "object",

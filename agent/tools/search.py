@@ -10,7 +10,7 @@ from typing import Any
 from agent.base.record import Target, Tool, ToolContext, ToolResult, cap
 from agent.base.words import plural
 from agent.permissions.paths import names_protected
-from agent.tools import pygrep, walk
+from agent.tools import agentignore, pygrep, walk
 from agent.tools.common import (
     ToolError,
     bool_arg,
@@ -35,7 +35,8 @@ _NARROW = walk.NARROW
 async def grep_hits(
     ctx: ToolContext, root: Path, query: pygrep.Query, glob: str
 ) -> tuple[list[FileHits], bool]:
-    """Search `root` (a directory or one file) with ripgrep or the fallback; sorted by path."""
+    """Search `root` (a directory or one file) with ripgrep or the fallback; sorted by path.
+    A directory search leaves out the files the agent's ignore files hide."""
     rg = walk.rg_for(ctx)
     single = await asyncio.to_thread(root.is_file)
     base = root.parent if single else root
@@ -46,6 +47,7 @@ async def grep_hits(
             can_retry=False,
             hint=f"search its printable strings with bash: strings {root.name} | grep -n PATTERN",
         )
+    hide = None if single else await asyncio.to_thread(agentignore.for_search, ctx.cwd, root)
     if rg:
         flags = {"files": ["-l"], "count": ["-c"], "content": ["-n", "--no-heading"]}[query.mode]
         if query.mode == "content" and query.context:
@@ -61,13 +63,17 @@ async def grep_hits(
         ]
         out, cut = await walk.run_rg(rg, [*args, *flags, "-e", query.pattern, "--", target], base)
         hits = walk.parse_rg(out, query.mode)
+        if hide is not None:
+            shown = set(await asyncio.to_thread(hide.keep, [h.path for h in hits]))
+            hits = [h for h in hits if h.path in shown]
     else:
         cut = False
 
         def fallback() -> list[FileHits]:
-            rels = (
-                [root.name] if single else list(walk.Walker(root, [glob] if glob else []).files())
-            )
+            if hide is None:
+                rels = [root.name]
+            else:
+                rels = list(walk.Walker(root, [glob] if glob else [], hide.hidden).files())
             return pygrep.search_files(base, rels, query)
 
         hits = await asyncio.to_thread(fallback)
@@ -158,9 +164,10 @@ GREP = Tool(
     name="grep",
     description=(
         "Search file contents with a regular expression (ripgrep/Rust syntax), respecting "
-        ".gitignore and skipping binary files. output_mode: `files` (default: matching file "
-        "paths), `content` (matching lines as path:line:text; `context` adds lines around), "
-        "`count` (matching lines per file). Use `glob` (e.g. `*.py`) to filter files."
+        ".gitignore and .agentignore and skipping binary files. output_mode: `files` "
+        "(default: matching file paths), `content` (matching lines as path:line:text; "
+        "`context` adds lines around), `count` (matching lines per file). Use `glob` (e.g. "
+        "`*.py`) to filter files."
     ),
     parameters={
         "type": "object",

@@ -107,8 +107,11 @@ def global_excludes(home: str, xdg: str) -> IgnoreRules | None:
 class Walker:
     """Lists the files ripgrep would search under `root` with the flags of `rg_base_args`."""
 
-    def __init__(self, root: Path, globs: list[str]) -> None:
+    def __init__(
+        self, root: Path, globs: list[str], prune: Callable[[str, bool], bool] | None = None
+    ) -> None:
         self.root = str(root.resolve())
+        self.prune = prune  # (rel, is_dir) -> skip it too: the agent's ignore files (agentignore)
         self.cut = len(self.root.rstrip(os.sep)) + 1  # strips "root/" off an entry path
         self.require_git = in_repository(root)
         self.overrides = IgnoreRules([*globs, ALWAYS_SKIP])
@@ -180,10 +183,27 @@ class Walker:
                     continue
                 if not (is_dir or is_file) or self._ignored(levels, entry.path, is_dir):
                     continue
+                if self.prune is not None and self.prune(entry.path[self.cut :], is_dir):
+                    continue
                 if is_dir:
                     stack.append((entry.path, (*levels, self._level(entry.path))))
                 else:
                     yield entry.path[self.cut :]
+
+    def children(self) -> list[tuple[str, bool, bool, bool]]:
+        """The root's own entries, symbolic links too: (name, is a directory, is or leads to
+        one, skipped by the ignore rules or as `.git`)."""
+        levels = (*self.parents, self._level(self.root))
+        out = []
+        with os.scandir(self.root) as entries:
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir(follow_symlinks=False)
+                    leads = is_dir or entry.is_dir()
+                except OSError:
+                    is_dir = leads = False
+                out.append((entry.name, is_dir, leads, self._ignored(levels, entry.path, is_dir)))
+        return out
 
 
 def _drain(
