@@ -36,7 +36,7 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
     "maxTurns": ((int,), "a whole number"),
     "toolResults": (
         (dict,),
-        'an object like {"spillAt": 12000, "clearAt": 0.5, "keepTurns": 6, "dedupReads": true}',
+        'an object like {"spillAt": 12000, "clearAt": 0.4, "keepTurns": 4, "dedupReads": true}',
     ),
     "temperature": ((int, float), "a number"),
     "language": ((str,), 'a language code like "ru", or "auto" (the language you write in)'),
@@ -132,7 +132,7 @@ def check_types(path: Path, data: dict[str, Any]) -> None:
 
 TOOL_RESULTS_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "spillAt": ((int,), "a whole number of characters (0: never spill)"),
-    "clearAt": ((int, float), "a fraction of contextLimit like 0.5 (0: never clear)"),
+    "clearAt": ((int, float), "a fraction of contextLimit like 0.4 (0: never clear)"),
     "keepTurns": ((int,), "a whole number of recent model turns"),
     "dedupReads": ((bool,), "true or false"),
 }

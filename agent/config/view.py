@@ -54,8 +54,8 @@ class ToolResults:
     never); `dedup_reads`: an unchanged re-read is answered with a one-line note."""
 
     spill_at: int = 12_000
-    clear_at: float = 0.5
-    keep_turns: int = 6
+    clear_at: float = 0.4
+    keep_turns: int = 4
     dedup_reads: bool = True
 
 

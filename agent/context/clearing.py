@@ -2,11 +2,11 @@
 
 Once the next request would pass `clear_at` of the window (below the compaction trigger), the
 results of tool calls older than the last `keep_turns` model turns are replaced by a one-line
-stub — the tool, its arguments, the size, and "re-run or re-read to see it again" — oldest
-first, until the conversation is down to half that threshold or nothing old is left. It
-happens in one step, so the cached prompt prefix breaks once (at the oldest result cleared),
-not on every request; compaction stays the last resort. The calls themselves stay, so the
-model still knows what it did.
+stub — the tool, its arguments, the size, and "re-run or re-read to see it again" — all of
+them at once, oldest first. It happens in one step, so the cached prompt prefix breaks once (at
+the oldest result cleared) and the context then has room to grow again before the next time,
+instead of a break on every request; compaction stays the last resort. The calls themselves
+stay, so the model still knows what it did.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ ARGS_SHOWN = 160  # characters of the arguments repeated in a stub
 class Clearing:
     """When to clear and what to keep (setting toolResults.clearAt, keepTurns)."""
 
-    clear_at: float = 0.5
-    keep_turns: int = 6
+    clear_at: float = 0.4
+    keep_turns: int = 4
 
     def trigger(self, window: int) -> int:
         return int(window * self.clear_at)
@@ -85,7 +85,7 @@ def clear_stale(conv: Conversation, clearing: Clearing | None, window: int) -> i
         return 0
     msgs = conv.messages
     end = stale_end(msgs, clearing.keep_turns)
-    calls, target, saved, count = _calls(msgs[:end]), trigger // 2, 0, 0
+    calls, saved, count = _calls(msgs[:end]), 0, 0
     for i in range(1, end):
         m = msgs[i]
         content = str(m.get("content") or "")
@@ -99,8 +99,6 @@ def clear_stale(conv: Conversation, clearing: Clearing | None, window: int) -> i
         msgs[i] = {**m, "content": line}
         saved += tokens - estimate(line)
         count += 1
-        if pre - saved <= target:
-            break
     if count:
         conv.meter.reset()  # the reported usage covered the results now gone
         post = conv.size()

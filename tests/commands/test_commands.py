@@ -180,7 +180,7 @@ async def test_context_and_cost(ctx: Ctx, fake: FakeOpenAI) -> None:
     assert "context [" in shown
     assert "system prompt" in shown
     assert "user text" in shown and "assistant text" in shown
-    assert "old tool results cleared at 64,000 tokens" in shown  # half the 128K window
+    assert "old tool results cleared at 51,200 tokens" in shown  # 40% of the 128K window
     cost = await cmd(ctx, "/cost")
     assert "requests       1" in cost
     assert "input tokens   1,000" in cost
