@@ -97,9 +97,9 @@ def test_permission_prompt(term: Term, fake: FakeOpenAI, project: Path, answer: 
         term.wait_for("interrupted")
         term.wait_for(READY, where="bottom")
         assert len(fake.requests) == 1
-        fake.script(text("finished"))
+        fake.script(text("all done here"))
         term.type("never mind")
-        term.wait_for("finished")
+        term.wait_for("all done here")  # not "finished": the interrupted call's line has it
         assert is_valid(fake.requests[1]["messages"])
         assert "interrupted" in fake.requests[1]["messages"][-2]["content"]
     else:
