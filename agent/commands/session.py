@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent.app import restore
 from agent.commands.registry import Ctx, command
 from agent.permissions.asking import AskRequest
 from agent.session.resume import describe as describe_session
+from agent.session.resume import restore
 from agent.session.rewind import (
     BASH_NOTE,
     describe,

@@ -7,10 +7,33 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from agent.base.messages import Message
 from agent.config.settings import ConfigError
 from agent.context.mentions import without_attachments
+from agent.session.checkpoints import Snapshots
+from agent.session.recorder import repair_history
 from agent.session.salvage import check
-from agent.session.store import Summary, in_use, list_sessions, resumable, sessions_dir
+from agent.session.store import (
+    SessionFile,
+    Summary,
+    in_use,
+    list_sessions,
+    load,
+    messages_of,
+    resumable,
+    sessions_dir,
+)
+
+
+def restore(store: SessionFile, snapshots: Snapshots) -> list[Message]:
+    """The stored conversation (without its system prompt), repaired into a valid request."""
+    records = load(store.path).records
+    snapshots.checkpoint = max((r["n"] for r in records if r.get("t") == "checkpoint"), default=0)
+    stored = [m for m in messages_of(records) if m.get("role") != "system"]
+    repaired = repair_history(stored)
+    if repaired != stored:  # record it, so the store's history and the agent's stay one list
+        store.append({"t": "rewind", "reason": "repair", "messages": repaired})
+    return repaired
 
 
 class PickInterrupted(ConfigError):
