@@ -25,10 +25,12 @@ from agent.permissions.asking import Asker
 from agent.permissions.audit import Audit
 from agent.permissions.gate import Gate
 from agent.permissions.rules import Vocabulary
+from agent.sandbox.runtime import Sandbox, for_session, sandbox_of
 from agent.session.checkpoints import Snapshots
 from agent.session.listing import prune_notice
-from agent.session.recorder import SessionRecorder, repair_history
-from agent.session.store import SessionFile, load, messages_of, new_id, prune, summarize
+from agent.session.recorder import SessionRecorder
+from agent.session.resume import restore
+from agent.session.store import SessionFile, new_id, prune, summarize
 from agent.subagents.defs import AgentDef
 from agent.tools import builtin_tools, registry
 from agent.workflows.setup import attach as attach_workflows
@@ -145,18 +147,12 @@ class Run:
             "tools": list(self.agent.tools),
             "mcp_servers": self.mcp.statuses() if self.mcp is not None else [],
             "permission_mode": self.cfg.permission_mode,
+            "sandbox": self.sandbox().status(),
         }
 
-
-def restore(store: SessionFile, snapshots: Snapshots) -> list[Message]:
-    """The stored conversation (without its system prompt), repaired into a valid request."""
-    records = load(store.path).records
-    snapshots.checkpoint = max((r["n"] for r in records if r.get("t") == "checkpoint"), default=0)
-    stored = [m for m in messages_of(records) if m.get("role") != "system"]
-    repaired = repair_history(stored)
-    if repaired != stored:  # record it, so the store's history and the agent's stay one list
-        store.append({"t": "rewind", "reason": "repair", "messages": repaired})
-    return repaired
+    def sandbox(self) -> Sandbox:
+        """The session's OS sandbox (agent.sandbox)."""
+        return sandbox_of(self.agent.ctx.sandbox) or Sandbox()
 
 
 def _sessions(cfg: Config, resume_id: str | None) -> tuple[SessionFile, Snapshots, list[Any], str]:
@@ -250,10 +246,18 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     if pruned:
         out.emit(Notice(pruned))
     tools, actions, (agent_defs, def_warnings) = _tools(cfg, session_id, out)
-    mcp = start_mcp(cfg, tools, out)  # connects in the background; tools join at a turn boundary
+    box = for_session(cfg)  # the OS sandbox commands run in; said once when the kernel refuses
+    if box.problem:
+        out.emit(Notice(f"no sandbox: {box.problem}; commands will be asked about instead"))
+    # connects in the background; tools join at a turn boundary
+    mcp = start_mcp(cfg, tools, out, box if box.mcp else None)
     gate, hooks, layers = _pipeline(cfg, store, tools, snapshots, out, asker)
     economy = _economy(cfg, store, gate)
     ctx = _context(cfg, session_id, out, economy)
+    ctx.sandbox, gate.sandboxed = box, box.active
+    if actions is not None:
+        actions.sandbox = box
+    hooks.box = box if box.hooks else None
     language = cfg.options.language
     prompt = system_prompt(cfg.cwd, cfg.root, trusted=cfg.trusted, language=language)
     agent = Agent(

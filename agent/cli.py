@@ -49,6 +49,12 @@ def parser() -> Any:
     _permission_flags(p, MODES)
     p.add_argument("--no-mcp", action="store_true", help="start no MCP servers")
     p.add_argument(
+        "--sandbox",
+        choices=("off", "read-only", "workspace-write"),
+        metavar="MODE",
+        help="run commands in an OS sandbox: off, read-only, workspace-write (default on Linux)",
+    )
+    p.add_argument(
         "--trust-project",
         action="store_true",
         help="trust this project's settings, hooks and MCP servers for this run",

@@ -12,7 +12,17 @@ import platform
 import sys
 import time
 
-from bench import economy, extra, loopbench, permissions, prompt, spine, storebench, toolbench
+from bench import (
+    economy,
+    extra,
+    loopbench,
+    permissions,
+    prompt,
+    sandbench,
+    spine,
+    storebench,
+    toolbench,
+)
 from bench.common import Table
 
 
@@ -31,6 +41,7 @@ def main() -> int:
     extra.read_then_answer(table, n)
     loopbench.loop_bench(table, max(3, n // 2))
     economy.economy_bench(table)
+    sandbench.sandbox_bench(table, max(15, n * 3))
     spine.streaming(table, max(3, n // 2))
     prompt.prompt_bench(table)
     toolbench.tool_bench_isolated(table, max(5, n // 2), 10_000 if args.quick else 50_000)

@@ -70,6 +70,9 @@ def fake_env(fake: FakeOpenAI, tmp_path: Path) -> dict[str, str]:
         AGENT_MODEL="fake-model",
         HOME=str(home),
         NO_COLOR="1",
+        # The permission tests judge commands by the rules alone, the same on every machine
+        # (a CI kernel may refuse namespaces): the sandbox's own tests turn it on.
+        AGENT_SANDBOX="off",
     )
     return env
 

@@ -91,6 +91,8 @@ def make_run(
     merged = {"retry": {"baseDelay": 0.01, "maxDelay": 0.05}, **(settings or {})}
     (root / ".agent" / "settings.json").write_text(json.dumps(merged))
     env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "fake-model"}
+    if "sandbox" not in merged:  # the same on every machine, unless the test sets one
+        env["AGENT_SANDBOX"] = "off"
     cfg = configure(Flags(trust_project=True, permission_mode=mode, no_mcp=True), env, root)
     rec = Recorder()
     run = build(cfg, rec, resume_id=resume_id)

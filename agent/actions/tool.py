@@ -36,6 +36,7 @@ from agent.actions.registry import (
 from agent.base.record import Call, Target, Tool, ToolContext, ToolResult, error
 from agent.config.view import Settings
 from agent.permissions.audit import Audit
+from agent.sandbox.runtime import Sandbox
 from agent.tools.shell import OnData, execute_argv
 from agent.tools.shell_text import child_env
 
@@ -101,13 +102,21 @@ class Outcome:
         return "\n".join(parts)
 
 
-async def execute(run: Invocation, on_data: OnData | None = None) -> Outcome:
-    """Start the argv in its own process group; kill the group on timeout."""
+async def execute(
+    run: Invocation, on_data: OnData | None = None, box: Sandbox | None = None
+) -> Outcome:
+    """Start the argv (in the session's sandbox `box`) in its own process group; kill the group
+    on timeout."""
     env = {**child_env(), MARKER: run.action.id}
     t0 = time.monotonic()
+    argv = list(run.argv)
     try:
         code, proto, _ = await execute_argv(
-            list(run.argv), str(run.cwd), run.action.timeout, env, on_data
+            box.wrap(argv, run.cwd) if box is not None else argv,
+            str(run.cwd),
+            run.action.timeout,
+            env,
+            on_data,
         )
     except OSError as e:
         why = f"cannot start {run.argv[0]}: {e.strerror or e}"
@@ -141,6 +150,7 @@ class ActionRunner:
         self._slots: asyncio.Semaphore | None = None
         self._locks: dict[str, asyncio.Lock] = {}
         self._user_ids = itertools.count(1)
+        self.sandbox: Sandbox | None = None  # the session's (agent.app sets it)
 
     def prepare(
         self, action_id: str, params: Any, *, model: bool = False, workspace: Path | None = None
@@ -170,7 +180,7 @@ class ActionRunner:
         async with lock, self._slots:
             token = _current.set(a.id)
             try:
-                return await execute(run, on_data)
+                return await execute(run, on_data, self.sandbox)
             finally:
                 _current.reset(token)
 

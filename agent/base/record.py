@@ -45,10 +45,12 @@ class ToolContext:
     # to the session folder and sends their head and tail (agent.context.spill).
     result_room: int = RESULT_CAP
     # The session's own objects, typed by the packages that own them (their accessors check):
-    # the todo list (tools.todo), the subagent runner (subagents.tool), a /loop (workflows).
+    # the todo list (tools.todo), the subagent runner (subagents.tool), a /loop (workflows),
+    # the sandbox (sandbox.runtime).
     todo: object | None = None
     subagents: object | None = None
     loop: object | None = None
+    sandbox: object | None = None  # the OS sandbox commands run in (agent.sandbox.runtime)
 
 
 Execute = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]
@@ -108,6 +110,9 @@ class Tool:
     aliases: tuple[str, ...] = ()  # other agents' names for it (Claude Code's Bash, Edit…)
     preview: Previewer | None = None
     serves: str = ""  # the tool whose output this one reads: it goes when that one is disabled
+    # Its commands run in the session's OS sandbox unless this argument is false (then the
+    # call is always asked about); "" = the tool runs nothing in a sandbox.
+    sandbox_arg: str = ""
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry for this tool."""

@@ -78,6 +78,31 @@ async def context_cmd(ctx: Ctx, args: str) -> None:
     ctx.say(context_report(ctx.agent))
 
 
+@command("sandbox")
+async def sandbox_cmd(ctx: Ctx, args: str) -> None:
+    """Show the OS sandbox commands run in: its mode, what they may write, the network."""
+    box = ctx.run.sandbox()
+    st = box.status()
+    if st["problem"]:
+        ctx.say(f"sandbox: off — {st['configured']} was asked for, but {st['problem']}", "yellow")
+        ctx.say("commands are asked about as without a sandbox", "dim")
+        return
+    if st["mode"] == "off":
+        ctx.say("sandbox: off (commands run as they are; --sandbox or the sandbox setting)")
+        return
+    ctx.say(f"sandbox: {st['mode']} (the kernel allows it)")
+    ctx.say(f"  writable: {', '.join(st['writable']) or 'nothing'}, and a private /tmp")
+    kept = [p for p in box.policy.read_only if st["mode"] == "workspace-write"]
+    if kept:
+        ctx.say(f"  kept read-only: {', '.join(kept)}")
+    ctx.say(f"  network: {'on' if st['network'] else 'off'}")
+    ctx.say(
+        f"  hooks {'inside' if box.hooks else 'outside'}, stdio MCP servers "
+        f"{'inside' if box.mcp else 'outside'} (sandbox.hooks, sandbox.mcp)",
+        "dim",
+    )
+
+
 @command("cost", aliases=("usage",))
 async def cost_cmd(ctx: Ctx, args: str) -> None:
     """Show this session's tokens, cache hits and cost."""

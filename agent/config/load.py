@@ -38,6 +38,7 @@ class Flags:
     trust_project: bool = False
     no_mcp: bool = False
     verbose: bool = False
+    sandbox: str | None = None  # --sandbox MODE
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,7 @@ class Config:
     sources: tuple[tuple[Path, dict[str, Any]], ...] = ()
     no_mcp: bool = False
     verbose: bool = False
+    sandbox_flag: str = ""  # --sandbox MODE ("" = the `sandbox` setting, or the default)
 
     @property
     def options(self) -> Settings:
@@ -265,7 +267,16 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         sources=tuple(sources),
         no_mcp=flags.no_mcp,
         verbose=flags.verbose,
+        sandbox_flag=_sandbox_mode(flags, env),
     )
+
+
+def _sandbox_mode(flags: Flags, env: dict[str, str]) -> str:
+    """--sandbox > AGENT_SANDBOX ("" = the `sandbox` setting, then the platform's default)."""
+    mode = flags.sandbox or env.get("AGENT_SANDBOX", "").strip()
+    if mode and mode not in st.SANDBOX_MODES:
+        raise ConfigError(f"AGENT_SANDBOX must be one of {', '.join(st.SANDBOX_MODES)}")
+    return mode
 
 
 def flags_from(args: Namespace) -> Flags:
@@ -282,4 +293,5 @@ def flags_from(args: Namespace) -> Flags:
         trust_project=args.trust_project,
         no_mcp=args.no_mcp,
         verbose=args.verbose,
+        sandbox=args.sandbox,
     )

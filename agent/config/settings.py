@@ -34,6 +34,10 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
     "compactThreshold": ((int, float), "a fraction of contextLimit like 0.8"),
     "compactKeepTurns": ((int,), "a whole number of recent user turns"),
     "maxTurns": ((int,), "a whole number"),
+    "sandbox": (
+        (dict,),
+        'an object like {"mode": "workspace-write", "network": false}',
+    ),
     "toolResults": (
         (dict,),
         'an object like {"spillAt": 12000, "clearAt": 0.4, "keepTurns": 4, "dedupReads": true}',
@@ -76,6 +80,7 @@ UNTRUSTED_DROP = (
     "webSearch",  # where your queries go, and with which of your keys
     "thinkingBody",
     "sessions",
+    "sandbox",  # a project must not turn the sandbox off, nor open its network
 )
 
 
@@ -128,6 +133,7 @@ def check_types(path: Path, data: dict[str, Any]) -> None:
         check_hooks(path, data["hooks"])
     check_sessions(path, data.get("sessions", {}))
     check_tool_results(path, data.get("toolResults", {}))
+    check_sandbox(path, data.get("sandbox", {}))
 
 
 TOOL_RESULTS_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
@@ -136,6 +142,19 @@ TOOL_RESULTS_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "keepTurns": ((int,), "a whole number of recent model turns"),
     "dedupReads": ((bool,), "true or false"),
 }
+
+
+SANDBOX_MODES = ("off", "read-only", "workspace-write")
+
+
+def check_sandbox(path: Path, values: dict[str, Any]) -> None:
+    """`sandbox.mode` is a known mode; network, hooks and mcp are true or false."""
+    mode = values.get("mode")
+    if mode is not None and mode not in SANDBOX_MODES:
+        raise ConfigError(f"{path}: key 'sandbox.mode' must be one of {', '.join(SANDBOX_MODES)}")
+    for key in ("network", "hooks", "mcp"):
+        if key in values and not isinstance(values[key], bool):
+            raise ConfigError(f"{path}: key 'sandbox.{key}' must be true or false")
 
 
 def check_tool_results(path: Path, values: dict[str, Any]) -> None:

@@ -59,6 +59,17 @@ class ToolResults:
     dedup_reads: bool = True
 
 
+@dataclass(frozen=True)
+class SandboxSettings:
+    """`sandbox`: the mode ("" = the platform's default), whether commands inside reach the
+    network, and whether hooks and stdio MCP servers run inside too."""
+
+    mode: str = ""
+    network: bool = False
+    hooks: bool = False
+    mcp: bool = False
+
+
 class Settings:
     """The merged settings (user < project < local), read through typed properties."""
 
@@ -101,6 +112,16 @@ class Settings:
             str(w.get("provider") or "").strip().lower(),
             str(w.get("url") or "").strip(),
             str(w.get("keyEnv") or "").strip(),
+        )
+
+    @property
+    def sandbox(self) -> SandboxSettings:
+        b = self._obj("sandbox")
+        return SandboxSettings(
+            str(b.get("mode") or ""),
+            b.get("network") is True,
+            b.get("hooks") is True,
+            b.get("mcp") is True,
         )
 
     @property

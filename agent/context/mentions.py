@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent.base.record import cap
+from agent.sandbox.runtime import Sandbox
 from agent.tools.agentignore import for_search, note
 
 FILE_CHARS = 50_000  # of one attached file
@@ -87,12 +88,18 @@ def shell_note(command: str, output: str, code: int | None) -> str:
     return f"I ran `{command}` myself; it {status}:\n```\n{body}\n```"
 
 
-async def run_shell(command: str, cwd: Path, show: Callable[[str], None], out: list[str]) -> int:
-    """Run `command` in a shell; its output lines go to `show` and `out` as they come.
-
-    Cancelling kills the whole process group."""
-    proc = await asyncio.create_subprocess_shell(
-        command,
+async def run_shell(
+    command: str,
+    cwd: Path,
+    show: Callable[[str], None],
+    out: list[str],
+    box: Sandbox | None = None,
+) -> int:
+    """Run `command` with bash (in the session's sandbox `box`, as the agent's own commands);
+    its output lines go to `show` and `out` as they come. Cancelling kills the process group."""
+    argv = ["bash", "-c", command]
+    proc = await asyncio.create_subprocess_exec(
+        *(box.wrap(argv, cwd) if box is not None else argv),
         cwd=cwd,
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
@@ -113,16 +120,22 @@ async def run_shell(command: str, cwd: Path, show: Callable[[str], None], out: l
         raise
 
 
-async def bang(command: str, cwd: Path, say: Callable[..., None], notes: list[str]) -> None:
-    """`!command` at the prompt: run it, show its output, and add it to `notes` for the next
-    message (what ran before an interrupt too)."""
+async def bang(
+    command: str,
+    cwd: Path,
+    say: Callable[..., None],
+    notes: list[str],
+    box: Sandbox | None = None,
+) -> None:
+    """`!command` at the prompt: run it (in `box`), show its output, and add it to `notes` for
+    the next message (what ran before an interrupt too)."""
     if not command:
         say("usage: !command (runs it in a shell; the output joins the next message)")
         return
     out: list[str] = []
     code: int | None = None
     try:
-        code = await run_shell(command, cwd, say, out)
+        code = await run_shell(command, cwd, say, out, box)
     finally:
         notes.append(shell_note(command, "\n".join(out), code))
         if code:

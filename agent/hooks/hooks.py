@@ -27,6 +27,7 @@ from agent.base.events import Notice, PermissionDenied, Sink
 from agent.base.record import Call, Next, Tool, ToolContext, ToolResult, error
 from agent.base.schema import validate
 from agent.hooks.run import Proc, run_command
+from agent.sandbox.runtime import Sandbox
 
 EVENTS = (
     "SessionStart",
@@ -185,6 +186,7 @@ class Hooks:
         self.tools = tools or {}
         self.session_id, self.cwd, self.sink = session_id, cwd, sink
         self.transcript_path, self.mode = transcript_path, mode
+        self.box: Sandbox | None = None  # hooks run in the sandbox only with sandbox.hooks
 
     def matching(self, event: str, tool: str | None = None) -> list[HookSpec]:
         known = self.tools.get(tool) if tool is not None else None
@@ -215,7 +217,7 @@ class Hooks:
             "AGENT_SESSION_ID": self.session_id,
         }
         procs = await asyncio.gather(
-            *(run_command(s.command, data, s.timeout, self.cwd, env) for s in specs)
+            *(run_command(s.command, data, s.timeout, self.cwd, env, self.box) for s in specs)
         )
         for spec, proc in zip(specs, procs, strict=True):
             interpret(event, spec, proc, out)

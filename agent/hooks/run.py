@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.sandbox.runtime import Sandbox
 from agent.tools.shell import Collector, signal_group
 
 OUTPUT_CAP = 64 * 1024  # characters kept of each of stdout and stderr
@@ -34,14 +35,21 @@ class Proc:
 
 
 async def run_command(
-    command: str, data: bytes, timeout: float, cwd: Path, env: dict[str, str]
+    command: str,
+    data: bytes,
+    timeout: float,
+    cwd: Path,
+    env: dict[str, str],
+    box: Sandbox | None = None,
 ) -> Proc:
-    """Run `command` with a shell; never raises for the hook's own failures."""
+    """Run `command` with a shell (in `box` when given); never raises for the hook's own
+    failures."""
     loop = asyncio.get_running_loop()
+    argv = ["/bin/sh", "-c", command]
     try:
-        transport, proto = await loop.subprocess_shell(
+        transport, proto = await loop.subprocess_exec(
             lambda: Collector(loop),
-            command,
+            *(box.wrap(argv, cwd) if box is not None else argv),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,

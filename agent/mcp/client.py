@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent import __version__
 from agent.base.record import RESULT_CAP, ToolResult
@@ -27,6 +27,9 @@ from agent.config import safefile
 from agent.config.statedir import ensure_home, project_state
 from agent.mcp.config import ServerSpec
 from agent.mcp.results import call_failed, to_result, unavailable
+
+if TYPE_CHECKING:
+    from agent.sandbox.runtime import Sandbox
 
 CLOSE_TIMEOUT = 10.0  # seconds to stop every server (stdio: EOF, then SIGTERM, then SIGKILL)
 MAX_PAGES = 50  # tools/list pages read per listing
@@ -55,7 +58,14 @@ class State:
 class Connection:
     """One server: its state, its owner task and the session while connected."""
 
-    def __init__(self, spec: ServerSpec, root: Path, changed: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        spec: ServerSpec,
+        root: Path,
+        changed: Callable[[], None],
+        box: Sandbox | None = None,  # stdio servers run inside it (sandbox.mcp)
+    ) -> None:
+        self.box = box
         self.spec = spec
         self.root = root
         name = re.sub(r"[^A-Za-z0-9_.-]", "_", spec.name)
@@ -198,7 +208,10 @@ class Connection:
 
         env = {k: v for k, v in os.environ.items() if k not in MODEL_KEYS} | s.env
         cwd = self.root / s.cwd if s.cwd else None
-        params = StdioServerParameters(command=s.command, args=list(s.args), env=env, cwd=cwd)
+        argv = [s.command, *s.args]
+        if self.box is not None:
+            argv = self.box.wrap(argv, cwd or self.root)
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
         return stdio_client(params, errlog=self._log)
 
     async def _forward(self, source: Any, sink: Any) -> None:

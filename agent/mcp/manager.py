@@ -14,19 +14,22 @@ import threading
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.base.record import RESULT_CAP, ToolResult
 from agent.mcp.client import CLOSE_TIMEOUT, Connection
 from agent.mcp.config import ServerSpec
 from agent.mcp.results import unavailable
 
+if TYPE_CHECKING:
+    from agent.sandbox.runtime import Sandbox
+
 
 class Manager:
     """All servers of a session: starts them, answers calls, reports statuses, closes them."""
 
-    def __init__(self, specs: list[ServerSpec], root: Path) -> None:
-        self.conns = {s.name: Connection(s, root, self._bump) for s in specs}
+    def __init__(self, specs: list[ServerSpec], root: Path, box: Sandbox | None = None) -> None:
+        self.conns = {s.name: Connection(s, root, self._bump, box) for s in specs}
         self.version = 0  # bumped on every state or tool-list change
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mcp", daemon=True)

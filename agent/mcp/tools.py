@@ -25,6 +25,7 @@ from agent.permissions.rules import Rule
 if TYPE_CHECKING:  # annotations only: the manager imports the mcp SDK (~65 ms)
     from agent.config.load import Config
     from agent.mcp.manager import Manager
+    from agent.sandbox.runtime import Sandbox
 
 MAX_NAME = 64
 MAX_DESCRIPTION = 4000
@@ -155,8 +156,11 @@ def denied_by(never_allow: list[str]) -> Callable[[str], bool]:
     return lambda name: any(r.covers_tool(name) for r in rules)
 
 
-def start(cfg: Config, tools: dict[str, Tool], sink: Sink | None = None) -> McpTools | None:
-    """Start the configured servers in the background; None when there are none (or --no-mcp).
+def start(
+    cfg: Config, tools: dict[str, Tool], sink: Sink | None = None, box: Sandbox | None = None
+) -> McpTools | None:
+    """Start the configured servers in the background (stdio ones inside `box` when given);
+    None when there are none (or --no-mcp).
 
     Bad entries were already reported with the configuration's warnings (agent.config).
     """
@@ -170,7 +174,7 @@ def start(cfg: Config, tools: dict[str, Tool], sink: Sink | None = None) -> McpT
     # deferred: ~65 ms (the mcp SDK): only when servers are configured
     from agent.mcp.manager import Manager
 
-    manager = Manager(specs, cfg.root)
+    manager = Manager(specs, cfg.root, box)
     manager.start()
     deny = denied_by(list(cfg.permissions.get("neverAllow", [])))
     notify = (lambda text: sink.emit(Notice(text))) if sink is not None else None

@@ -30,3 +30,4 @@ class Facts:
     why: str = ""  # why it is not allowed yet, for the prompt and the denial
     suggest: list[str] = field(default_factory=list)
     edits_mode: bool = False  # acceptEdits would allow it (and not open all of home)
+    repo_code: str = ""  # the command would run a program the repository supplies (git hooks…)

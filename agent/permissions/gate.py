@@ -40,6 +40,7 @@ class Gate:
         # Relative path rules start at the project root whatever the working directory.
         self.rule_ws = replace(self.ws, root=Path(os.path.realpath(self.root)))
         self.session_rules: list[str] = []
+        self.sandboxed = False  # commands run in an OS sandbox (agent.sandbox): fewer prompts
         self._vocab: tuple[tuple[str, ...], Vocabulary] = ((), Vocabulary())
         self.lock = asyncio.Lock()
 
@@ -91,7 +92,23 @@ class Gate:
     def decide(self, call: Call) -> tuple[Decision, Facts]:
         tool = self.tools[call.name]
         f = facts(self.live_rules(), tool, call.args, self.ws, self.peers(tool))
-        return verdict(f, self.mode, tool), f
+        return self._boxed(verdict(f, self.mode, tool), f, tool, call), f
+
+    def _boxed(self, d: Decision, f: Facts, tool: Tool, call: Call) -> Decision:
+        """A command the sandbox confines needs no prompt (deny rules, `ask` rules, protected
+        paths and plan mode still decide first); one run outside it is always asked about."""
+        if not tool.sandbox_arg:
+            return d
+        if call.args.get(tool.sandbox_arg) is False:
+            if d.kind == "allow" and self.mode != "bypassPermissions":
+                return Decision("ask", "it runs outside the sandbox", "sandbox")
+            return d
+        confined = d.kind == "ask" or (d.kind == "deny" and self.mode == "dontAsk")
+        if f.repo_code:  # the repository's own code: the user decides, sandbox or not
+            return d
+        if self.sandboxed and confined and d.source in ("mode", "outside", "shell"):
+            return Decision("allow", "it runs in the sandbox", "sandbox")
+        return d
 
     async def __call__(self, call: Call, ctx: ToolContext, nxt: Next) -> ToolResult:
         d, f = self.decide(call)

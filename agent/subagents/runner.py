@@ -122,6 +122,7 @@ class Subagents:
                     root=layer.root,
                 )
                 g.rules, g.session_rules, g.lock = layer.rules, layer.session_rules, layer.lock
+                g.sandboxed = layer.sandboxed
                 for folder in layer.ws.reads:  # the session's saved outputs
                     g.allow_reads(Path(folder))
                 layer = g

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap
+from agent.sandbox.runtime import SANDBOX_ARG, Sandbox, sandbox_of
 from agent.tools import shell_bg
 from agent.tools.common import ToolError, bool_arg, guard, keep_partial, str_arg
 from agent.tools.shell_text import (
@@ -122,9 +123,13 @@ async def kill_group(pgid: int, exited: asyncio.Future[None]) -> None:
     await asyncio.wait([exited], timeout=5.0)
 
 
-async def execute(command: str, cwd: str, timeout: float) -> tuple[int | None, Collector, bool]:
-    """Run `command`; returns (exit code or None on timeout, collected output, pipes held)."""
-    return await execute_argv(["bash", "-c", command], cwd, timeout)
+async def execute(
+    command: str, cwd: str, timeout: float, box: Sandbox | None = None
+) -> tuple[int | None, Collector, bool]:
+    """Run `command` (in `box` when given); returns (exit code or None on timeout, collected
+    output, pipes held)."""
+    argv = ["bash", "-c", command]
+    return await execute_argv(box.wrap(argv, cwd) if box else argv, cwd, timeout)
 
 
 async def execute_argv(
@@ -227,11 +232,12 @@ async def _bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if not command.strip():
         raise ToolError("the command is empty")
     timeout = _timeout(args)
+    box = sandbox_of(ctx.sandbox) if args.get(SANDBOX_ARG) is not False else None
     if bool_arg(args, "run_in_background"):
-        return shell_bg.start(command, str(ctx.cwd))
+        return shell_bg.start(command, str(ctx.cwd), box)
     started = time.monotonic()
     try:
-        code, proto, held = await execute(command, str(ctx.cwd), timeout)
+        code, proto, held = await execute(command, str(ctx.cwd), timeout, box)
     except asyncio.CancelledError as stop:  # keep what it printed before the user stopped it
         collected = getattr(stop, "collector", None)
         if collected is not None:
@@ -244,7 +250,8 @@ async def _bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     status = f"timed out after {timeout:g} s · exit 124" if code is None else f"exit {code}"
     display = f"bash {headline(command)} · {status}"  # renderers add the time
     failed = code != 0  # a failed command shows as one (its output and exit code are all kept)
-    return ToolResult(text, is_error=failed, display=display)
+    note = box.blocked_note(text, failed) if box is not None else ""
+    return ToolResult(f"{text}\n{note}" if note else text, is_error=failed, display=display)
 
 
 BASH = Tool(
@@ -254,6 +261,8 @@ BASH = Tool(
         f"exit code. timeout is in seconds (default {DEFAULT_TIMEOUT:g}, max {MAX_TIMEOUT:g}); on "
         "timeout the whole process group is killed. Output keeps its head and tail when long. "
         "run_in_background=true returns an id at once: read its output with bash_output. "
+        "Commands run in an OS sandbox when the session has one (see the result of a blocked "
+        "command); sandbox=false runs one outside it and always asks the user first. "
         "Prefer read_file/grep/glob over cat/grep/find."
     ),
     parameters={
@@ -263,6 +272,11 @@ BASH = Tool(
             "timeout": {"type": "number", "description": "Seconds before it is killed"},
             "run_in_background": {"type": "boolean", "description": "Start and return an id"},
             "description": {"type": "string", "description": "What the command does (5-10 words)"},
+            SANDBOX_ARG: {
+                "type": "boolean",
+                "description": "false: run outside the sandbox (asks the user; only after a "
+                "command failed because of the sandbox)",
+            },
         },
         "required": ["command"],
         "additionalProperties": False,
@@ -271,6 +285,7 @@ BASH = Tool(
     kind="exec",
     target=Target("command", "command"),
     aliases=("Bash",),
+    sandbox_arg=SANDBOX_ARG,
 )
 
 

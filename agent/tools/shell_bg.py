@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.base.record import RESULT_CAP, Tool, ToolContext, ToolResult, cap
+from agent.sandbox.runtime import Sandbox
 from agent.tools.common import ToolError, guard, str_arg
 from agent.tools.shell_text import (
     MARKER_ROOM,
@@ -64,15 +65,17 @@ def _output_dir() -> Path:
     return _state["dir"]
 
 
-def start(command: str, cwd: str) -> ToolResult:
-    """Start `command` in its own process group with output going to files; return its id."""
+def start(command: str, cwd: str, box: Sandbox | None = None) -> ToolResult:
+    """Start `command` (in `box` when given) in its own process group with output going to
+    files; return its id."""
     job_id = f"bg{next(_ids)}"
     directory = _output_dir()
     files = {name: directory / f"{job_id}.{name}" for name in ("stdout", "stderr")}
     with open(files["stdout"], "wb") as out, open(files["stderr"], "wb") as err:
+        argv = ["bash", "-c", command]
         proc = subprocess.Popen(
-            ["bash", "-c", command], cwd=cwd, env=child_env(), stdin=subprocess.DEVNULL,
-            stdout=out, stderr=err, start_new_session=True,
+            box.wrap(argv, cwd) if box else argv, cwd=cwd, env=child_env(),
+            stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True,
         )  # fmt: skip
     JOBS[job_id] = Job(job_id, command, proc, files)
     text = (

@@ -42,11 +42,16 @@ def next_mode(mode: str, start: str) -> str:
     return order[(order.index(mode) + 1) % len(order)] if mode in order else "default"
 
 
-def toolbar_text(model: str, mode: str, pct: float, cost: float | None, cache: float) -> str:
-    """The bottom line: model · mode · context used of the compaction threshold · cost · cache
-    (`$?` while a request's price is unknown)."""
+def toolbar_text(
+    model: str, mode: str, pct: float, cost: float | None, cache: float, sandbox: str = ""
+) -> str:
+    """The bottom line: model · mode · sandbox · context used of the compaction threshold ·
+    cost · cache (`$?` while a request's price is unknown)."""
     money = "$?" if cost is None else f"${cost:.4f}"
-    return f" {model} · ⏵ {mode} (shift-tab) · context {pct:.0%} · {money} · cache {cache:.0%} "
+    box = f" · sandbox {sandbox}" if sandbox else ""
+    return (
+        f" {model} · ⏵ {mode} (shift-tab){box} · context {pct:.0%} · {money} · cache {cache:.0%} "
+    )
 
 
 def stats_of(agent: Agent) -> tuple[float, float | None, float]:

@@ -135,7 +135,8 @@ class Repl(ReplHost):
         await self._ready()
         text = line.strip()
         if text.startswith("!"):
-            work = bang(text[1:].strip(), self.cfg.cwd, self.out.line, self.pending)
+            box = self.run.sandbox() if self.run is not None else None
+            work = bang(text[1:].strip(), self.cfg.cwd, self.out.line, self.pending, box)
             await self.busy(work, "running")
         elif parse(text) is not None:
             assert self.ctx is not None  # set before _ready returns

@@ -77,8 +77,9 @@ def _judge(
     ro = risk.read_only(cmd) and _inside(cmd, ws, bases)
     reach = recursive_read(cmd, ws, bases)
     f.protected = f.protected or reach.secret
-    hazard = git_repo_hazard(cmd, bases) if risk.read_only(cmd) else ""
-    if hazard:  # a repository's own command: no rule covers it, as with `git -c core.pager=`
+    hazard = git_repo_hazard(cmd, bases)  # "" at once for anything but git
+    f.repo_code = f.repo_code or hazard  # never run unasked, not even in the sandbox
+    if hazard and risk.read_only(cmd):  # no rule covers it, as with `git -c core.pager=`
         problems.append(hazard)
         return None
     if reach.unsure and ro:
