@@ -254,6 +254,7 @@ def session(project: Path, monkeypatch: pytest.MonkeyPatch, **flags: Any) -> Ctx
     home.mkdir(exist_ok=True)
     monkeypatch.setenv("HOME", str(home))
     env = {"AGENT_BASE_URL": "http://127.0.0.1:9", "AGENT_API_KEY": "k", "AGENT_MODEL": "m"}
+    env["AGENT_SANDBOX"] = "off"  # these tests read the action's pid (a sandbox has its own)
     cfg = configure(Flags(**flags), env, project)
     run = build(cfg, Recorder())
     return Ctx(run, Console(), turn=_no_turn, display=Display(), commands=all_commands(project))

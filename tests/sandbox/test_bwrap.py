@@ -231,3 +231,21 @@ def test_a_stdio_mcp_server_runs_in_the_sandbox_when_asked(project: Path) -> Non
             await mt.aclose()
 
     assert asyncio.run(go()) == "echo: boxed"
+
+
+def test_a_project_action_runs_in_the_sandbox(project: Path, outside: Path) -> None:
+    import json
+
+    from agent.actions.registry import load_actions
+    from agent.actions.tool import ActionRunner
+
+    (project / ".agent").mkdir()
+    script = f"echo in > action.txt; echo out > {outside}/action.txt"
+    spec = {"id": "x", "description": "d", "command": "bash", "args": ["-c", script]}
+    (project / ".agent" / "actions.json").write_text(json.dumps({"actions": [spec]}))
+    loaded = load_actions(project, trusted=True)
+    runner = ActionRunner(loaded.actions, project, None, "sess")
+    runner.sandbox = box(project)
+    outcome = asyncio.run(runner.run(runner.prepare("x", {})))
+    assert (project / "action.txt").read_text() == "in\n"
+    assert not (outside / "action.txt").exists() and "Read-only file system" in outcome.stderr
