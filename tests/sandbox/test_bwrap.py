@@ -249,3 +249,15 @@ def test_a_project_action_runs_in_the_sandbox(project: Path, outside: Path) -> N
     outcome = asyncio.run(runner.run(runner.prepare("x", {})))
     assert (project / "action.txt").read_text() == "in\n"
     assert not (outside / "action.txt").exists() and "Read-only file system" in outcome.stderr
+
+
+def test_a_bang_command_at_the_prompt_runs_in_the_sandbox(project: Path, outside: Path) -> None:
+    from agent.context.mentions import bang
+
+    said: list[str] = []
+    notes: list[str] = []
+    command = f"echo in > bang.txt; echo out > {outside}/bang.txt"
+    asyncio.run(bang(command, project, lambda *a: said.append(str(a[0])), notes, box(project)))
+    assert (project / "bang.txt").read_text() == "in\n"
+    assert not (outside / "bang.txt").exists()
+    assert any("Read-only file system" in s for s in said) and "Read-only file system" in notes[0]
