@@ -218,6 +218,8 @@ def test_a_stdio_mcp_server_runs_in_the_sandbox_when_asked(project: Path) -> Non
     from agent.mcp.tools import McpTools, denied_by
 
     spec = ServerSpec("demo", "stdio", command=sys.executable, args=(str(MCP_SERVERS / "demo.py"),))
+    if os.path.realpath(sys.prefix).startswith("/tmp/"):
+        pytest.skip("this Python lives below /tmp, which the sandbox replaces with its own")
 
     async def go() -> str:
         manager = Manager([spec], project, box(project))
