@@ -114,6 +114,15 @@ class Tool:
     # call is always asked about); "" = the tool runs nothing in a sandbox.
     sandbox_arg: str = ""
 
+    @property
+    def reads_a_file(self) -> bool:
+        """The registry's file reader: a read tool whose target is one file."""
+        return self.kind == "read" and self.target is not None and self.target.what == "file"
+
+    @property
+    def edits_a_file(self) -> bool:
+        return self.kind == "edit" and self.target is not None and self.target.what == "file"
+
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry for this tool."""
         return {

@@ -18,7 +18,7 @@ from agent.config.view import ToolResults
 from agent.context.clearing import Clearing, clear_stale
 from agent.context.compaction import Conversation
 from agent.context.reads import ReadLog
-from agent.context.spill import Spill, Writer, capped
+from agent.context.spill import Spill, Writer
 
 
 @dataclass
@@ -43,14 +43,15 @@ class Economy:
     def result(
         self, call: Call, tool: Tool | None, result: ToolResult, messages: list[Message], cwd: Path
     ) -> ToolResult:
-        """The result as it joins the history: de-duplicated, then spilled or capped."""
+        """The result as it joins the history: de-duplicated, then spilled (without a spill the
+        dispatcher has already cut it to the result cap)."""
         if tool is not None and self.reads is not None and not call.problem:
             answered = self.reads.answer(call, tool, result, messages, cwd)
             if answered is not result:
                 self._count("unchanged_reads")
                 return answered
         if self.spill is None:
-            return capped(call.name, result)
+            return result
         kept = self.spill.keep(call.name, result)
         if kept is not result:
             self._count("spilled")

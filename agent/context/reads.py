@@ -37,15 +37,6 @@ def _digest(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def reads_files(tool: Tool) -> bool:
-    """The registry's file reader(s), recognised by what they declare."""
-    return tool.kind == "read" and tool.target is not None and tool.target.what == "file"
-
-
-def edits_files(tool: Tool) -> bool:
-    return tool.kind == "edit" and tool.target is not None and tool.target.what == "file"
-
-
 def _path(tool: Tool, call: Call, cwd: Path) -> str:
     assert tool.target is not None
     raw = os.path.expanduser(tool.target.value(call.args))
@@ -75,10 +66,10 @@ class ReadLog:
         self, call: Call, tool: Tool, result: ToolResult, messages: list[Message], cwd: Path
     ) -> ToolResult:
         """`result`, or the one-line note when it repeats a read still in `messages`."""
-        if edits_files(tool):
+        if tool.edits_a_file:
             self.forget(_path(tool, call, cwd))
             return result
-        if not reads_files(tool) or result.is_error:
+        if not tool.reads_a_file or result.is_error:
             return result
         path = _path(tool, call, cwd)
         assert tool.target is not None

@@ -72,15 +72,14 @@ class Spill:
             return result
         where = self.write(_slug(tool), text)
         if where is None:  # the session folder cannot be written: cut it as before
-            more = f"{tool} gave more than fits in a result; {_MORE}"
-            return ToolResult(cap(text, how_to_see_more=more), result.is_error, result.display)
+            return capped(tool, result)
         head = min(HEAD, self.threshold * 2 // 3)
         tail = min(TAIL, self.threshold // 3)
         return ToolResult(preview(text, where, head, tail), result.is_error, result.display)
 
 
 def capped(tool: str, result: ToolResult) -> ToolResult:
-    """`result` cut to the result cap (spilling is off, or the tool is not spilled)."""
+    """`result` cut to the result cap (a long one that could not be saved)."""
     if len(result.output) <= RESULT_CAP:
         return result
     more = f"{tool} gave more than fits in a result; {_MORE}"

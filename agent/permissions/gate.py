@@ -56,14 +56,7 @@ class Gate:
 
     def readable(self, call_id: str, path: str) -> bool:
         """Whether the registry's file reader may read `path` without asking anyone."""
-        reader = next(
-            (
-                t
-                for t in self.tools.values()
-                if t.kind == "read" and t.target is not None and t.target.what == "file"
-            ),
-            None,
-        )
+        reader = next((t for t in self.tools.values() if t.reads_a_file), None)
         if reader is None or reader.target is None:
             return False
         peek, _ = self.decide(Call(call_id, reader.name, {reader.target.arg: path}))

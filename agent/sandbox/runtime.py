@@ -61,10 +61,15 @@ class Sandbox:
 
         return [*bwrap_args(self.runner, policy, cwd), *argv]
 
+    @property
+    def shown_mode(self) -> str:
+        """The mode commands really run in ("off" when the kernel refused)."""
+        return self.mode if self.active else "off"
+
     def status(self) -> dict[str, Any]:
         """For the JSON init event and /sandbox."""
         return {
-            "mode": self.mode if self.active else "off",
+            "mode": self.shown_mode,
             "configured": self.mode,
             "writable": list(self.policy.writable),
             "network": self.network or not self.active,

@@ -60,8 +60,7 @@ def stats_of(agent: Agent) -> tuple[float, float | None, float]:
     p = agent.llm.cfg.provider
     limit = agent.compaction.trigger if agent.compaction else p.context_limit
     t = agent.totals
-    cache = t.cached_tokens / t.input_tokens if t.input_tokens else 0.0
-    return used / max(limit, 1), t.cost, cache
+    return used / max(limit, 1), t.cost, t.cache_hit_ratio
 
 
 def bindings(host: PromptHost) -> Any:

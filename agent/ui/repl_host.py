@@ -52,7 +52,7 @@ class ReplHost:
 
     def toolbar(self) -> Any:
         model = self.run.agent.llm.model if self.run is not None else self.cfg.model
-        box = str(self.run.sandbox().status()["mode"]) if self.run is not None else ""
+        box = self.run.sandbox().shown_mode if self.run is not None else ""
         return toolbar_text(model, self.mode, *self.stats, sandbox=box)
 
     def cancel_turn(self) -> None:
