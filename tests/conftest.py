@@ -43,12 +43,13 @@ def fake(request: pytest.FixtureRequest) -> Iterator[FakeOpenAI]:
 
 @pytest.fixture(autouse=True)
 def state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Sessions and audit logs of in-process runs go to the test's own state directory (outside
-    its tmp_path, which is often the project). Its own MonkeyPatch: a test's
+    """Sessions, audit logs and caches of in-process runs go to the test's own state directory
+    (outside its tmp_path, which is often the project). Its own MonkeyPatch: a test's
     `monkeypatch.undo()` must not send writes to the real ~/.local/state."""
     state = tmp_path_factory.mktemp("state")
     with pytest.MonkeyPatch.context() as m:
         m.setenv("AGENT_STATE_DIR", str(state))
+        m.setenv("AGENT_CACHE_DIR", str(state / "cache"))  # code tags (agent.code.cache)
         yield state
 
 

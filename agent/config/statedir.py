@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 ENV = "AGENT_STATE_DIR"
+CACHE_ENV = "AGENT_CACHE_DIR"
 _SLUG_CHARS = re.compile(r"[^A-Za-z0-9._]+")
 SLUG_MAX = 80  # characters of the path kept readable in the folder's name
 
@@ -28,6 +29,19 @@ def state_home() -> Path:
     if xdg and os.path.isabs(xdg):  # the XDG spec: a relative value is invalid, ignore it
         return Path(xdg) / "agent"
     return Path(os.path.expanduser("~")) / ".local" / "state" / "agent"
+
+
+def cache_home() -> Path:
+    """The agent's cache directory (derived data that may be deleted at any time, such as the
+    code tags of agent.code): `$AGENT_CACHE_DIR`, else `$XDG_CACHE_HOME/agent`, else
+    `~/.cache/agent`. Not created here."""
+    own = os.environ.get(CACHE_ENV, "").strip()
+    if own:
+        return Path(os.path.expanduser(own)).absolute()
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg) / "agent"
+    return Path(os.path.expanduser("~")) / ".cache" / "agent"
 
 
 def slug(root: Path) -> str:
