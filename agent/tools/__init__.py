@@ -6,7 +6,7 @@ act on, other names, an edit preview). Tools that belong to a feature (project a
 subagents) live in that feature's package and join the same registry when the app assembles a
 session.
 
-May import: permissions (paths, secrets), base, git, config.
+May import: code (tree-sitter tags), sandbox, permissions (paths, secrets), base, git, config.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from agent.base.record import Tool
 def builtin_tools() -> tuple[Tool, ...]:
     """The built-in tools, in the fixed order the model sees them (stable for prompt caching)."""
     # deferred: ~25 ms of tool modules: only when a registry is built
-    from agent.tools import files, search, shell, todo, web
+    from agent.tools import code, files, search, shell, todo, web
 
-    return (*files.TOOLS, *search.TOOLS, *shell.TOOLS, *web.TOOLS, *todo.TOOLS)
+    return (*files.TOOLS, *search.TOOLS, *code.TOOLS, *shell.TOOLS, *web.TOOLS, *todo.TOOLS)
 
 
 def registry(tools: tuple[Tool, ...]) -> dict[str, Tool]:

@@ -289,7 +289,7 @@ def test_one_shot_long_turn_compacts_inside_the_turn(
     assert r.returncode == 0, r.stderr
     [event] = [o for o in out if o["type"] == "compact"]
     assert event["trigger"] == "auto"
-    assert event["pre_tokens"] > 4800 > event["post_tokens"]
+    assert event["pre_tokens"] > 4800 and event["post_tokens"] < event["pre_tokens"] - 100
     assert "tools" not in fake.requests[2]
     assert "keep the API names" in fake.requests[2]["messages"][1]["content"]
     payload = json.loads((proj / "precompact.json").read_text())

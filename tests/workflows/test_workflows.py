@@ -386,7 +386,7 @@ async def test_simplify_runs_three_reviewers_then_applies_in_the_main_loop(
     reviewers = [r for r in routed.requests if is_child(r)]
     assert len(reviewers) == 3
     for r in reviewers:
-        assert tool_names(r) == ["read_file", "glob", "grep"]
+        assert tool_names(r) == ["read_file", "glob", "grep", "outline", "symbols"]
         assert "diff --git a/app.py b/app.py" in r["messages"][1]["content"]
         assert "Focus especially on: naming" in r["messages"][1]["content"]
     main = next(r for r in routed.requests if not is_child(r))
