@@ -13,6 +13,7 @@ from agent.config.load import Config
 from agent.context.compaction import Policy
 from agent.context.economy import Economy
 from agent.context.memory import env_block, system_prompt
+from agent.context.repomap import RepoMapper
 from agent.context.spill import SPILL_ROOM
 from agent.core.dispatch import Dispatcher
 from agent.core.llm import LLM
@@ -74,6 +75,7 @@ class Run:
     planning: bool = False  # the last message went out in plan mode
     moved_from: str = ""  # a resumed session last ran in this other directory
     language: str = ""  # the reply language (`language` setting, /lang): in the system prompt
+    repo_map: RepoMapper | None = None  # the repository map the first message carries, /map
 
     def moved_note(self) -> str:
         """Tells the model (once) that a resumed session now works in another directory."""
@@ -86,9 +88,10 @@ class Run:
         self.moved_from = ""
         return note
 
-    def user_message(self, prompt: str) -> str:
-        """The first message of a session carries the environment block (and hook context);
-        in plan mode every message says so, and the first one after it says it is over."""
+    def user_message(self, prompt: str, repo_map: str = "") -> str:
+        """The first message of a session carries the environment block and the repository
+        map (and hook context); in plan mode every message says so, and the first one after
+        it says it is over."""
         plan, was = self.gate.mode == "plan", self.planning
         self.planning = plan
         note = PLAN_ON if plan else PLAN_OFF if was else ""
@@ -98,12 +101,15 @@ class Run:
         self.context = []
         if self.first_turn:
             self.first_turn = False
-            return f"{env_block(self.cfg.cwd, self.cfg.root)}\n\n{extra}{prompt}"
+            blocks = [env_block(self.cfg.cwd, self.cfg.root), repo_map, f"{extra}{prompt}"]
+            return "\n\n".join(b for b in blocks if b)
         return f"{extra}{prompt}"
 
     async def turn(self, prompt: str) -> TurnEnd:
         """One user turn through the loop: the prompt as user_message dresses it."""
-        return await self.agent.run_turn(self.user_message(prompt))
+        mapper = self.repo_map if self.first_turn else None
+        block = await mapper.block(prompt) if mapper is not None else ""
+        return await self.agent.run_turn(self.user_message(prompt, block))
 
     def set_mode(self, mode: str) -> None:
         """Shift-Tab: the permission mode the gate and hooks use, recorded in the session."""
@@ -130,6 +136,8 @@ class Run:
         self.context += out.context
 
     async def end(self, reason: str = "exit") -> None:
+        if self.repo_map is not None:
+            self.repo_map.close()
         await self.stop_background()
         await self.hooks.session_end(reason)
 
@@ -288,6 +296,8 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
         agent, session_id, denials, cfg, hooks, gate, store, recorder, actions=actions, mcp=mcp
     )
     run.first_turn, run.language = not history, language
+    run.repo_map = RepoMapper(cfg.cwd, cfg.options.repo_map_tokens, ctx)
+    run.repo_map.warm()  # reads the project's code while the user types
     if before is not None and before.cwd and before.cwd != str(cfg.cwd):
         run.moved_from = before.cwd
     return run

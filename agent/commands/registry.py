@@ -27,6 +27,7 @@ OPTIONAL_MODULES = (
     "agent.commands.mcp",
     "agent.commands.actions",
     "agent.commands.workflows",
+    "agent.commands.code",
 )
 _NAME = re.compile(r"/([A-Za-z][\w:.-]*)(?:\s+(.*))?", re.S)
 

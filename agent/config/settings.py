@@ -42,6 +42,7 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
         (dict,),
         'an object like {"spillAt": 12000, "clearAt": 0.4, "keepTurns": 4, "dedupReads": true}',
     ),
+    "repoMap": ((dict,), 'an object like {"tokens": 1000}'),
     "temperature": ((int, float), "a number"),
     "language": ((str,), 'a language code like "ru", or "auto" (the language you write in)'),
     "includeUsage": ((bool,), "true or false"),
@@ -134,6 +135,7 @@ def check_types(path: Path, data: dict[str, Any]) -> None:
     check_sessions(path, data.get("sessions", {}))
     check_tool_results(path, data.get("toolResults", {}))
     check_sandbox(path, data.get("sandbox", {}))
+    check_repo_map(path, data.get("repoMap", {}))
 
 
 TOOL_RESULTS_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
@@ -165,6 +167,16 @@ def check_tool_results(path: Path, values: dict[str, Any]) -> None:
         types, expected = TOOL_RESULTS_KEYS[key]
         if (isinstance(value, bool) != (bool in types)) or not isinstance(value, types):
             raise ConfigError(f"{path}: key 'toolResults.{key}' must be {expected}, got {value!r}")
+
+
+def check_repo_map(path: Path, values: dict[str, Any]) -> None:
+    """`repoMap.tokens` is a whole number of tokens, 0 or more (0: no map)."""
+    tokens = values.get("tokens", 0)
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+        raise ConfigError(
+            f"{path}: key 'repoMap.tokens' must be a whole number of tokens (0: no map), "
+            f"got {tokens!r}"
+        )
 
 
 def check_sessions(path: Path, sessions: dict[str, Any]) -> None:

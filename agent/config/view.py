@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+REPO_MAP_TOKENS = 1_000
+
 
 @dataclass(frozen=True)
 class Retention:
@@ -123,6 +125,11 @@ class Settings:
             b.get("hooks") is True,
             b.get("mcp") is True,
         )
+
+    @property
+    def repo_map_tokens(self) -> int:
+        """`repoMap.tokens`: the repository map's budget in the first message (0: none)."""
+        return int(self._obj("repoMap").get("tokens", REPO_MAP_TOKENS))
 
     @property
     def tool_results(self) -> ToolResults:
