@@ -13,6 +13,7 @@ import sys
 import time
 
 from bench import (
+    codebench,
     economy,
     extra,
     loopbench,
@@ -41,6 +42,7 @@ def main() -> int:
     extra.read_then_answer(table, n)
     loopbench.loop_bench(table, max(3, n // 2))
     economy.economy_bench(table)
+    codebench.code_bench(table, n)
     sandbench.sandbox_bench(table, max(15, n * 3))
     spine.streaming(table, max(3, n // 2))
     prompt.prompt_bench(table)

@@ -21,11 +21,12 @@ def _defined(files: dict[str, FileTags]) -> tuple[dict[str, list[str]], dict[str
     anywhere: dict[str, list[str]] = defaultdict(list)
     top: dict[str, list[str]] = defaultdict(list)
     for rel, tags in files.items():
-        defs = [d for d in tags.defs if d.kind not in CONTAINERS_ONLY]
-        for name in {d.name for d in defs}:
+        names = {(d.name, d.depth == 0) for d in tags.defs if d.kind not in CONTAINERS_ONLY}
+        for name in {n for n, _ in names}:
             anywhere[name].append(rel)
-        for name in {d.name for d in defs if d.depth == 0}:
-            top[name].append(rel)
+        for name, at_top in names:
+            if at_top:
+                top[name].append(rel)
     return anywhere, top
 
 
@@ -129,9 +130,10 @@ def ranked_defs(
     rank = pagerank(files, edges, focus_files)
     score: dict[tuple[str, str], float] = defaultdict(float)
     for rel, out in edges.items():
-        total = sum(w for _, _, w in out)
-        for home, name, w in out:
-            score[(home, name)] += rank[rel] * w / total
+        if out:
+            share = rank[rel] / sum(w for _, _, w in out)
+            for home, name, w in out:
+                score[(home, name)] += share * w
     result = []
     for rel, tags in files.items():
         own = rank.get(rel, 0.0) * 0.01
@@ -141,9 +143,9 @@ def ranked_defs(
             s = score.get((rel, d.name), 0.0) + own / (1 + d.depth)
             if d.name in focus_names:
                 s += 1.0  # named in the message: before everything ranked (ranks sum to 1)
-            result.append((s, rel, i))
-    result.sort(key=lambda t: (-t[0], t[1], t[2]))
-    return result
+            result.append((-s, rel, i))
+    result.sort()  # best first; then by path and position
+    return [(-s, rel, i) for s, rel, i in result]
 
 
 def file_ranks(files: dict[str, FileTags], focus_files: Set[str] = frozenset()) -> dict[str, float]:

@@ -56,8 +56,17 @@ def repo_map(
         return ""
     ranked = [r for r in ranked_defs(files, focus_files, focus_names) if r[1] not in leave_out]
     ranked = ranked[:MAX_DEFS]
+    # the largest k whose map fits: double k until it does not (a budget holds tens of
+    # definitions, the ranking thousands), then bisect
     lo, hi, best = 1, len(ranked), ""
-    while lo <= hi:  # the largest k whose map fits
+    k = 16
+    while k < hi:
+        text = render(files, ranked, k)
+        if estimate(text) > tokens:
+            hi = k - 1
+            break
+        best, lo, k = text, k + 1, k * 2
+    while lo <= hi:
         mid = (lo + hi) // 2
         text = render(files, ranked, mid)
         if estimate(text) <= tokens:
