@@ -19,6 +19,7 @@ from agent.tools import atomic, textio
 from agent.tools.common import ToolError, bool_arg, did_you_mean, guard, resolve, shown, str_arg
 from agent.tools.difftext import unified_diff
 from agent.tools.matching import replaced
+from agent.tools.multiedit import apply_edits, edit_list, text_arg
 
 PREVIEW_BYTES = 2 << 20  # files larger than this get no diff in the permission prompt
 DIFF_CAP_MODEL = 4000  # diff characters sent to the model; the terminal gets more
@@ -147,15 +148,6 @@ def printable(fn: Execute) -> Execute:
     return run
 
 
-def _text_arg(args: dict[str, Any], name: str) -> str:
-    """A text argument without lone surrogates: written with surrogateescape, one would
-    become a raw byte in the file."""
-    value = str_arg(args, name)
-    if textio.has_surrogates(value):
-        raise ToolError(f"{name} contains a lone surrogate (\\ud800-\\udfff), which is not text")
-    return value
-
-
 def plan(
     name: str, args: dict[str, Any], path: Path, ctx: ToolContext | None = None
 ) -> tuple[Current, str]:
@@ -163,7 +155,7 @@ def plan(
     Raises the ToolError the tool would return. The permission prompt's diff comes from here,
     so it shows exactly what the tool will write (`encoded` is the last check)."""
     if name == "write_file":
-        content = _text_arg(args, "content")
+        content = text_arg(args, "content")
         cur = load(path)
         if cur.stray and "\ufffd" in content:
             raise ToolError(
@@ -173,7 +165,9 @@ def plan(
                 "with bash first",
             )
         return cur, textio.with_newlines(content, cur.fmt.newline) if cur.exists else content
-    old, new = _text_arg(args, "old_string"), _text_arg(args, "new_string")
+    if args.get("edits") is not None:
+        return _multi(args, path, ctx)
+    old, new = text_arg(args, "old_string"), text_arg(args, "new_string")
     if old == new:
         raise ToolError("old_string and new_string are identical; there is nothing to change")
     cur = load(path)
@@ -189,6 +183,16 @@ def plan(
         raise ToolError(f"file not found: {path}", hint=did_you_mean(path, ctx) if ctx else "")
     replace_all = bool_arg(args, "replace_all")
     return cur, replaced(path.name, cur.text, cur.fmt.newline, cur.stray, old, new, replace_all)
+
+
+def _multi(args: dict[str, Any], path: Path, ctx: ToolContext | None) -> tuple[Current, str]:
+    """edit_file with `edits`: in order, on one existing file, all or nothing."""
+    edits = edit_list(args)
+    cur = load(path)
+    if not cur.exists:
+        raise ToolError(f"file not found: {path}", hint=did_you_mean(path, ctx) if ctx else "")
+    fmt = cur.fmt
+    return cur, apply_edits(path.name, cur.text, fmt.newline, cur.stray, edits)
 
 
 @printable
@@ -260,8 +264,9 @@ EDIT_FILE = Tool(
     description=(
         "Replace exact text in a file: old_string must match literally (whitespace and "
         "indentation included) and be unique unless replace_all is true. new_string is inserted "
-        "literally. Keeps encoding and line endings; the result shows a diff. An empty "
-        "old_string creates a missing file with new_string."
+        "literally. Several changes to one file: pass `edits` instead, a list of "
+        "{old_string, new_string, replace_all} applied in order, all or nothing. Keeps encoding "
+        "and line endings; the result shows a diff. An empty old_string creates a missing file."
     ),
     parameters={
         "type": "object",
@@ -270,8 +275,21 @@ EDIT_FILE = Tool(
             "old_string": {"type": "string", "description": "Exact text to replace"},
             "new_string": {"type": "string", "description": "Replacement text"},
             "replace_all": {"type": "boolean", "description": "Replace every occurrence"},
+            "edits": {
+                "type": "array",
+                "description": "Several replacements in order (instead of old_string)",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "old_string": {"type": "string"},
+                        "new_string": {"type": "string"},
+                        "replace_all": {"type": "boolean"},
+                    },
+                    "required": ["old_string", "new_string"],
+                },
+            },
         },
-        "required": ["path", "old_string", "new_string"],
+        "required": ["path"],
         "additionalProperties": False,
     },
     run=_edit,

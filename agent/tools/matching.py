@@ -82,6 +82,16 @@ def replaced(
 ) -> str:
     """`text` (a file called `name`, with `newline` endings and `stray` undecodable bytes) with
     the edit applied, or a ToolError saying exactly why the edit cannot apply."""
+    old, new, _ = locate(name, text, newline, stray, old, new, replace_all)
+    # str.replace is literal: no regex, no `$&`/backreference expansion in new_string.
+    return text.replace(old, new) if replace_all else text.replace(old, new, 1)
+
+
+def locate(
+    name: str, text: str, newline: str, stray: int, old: str, new: str, replace_all: bool
+) -> tuple[str, str, list[int]]:
+    """old and new in the file's line endings and where old matches (every place with
+    `replace_all`, else the only one), or the ToolError saying why the edit cannot apply."""
     old, new = _adapt(text, old, new, newline)
     count = text.count(old)
     if count == 0:
@@ -101,5 +111,8 @@ def replaced(
             f"old_string matches {count} times in {name} (lines {', '.join(spots)})",
             hint="add surrounding lines to old_string to make it unique, or set replace_all=true",
         )
-    # str.replace is literal: no regex, no `$&`/backreference expansion in new_string.
-    return text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    places, pos = [], text.find(old)
+    while pos >= 0:
+        places.append(pos)
+        pos = text.find(old, pos + len(old)) if replace_all else -1
+    return old, new, places
