@@ -34,6 +34,7 @@ from agent.session.resume import restore
 from agent.session.store import SessionFile, new_id, prune, summarize
 from agent.subagents.defs import AgentDef
 from agent.tools import builtin_tools, registry
+from agent.tools.stamps import FileStamps
 from agent.workflows.setup import attach as attach_workflows
 from agent.workflows.setup import stop_background, subagent_tools
 
@@ -230,6 +231,7 @@ def _context(cfg: Config, session_id: str, out: Sink, economy: Economy) -> ToolC
         allow_private_hosts=web.allow_private_hosts,
         web_search=cfg.options.web_search,
         result_room=SPILL_ROOM if economy.spill is not None else RESULT_CAP,
+        files=FileStamps(),  # stale-read protection for the file tools
     )
 
 

@@ -46,11 +46,12 @@ class ToolContext:
     result_room: int = RESULT_CAP
     # The session's own objects, typed by the packages that own them (their accessors check):
     # the todo list (tools.todo), the subagent runner (subagents.tool), a /loop (workflows),
-    # the sandbox (sandbox.runtime).
+    # the sandbox (sandbox.runtime), the stale-read record (tools.stamps).
     todo: object | None = None
     subagents: object | None = None
     loop: object | None = None
     sandbox: object | None = None  # the OS sandbox commands run in (agent.sandbox.runtime)
+    files: object | None = None  # what the file tools last saw of each file (tools.stamps)
 
 
 Execute = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]

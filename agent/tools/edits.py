@@ -20,6 +20,7 @@ from agent.tools.common import ToolError, bool_arg, did_you_mean, guard, resolve
 from agent.tools.difftext import unified_diff
 from agent.tools.matching import replaced
 from agent.tools.multiedit import apply_edits, edit_list, text_arg
+from agent.tools.stamps import fresh, seen
 
 PREVIEW_BYTES = 2 << 20  # files larger than this get no diff in the permission prompt
 DIFF_CAP_MODEL = 4000  # diff characters sent to the model; the terminal gets more
@@ -201,7 +202,8 @@ async def _write(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     path = resolve(ctx, str_arg(args, "path"))
 
     def work() -> ToolResult:
-        return commit(ctx, path, *plan("write_file", args, path), "Wrote")
+        fresh(ctx, path)
+        return seen(ctx, path, commit(ctx, path, *plan("write_file", args, path), "Wrote"))
 
     return await asyncio.to_thread(work)
 
@@ -212,7 +214,8 @@ async def _edit(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     path = resolve(ctx, str_arg(args, "path"))
 
     def work() -> ToolResult:
-        return commit(ctx, path, *plan("edit_file", args, path, ctx), "Edited")
+        fresh(ctx, path)
+        return seen(ctx, path, commit(ctx, path, *plan("edit_file", args, path, ctx), "Edited"))
 
     return await asyncio.to_thread(work)
 

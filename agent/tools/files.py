@@ -15,6 +15,7 @@ from agent.tools import agentignore, textio, walk
 from agent.tools.binkinds import ADVICE, BINARY_EXTENSIONS
 from agent.tools.common import ToolError, did_you_mean, guard, int_arg, resolve, shown, str_arg
 from agent.tools.edits import EDIT_FILE, WRITE_FILE
+from agent.tools.stamps import stamps_of
 
 DEFAULT_LIMIT = 2000
 MAX_LINE = 2000  # characters kept of one line
@@ -241,7 +242,11 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if await asyncio.to_thread(path.is_dir):  # its entries, one level (offset/limit unused)
         text, count = await asyncio.to_thread(_directory, path, ctx)
         return ToolResult(text, display=f"read_file {name} · {plural(count, 'entry')}")
+    stamps = stamps_of(ctx)
+    before = await asyncio.to_thread(stamps.take, path) if stamps is not None else None
     lines, page, notes = await asyncio.to_thread(_read, path, offset, limit, ctx)
+    if stamps is not None:
+        stamps.saw(path, before)  # read: it may be edited now (agent.tools.stamps)
     size = page.size
     if not lines:
         if offset == 1 and (size == 0 or page.total == 0):  # or nothing but a BOM

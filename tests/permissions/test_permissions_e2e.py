@@ -555,7 +555,10 @@ def test_the_suggested_flag_really_allows_the_denied_write(
     args: dict[str, Any] = {"path": path, "content": "bye\n"}
     if tool == "edit_file":
         args = {"path": path, "old_string": "hello", "new_string": "bye"}
-    fake.script(tool_calls([(tool, args)]), text("no"), tool_calls([(tool, args)]), text("ok"))
+    read = tool_calls([("read_file", {"path": path})])  # an existing file is read before a change
+    fake.script(
+        tool_calls([(tool, args)]), text("no"), read, tool_calls([(tool, args)]), text("ok")
+    )
     code, result, err = one_shot(fake_env, where, "go")
     assert code == 0, err
     assert len(result["permission_denials"]) == 1 and target.read_text() == "hello\n"
@@ -565,7 +568,8 @@ def test_the_suggested_flag_really_allows_the_denied_write(
     rule = parse_rule(flags[1], Workspace.make(where, home=home))
     for other in (home / "other.txt", home / "deep" / "x.txt"):  # never all of ~
         assert not path_match(rule, other), rule.text
-    code, result, err = one_shot(fake_env, where, *flags, "go")
+    reads = f"read_file({target.resolve()})"  # the read an edit of an existing file needs
+    code, result, err = one_shot(fake_env, where, *flags, "--allowed-tools", reads, "go")
     assert code == 0, err
     assert result["permission_denials"] == []
     assert target.read_text() == "bye\n"

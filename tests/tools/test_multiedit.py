@@ -148,6 +148,7 @@ async def test_the_model_fixes_a_failed_multi_edit(fake: FakeOpenAI, tmp_path: P
         {"old_string": "epsilon", "new_string": "E"},
     ]
     fake.script(
+        tool_calls([("read_file", {"path": "m.py"})]),
         tool_calls([("edit_file", {"path": "m.py", "edits": bad})]),
         tool_calls([("edit_file", {"path": "m.py", "edits": good})]),
         text("done"),
@@ -158,8 +159,8 @@ async def test_the_model_fixes_a_failed_multi_edit(fake: FakeOpenAI, tmp_path: P
     finally:
         await close_runs()
     results = [m for m in fake.requests[-1]["messages"] if m["role"] == "tool"]
-    assert results[0]["content"].startswith("Error: edit 2 of 2: old_string not found")
-    assert results[1]["content"].startswith("Edited m.py: +2 -2")
+    assert results[1]["content"].startswith("Error: edit 2 of 2: old_string not found")
+    assert results[2]["content"].startswith("Edited m.py: +2 -2")
     assert (
         f.read_bytes()
         == SRC.replace("alpha", "A").replace("epsilon", "E").replace("\n", "\r\n").encode()
