@@ -10,6 +10,7 @@ from agent.base.events import Event, FanOut, Notice, PermissionDenied, Sink, Tur
 from agent.base.messages import Message
 from agent.base.record import RESULT_CAP, Middleware, Tool, ToolContext
 from agent.config.load import Config
+from agent.config.providers import prefers_patches
 from agent.context.compaction import Policy
 from agent.context.economy import Economy
 from agent.context.memory import env_block, system_prompt
@@ -179,7 +180,8 @@ def _tools(
 ) -> tuple[dict[str, Tool], ActionRunner | None, tuple[dict[str, AgentDef], list[str]]]:
     """The session's registry (built-ins, subagent tools, run_action; a tool a neverAllow rule
     names whole is not offered), the project's action runner, the agent definitions."""
-    tools = registry(builtin_tools())
+    patch = cfg.options.apply_patch
+    tools = registry(builtin_tools(prefers_patches(cfg.model) if patch is None else patch))
     task_tools, agent_defs, def_warnings = subagent_tools(cfg)
     tools.update(task_tools)
     actions = project_actions(cfg, session_id, out)

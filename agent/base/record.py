@@ -66,17 +66,26 @@ ToolKind = Literal["read", "edit", "exec", "network", "meta"]
 class Target:
     """What one call acts on, read from its arguments: the facts permissions judge a call by.
 
-    `what`: a file, a folder searched below, a shell command, a URL the call sends data to,
-    or a project action id; `arg` names the argument holding it (`default` when absent) and
-    `pattern_arg` a glob below a folder."""
+    `what`: a file, a folder searched below, several files (a patch: `files` reads them from the
+    argument), a shell command, a URL the call sends data to, or a project action id; `arg`
+    names the argument holding it (`default` when absent) and `pattern_arg` a glob below a
+    folder."""
 
-    what: Literal["file", "folder", "command", "url", "action"]
+    what: Literal["file", "folder", "files", "command", "url", "action"]
     arg: str
     default: str = ""
     pattern_arg: str = ""
+    # `files`: the paths the argument names (a patch's files); () when it cannot be read
+    files: Callable[[str], tuple[str, ...]] | None = None
 
     def value(self, args: dict[str, Any]) -> str:
         return str(args.get(self.arg) or self.default)
+
+    def paths(self, args: dict[str, Any]) -> tuple[str, ...]:
+        """The files one call acts on: its file, or every file its argument names."""
+        if self.files is None:
+            return (self.value(args),)
+        return self.files(self.value(args))
 
     def pattern(self, args: dict[str, Any]) -> str:
         return str(args.get(self.pattern_arg, "") or "") if self.pattern_arg else ""

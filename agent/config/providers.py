@@ -83,6 +83,17 @@ PRESETS: dict[str, Provider] = {
 }
 
 
+# Models trained on the apply_patch format (OpenAI's Codex line and its recent general models):
+# they get the apply_patch tool without the tools.applyPatch setting.
+PATCH_MODELS = ("gpt-4.1", "gpt-5", "o3", "o4", "codex")
+
+
+def prefers_patches(model: str) -> bool:
+    """The model is known to write `*** Begin Patch` patches best."""
+    name = model.lower().rsplit("/", 1)[-1]  # openrouter's openai/gpt-5
+    return name.startswith(PATCH_MODELS) or "codex" in name
+
+
 def preset(name: str) -> Provider:
     """The preset called `name`; KeyError names the known ones."""
     try:

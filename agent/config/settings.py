@@ -43,6 +43,7 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
         'an object like {"spillAt": 12000, "clearAt": 0.4, "keepTurns": 4, "dedupReads": true}',
     ),
     "repoMap": ((dict,), 'an object like {"tokens": 1000}'),
+    "tools": ((dict,), 'an object like {"applyPatch": true}'),
     "temperature": ((int, float), "a number"),
     "language": ((str,), 'a language code like "ru", or "auto" (the language you write in)'),
     "includeUsage": ((bool,), "true or false"),
@@ -136,6 +137,9 @@ def check_types(path: Path, data: dict[str, Any]) -> None:
     check_tool_results(path, data.get("toolResults", {}))
     check_sandbox(path, data.get("sandbox", {}))
     check_repo_map(path, data.get("repoMap", {}))
+    patch = data.get("tools", {}).get("applyPatch", False)
+    if not isinstance(patch, bool):
+        raise ConfigError(f"{path}: key 'tools.applyPatch' must be true or false, got {patch!r}")
 
 
 TOOL_RESULTS_KEYS: dict[str, tuple[tuple[type, ...], str]] = {

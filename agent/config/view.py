@@ -127,6 +127,12 @@ class Settings:
         )
 
     @property
+    def apply_patch(self) -> bool | None:
+        """`tools.applyPatch`: offer apply_patch (None: only to models trained on it)."""
+        value = self._obj("tools").get("applyPatch")
+        return value if isinstance(value, bool) else None
+
+    @property
     def repo_map_tokens(self) -> int:
         """`repoMap.tokens`: the repository map's budget in the first message (0: none)."""
         return int(self._obj("repoMap").get("tokens", REPO_MAP_TOKENS))

@@ -129,7 +129,7 @@ def request(call: Call, tool: Tool, d: Decision, f: Facts, root: Path) -> AskReq
     shown = tool.preview(call.args, root) if tool.preview is not None else None
     diff = (shown.diff or shown.note) if shown is not None else ""
     what = tool.target.what if tool.target is not None else ""
-    remember = "d" if what in ("file", "folder") else "a"  # a directory, or a command prefix
+    remember = "d" if what in ("file", "folder", "files") else "a"  # a directory, or a prefix
     choices: tuple[str, ...] = ("y", "s", remember, "n") if f.suggest else ("y", "n")
     if f.protected:
         choices = ("y", "n")  # protected paths are approved one call at a time

@@ -87,6 +87,8 @@ def facts(
         f = Facts(read_only=tool.read_only)
         _file_facts(f, rs, tool, args, ws, peers or (tool.name,))
         return f
+    if target.what == "files":
+        return _files_facts(rs, tool, args, ws, peers or (tool.name,))
     if target.what == "url":  # read-only for the disk, but the call sends data out
         f = Facts(read_only=False)
         _web_facts(f, rs, tool.name, target.value(args))
@@ -108,11 +110,18 @@ def _named_facts(rs: RuleSet, tool: Tool) -> Facts:
 
 
 def _file_facts(
-    f: Facts, rs: RuleSet, tool: Tool, args: dict[str, Any], ws: Workspace, peers: tuple[str, ...]
+    f: Facts,
+    rs: RuleSet,
+    tool: Tool,
+    args: dict[str, Any],
+    ws: Workspace,
+    peers: tuple[str, ...],
+    raw: str | None = None,
 ) -> None:
+    """The facts of a file or folder call (`raw`: one of the files a patch names)."""
     assert tool.target is not None
     name, folder = tool.name, tool.target.what == "folder"
-    v = check(tool.target.value(args) or ".", ws)
+    v = check(raw if raw is not None else tool.target.value(args) or ".", ws)
     f.target, f.inside, f.protected = str(v.shown), v.inside, v.secret
     if tool.read_only and ws.reads and all(within(p, ws.reads) for p in v.paths):
         f.inside, f.protected = True, ""  # the session's own saved outputs
@@ -139,6 +148,36 @@ def _file_facts(
     f.suggest = _dir_rules(peers, v.shown, folder, rs.anchor or ws.root, ws.home)
     # Not the advice where it would let every file of home be edited (the project is ~).
     f.edits_mode = tool.kind == "edit" and f.inside and not within(ws.home, ws.dirs)
+
+
+def _files_facts(
+    rs: RuleSet, tool: Tool, args: dict[str, Any], ws: Workspace, peers: tuple[str, ...]
+) -> Facts:
+    """A call on several files (a patch) is judged as a change of each: one denied file denies
+    it whole, one protected file asks for it whole, it is inside only when all are, and a rule
+    allows it only when it allows every file."""
+    assert tool.target is not None
+    paths = tool.target.paths(args)
+    if not paths:  # unreadable: the tool will say why; nothing to allow it by
+        return _named_facts(rs, tool)
+    parts = []
+    for raw in paths:
+        part = Facts(read_only=tool.read_only)
+        _file_facts(part, rs, tool, args, ws, peers, raw)
+        parts.append(part)
+    f = Facts(read_only=tool.read_only)
+    denied = next((p for p in parts if p.deny), None)
+    if denied is not None:
+        f.deny, f.deny_reason = denied.deny, denied.deny_reason
+    f.protected = next((p.protected for p in parts if p.protected), "")
+    f.ask = next((p.ask for p in parts if p.ask), "")
+    f.allow = parts[0].allow if all(p.allow for p in parts) else ""
+    f.inside = all(p.inside for p in parts)
+    f.edits_mode = all(p.edits_mode for p in parts)
+    f.why = next((p.why for p in parts if p.why), "")
+    f.target = ", ".join(p.target for p in parts)
+    f.suggest = list(dict.fromkeys(s for p in parts for s in p.suggest))
+    return f
 
 
 def _pattern_facts(f: Facts, pattern: str, base: Path, ws: Workspace) -> None:

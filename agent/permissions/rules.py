@@ -137,7 +137,7 @@ def parse_rule(text: str, ws: Workspace, vocab: Vocabulary | None = None) -> Rul
     what = vocab.target(tool)
     if what == "command":
         return _command_rule(text, tool, spec)
-    if what in ("file", "folder"):
+    if what in ("file", "folder", "files"):
         return Rule(text, tool, spec, path=_path_matcher(spec, ws))
     if what == "url" and spec.startswith("domain:"):
         return Rule(text, tool, spec, domain=spec[len("domain:") :].strip().lower().rstrip("."))

@@ -54,15 +54,18 @@ def _mode(path: Path) -> int | None:
         return None
 
 
-def _edited(tool: Tool | None, call: Call, ctx: ToolContext) -> Path | None:
-    """The file an edit tool's call changes (its record says which argument names it)."""
-    if tool is None or tool.kind != "edit" or tool.target is None or tool.target.what != "file":
-        return None
-    raw = call.args.get(tool.target.arg)
-    if not isinstance(raw, str):
-        return None
-    p = Path(raw).expanduser()
-    return (p if p.is_absolute() else ctx.cwd / p).resolve()
+def _edited(tool: Tool | None, call: Call, ctx: ToolContext) -> list[Path]:
+    """The files an edit tool's call changes (its record says which argument names them)."""
+    target = tool.target if tool is not None and tool.kind == "edit" else None
+    if target is None or target.what not in ("file", "files"):
+        return []
+    if not isinstance(call.args.get(target.arg), str):
+        return []
+    out = []
+    for raw in target.paths(call.args):
+        p = Path(raw).expanduser()
+        out.append((p if p.is_absolute() else ctx.cwd / p).resolve())
+    return out
 
 
 _PREFIXES = re.compile(r"\A\s*(?:<env>.*?</env>|\[Plan mode is o(?:n|ff):[^\]]*\])\s*", re.S)
@@ -112,18 +115,19 @@ class Snapshots:
         command = call.args.get(target.arg) if target and target.what == "command" else None
         if isinstance(command, str):
             return await self._bash(call, command, ctx, nxt)
-        path = _edited(tool, call, ctx)
-        if path is None:
-            return await nxt(call, ctx)
-        try:
-            before = _read(path)
-        except OSError:  # nothing to snapshot; the tool itself reports what is wrong
-            return await nxt(call, ctx)
-        blob = self.store.put_blob(before) if before is not None else None
-        rec = {"t": "snapshot", "n": self.checkpoint, "path": str(path), "blob": blob}
-        self.store.append({**rec, "mode": _mode(path)} if blob else rec)
+        paths = []
+        for path in _edited(tool, call, ctx):
+            try:
+                before = _read(path)
+            except OSError:  # nothing to snapshot; the tool itself reports what is wrong
+                continue
+            blob = self.store.put_blob(before) if before is not None else None
+            rec = {"t": "snapshot", "n": self.checkpoint, "path": str(path), "blob": blob}
+            self.store.append({**rec, "mode": _mode(path)} if blob else rec)
+            paths.append(path)
         result = await nxt(call, ctx)
-        self.store.append({"t": "written", "path": str(path), "hash": _hash(path)})
+        for path in paths:
+            self.store.append({"t": "written", "path": str(path), "hash": _hash(path)})
         return result
 
     async def _bash(self, call: Call, command: str, ctx: ToolContext, nxt: Next) -> ToolResult:

@@ -14,12 +14,21 @@ from __future__ import annotations
 from agent.base.record import Tool
 
 
-def builtin_tools() -> tuple[Tool, ...]:
-    """The built-in tools, in the fixed order the model sees them (stable for prompt caching)."""
+def builtin_tools(apply_patch: bool = False) -> tuple[Tool, ...]:
+    """The built-in tools, in the fixed order the model sees them (stable for prompt caching);
+    `apply_patch` adds the patch tool after the file tools (for models trained on it, or when
+    the `tools.applyPatch` setting asks)."""
     # deferred: ~25 ms of tool modules: only when a registry is built
     from agent.tools import code, files, search, shell, todo, web
 
-    return (*files.TOOLS, *search.TOOLS, *code.TOOLS, *shell.TOOLS, *web.TOOLS, *todo.TOOLS)
+    patch: tuple[Tool, ...] = ()
+    if apply_patch:
+        from agent.tools.patch_tool import APPLY_PATCH
+
+        patch = (APPLY_PATCH,)
+    return (
+        *files.TOOLS, *patch, *search.TOOLS, *code.TOOLS, *shell.TOOLS, *web.TOOLS, *todo.TOOLS
+    )  # fmt: skip
 
 
 def registry(tools: tuple[Tool, ...]) -> dict[str, Tool]:
