@@ -6,7 +6,7 @@ from dataclasses import astuple, dataclass, field
 from typing import Any
 
 from agent.actions.tool import ActionRunner, project_actions
-from agent.base.events import Event, FanOut, Notice, PermissionDenied, Sink, TurnEnd
+from agent.base.events import FanOut, Notice, Sink, TurnEnd
 from agent.base.messages import Message
 from agent.base.record import RESULT_CAP, Middleware, Tool, ToolContext
 from agent.config.load import Config
@@ -20,11 +20,12 @@ from agent.core.dispatch import Dispatcher
 from agent.core.llm import LLM
 from agent.core.loop import Agent
 from agent.core.window import kept_policy
+from agent.hooks.checks import for_session as checks_for
 from agent.hooks.hooks import Hooks
 from agent.mcp.tools import McpTools
 from agent.mcp.tools import start as start_mcp
 from agent.permissions.asking import Asker
-from agent.permissions.audit import Audit
+from agent.permissions.audit import Audit, Denials
 from agent.permissions.gate import Gate
 from agent.permissions.rules import Vocabulary
 from agent.sandbox.runtime import Sandbox, for_session, sandbox_of
@@ -45,19 +46,6 @@ PLAN_ON = (
     "Investigate, then answer with a short step-by-step plan and stop.]"
 )
 PLAN_OFF = "[Plan mode is off: you may now make changes.]"
-
-
-@dataclass
-class Denials:
-    """Collects permission denials for the result's `permission_denials`."""
-
-    items: list[dict[str, Any]] = field(default_factory=list)
-
-    def emit(self, event: Event) -> None:
-        if isinstance(event, PermissionDenied):
-            self.items.append(
-                {"tool_name": event.name, "tool_use_id": event.id, "tool_input": event.args}
-            )
 
 
 @dataclass
@@ -270,6 +258,9 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     if actions is not None:
         actions.sandbox = box
     hooks.box = box if box.hooks else None
+    checks = checks_for(cfg.options.checks, cfg.cwd, tools, out, box)
+    if checks is not None:
+        layers = (*layers, checks)  # innermost: it sees the calls that really ran
     language = cfg.options.language
     prompt = system_prompt(cfg.cwd, cfg.root, trusted=cfg.trusted, language=language)
     agent = Agent(
@@ -285,6 +276,7 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
         hooks=hooks if hooks.specs else None,
         tool_sync=mcp.sync if mcp is not None else None,
         economy=economy,
+        checks=checks,
     )
     attach_workflows(
         agent,

@@ -28,6 +28,7 @@ OPTIONAL_MODULES = (
     "agent.commands.actions",
     "agent.commands.workflows",
     "agent.commands.code",
+    "agent.commands.checks",
 )
 _NAME = re.compile(r"/([A-Za-z][\w:.-]*)(?:\s+(.*))?", re.S)
 

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from agent.config import safefile
+from agent.config.errors import ConfigError
+from agent.config.objects import SANDBOX_MODES, check_objects
 
-
-class ConfigError(Exception):
-    """Bad usage or configuration: the program stops with exit code 2 and this message."""
+__all__ = ["SANDBOX_MODES", "ConfigError"]  # (re-exported: their users read them from here)
 
 
 # key -> (accepted types, what a user should read in the message)
@@ -44,6 +44,7 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
     ),
     "repoMap": ((dict,), 'an object like {"tokens": 1000}'),
     "tools": ((dict,), 'an object like {"applyPatch": true}'),
+    "checks": ((dict,), 'an object like {"lint": "ruff check {files}", "test": "pytest -x -q"}'),
     "temperature": ((int, float), "a number"),
     "language": ((str,), 'a language code like "ru", or "auto" (the language you write in)'),
     "includeUsage": ((bool,), "true or false"),
@@ -73,6 +74,7 @@ MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
 # Keys a project may not set until it is trusted: they run code, send traffic elsewhere, or
 # (sessions: keep/maxAgeDays) delete the user's earlier sessions.
 UNTRUSTED_DROP = (
+    "checks",  # commands: a repository's own never run without consent
     "baseUrl",
     "apiKeyEnv",
     "env",
@@ -133,67 +135,7 @@ def check_types(path: Path, data: dict[str, Any]) -> None:
         raise ConfigError(f"{path}: key 'permissions.mode' must be one of {', '.join(MODES)}")
     if isinstance(data.get("hooks"), dict):
         check_hooks(path, data["hooks"])
-    check_sessions(path, data.get("sessions", {}))
-    check_tool_results(path, data.get("toolResults", {}))
-    check_sandbox(path, data.get("sandbox", {}))
-    check_repo_map(path, data.get("repoMap", {}))
-    patch = data.get("tools", {}).get("applyPatch", False)
-    if not isinstance(patch, bool):
-        raise ConfigError(f"{path}: key 'tools.applyPatch' must be true or false, got {patch!r}")
-
-
-TOOL_RESULTS_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
-    "spillAt": ((int,), "a whole number of characters (0: never spill)"),
-    "clearAt": ((int, float), "a fraction of contextLimit like 0.4 (0: never clear)"),
-    "keepTurns": ((int,), "a whole number of recent model turns"),
-    "dedupReads": ((bool,), "true or false"),
-}
-
-
-SANDBOX_MODES = ("off", "read-only", "workspace-write")
-
-
-def check_sandbox(path: Path, values: dict[str, Any]) -> None:
-    """`sandbox.mode` is a known mode; network, hooks and mcp are true or false."""
-    mode = values.get("mode")
-    if mode is not None and mode not in SANDBOX_MODES:
-        raise ConfigError(f"{path}: key 'sandbox.mode' must be one of {', '.join(SANDBOX_MODES)}")
-    for key in ("network", "hooks", "mcp"):
-        if key in values and not isinstance(values[key], bool):
-            raise ConfigError(f"{path}: key 'sandbox.{key}' must be true or false")
-
-
-def check_tool_results(path: Path, values: dict[str, Any]) -> None:
-    """`toolResults.*` keys have their types (agent.config.view.ToolResults reads them)."""
-    for key, value in values.items():
-        if key not in TOOL_RESULTS_KEYS:
-            continue
-        types, expected = TOOL_RESULTS_KEYS[key]
-        if (isinstance(value, bool) != (bool in types)) or not isinstance(value, types):
-            raise ConfigError(f"{path}: key 'toolResults.{key}' must be {expected}, got {value!r}")
-
-
-def check_repo_map(path: Path, values: dict[str, Any]) -> None:
-    """`repoMap.tokens` is a whole number of tokens, 0 or more (0: no map)."""
-    tokens = values.get("tokens", 0)
-    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
-        raise ConfigError(
-            f"{path}: key 'repoMap.tokens' must be a whole number of tokens (0: no map), "
-            f"got {tokens!r}"
-        )
-
-
-def check_sessions(path: Path, sessions: dict[str, Any]) -> None:
-    """`sessions.keep` is a positive whole number, `sessions.maxAgeDays` a positive number."""
-    for key, types, expected in (
-        ("keep", (int,), "a positive whole number of sessions"),
-        ("maxAgeDays", (int, float), "a positive number of days"),
-    ):
-        value = sessions.get(key)
-        if value is None and key not in sessions:
-            continue
-        if isinstance(value, bool) or not isinstance(value, types) or not value > 0:
-            raise ConfigError(f"{path}: key 'sessions.{key}' must be {expected}, got {value!r}")
+    check_objects(path, data)
 
 
 def read_hooks(path: Path) -> dict[str, Any]:

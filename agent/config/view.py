@@ -62,6 +62,19 @@ class ToolResults:
 
 
 @dataclass(frozen=True)
+class ChecksSettings:
+    """`checks`: commands run after a turn that changed files. `lint` ({files}: the changed
+    files), `test`, run only with `test_on_edit`; failures go back to the model at most
+    `rounds` times a turn; each command may take `timeout` seconds."""
+
+    lint: str = ""
+    test: str = ""
+    test_on_edit: bool = False
+    rounds: int = 3
+    timeout: float = 600.0
+
+
+@dataclass(frozen=True)
 class SandboxSettings:
     """`sandbox`: the mode ("" = the platform's default), whether commands inside reach the
     network, and whether hooks and stdio MCP servers run inside too."""
@@ -124,6 +137,18 @@ class Settings:
             b.get("network") is True,
             b.get("hooks") is True,
             b.get("mcp") is True,
+        )
+
+    @property
+    def checks(self) -> ChecksSettings:
+        c = self._obj("checks")
+        on_edit = c.get("testOnEdit", c.get("test_on_edit", False))
+        return ChecksSettings(
+            str(c.get("lint") or "").strip(),
+            str(c.get("test") or "").strip(),
+            on_edit is True,
+            max(int(c.get("maxRounds", 3)), 0),
+            float(c.get("timeout", 600)),
         )
 
     @property

@@ -45,6 +45,7 @@ from agent.core.turn_state import (
     wire,
 )
 from agent.core.window import learned, server_policy
+from agent.hooks.checks import Checks
 from agent.hooks.hooks import Hooks
 
 REPEAT_LIMIT = 3  # identical calls in one turn before the model is told to change course
@@ -70,6 +71,7 @@ class Agent:
     meter: Meter = field(default_factory=Meter)  # context size: reported usage + estimates
     tool_sync: Callable[[], bool] | None = None  # pulls tool-list changes (MCP) at turn start
     economy: Economy = field(default_factory=Economy)  # de-duplicate, spill, clear results
+    checks: Checks | None = None  # lint/tests after a turn that changed files (setting checks)
 
     def __post_init__(self) -> None:
         if not self.messages:
@@ -144,17 +146,25 @@ class Agent:
         state.shown = None
 
     async def _stop_hooks(self, end: TurnEnd, state: TurnState) -> TurnEnd:
-        """A Stop hook that blocks sends its reason as a new user message (a few times)."""
-        blocks = 0
-        while end.subtype == "success" and self.hooks is not None:
-            out = await self.hooks.stop(end.text, blocks > 0)
-            if not out.blocked:
-                break
-            if blocks >= STOP_HOOK_LIMIT:
-                self.sink.emit(Notice(f"a Stop hook blocked {blocks} times; stopping anyway"))
-                break
-            blocks += 1
-            self._add({"role": "user", "content": out.reason or "Continue."})
+        """A Stop hook that blocks, or checks failing after the turn's edits, send their
+        reason back as a new user message (a few times each)."""
+        blocks = rounds = 0
+        while end.subtype == "success":
+            out = await self.hooks.stop(end.text, blocks > 0) if self.hooks is not None else None
+            if out is not None and out.blocked:
+                if blocks >= STOP_HOOK_LIMIT:
+                    self.sink.emit(Notice(f"a Stop hook blocked {blocks} times; stopping anyway"))
+                    break
+                blocks, why = blocks + 1, out.reason or "Continue."
+            else:
+                why = await self.checks.after_turn() if self.checks is not None else ""
+                if not why or self.checks is None:
+                    break
+                if rounds >= self.checks.rounds:
+                    self.sink.emit(Notice(f"checks still fail after {rounds} rounds; stopping"))
+                    break
+                rounds += 1
+            self._add({"role": "user", "content": why})
             end = await self._steps(state)
         return end
 

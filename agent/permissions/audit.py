@@ -14,11 +14,12 @@ import asyncio
 import json
 import re
 import time
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from agent.base.events import Notice, Sink
+from agent.base.events import Event, Notice, PermissionDenied, Sink
 from agent.base.record import Call, Next, ToolContext, ToolResult
 from agent.config import safefile
 from agent.config.statedir import ensure_home, project_state
@@ -117,3 +118,16 @@ class Audit:
             if not self.failed and self.sink is not None:
                 self.sink.emit(Notice(f"cannot write the audit log {self.path}: {e}"))
             self.failed = True
+
+
+@dataclass
+class Denials:
+    """Collects permission denials for the result's `permission_denials`."""
+
+    items: list[dict[str, Any]] = field(default_factory=list)
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, PermissionDenied):
+            self.items.append(
+                {"tool_name": event.name, "tool_use_id": event.id, "tool_input": event.args}
+            )

@@ -1,0 +1,97 @@
+"""The keys inside object-valued settings (toolResults, sandbox, checks, repoMap, sessions,
+tools): their types checked when a settings file is read, so the typed view
+(agent.config.view) can trust them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent.config.errors import ConfigError
+
+TOOL_RESULTS_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
+    "spillAt": ((int,), "a whole number of characters (0: never spill)"),
+    "clearAt": ((int, float), "a fraction of contextLimit like 0.4 (0: never clear)"),
+    "keepTurns": ((int,), "a whole number of recent model turns"),
+    "dedupReads": ((bool,), "true or false"),
+}
+
+
+SANDBOX_MODES = ("off", "read-only", "workspace-write")
+
+
+def check_sandbox(path: Path, values: dict[str, Any]) -> None:
+    """`sandbox.mode` is a known mode; network, hooks and mcp are true or false."""
+    mode = values.get("mode")
+    if mode is not None and mode not in SANDBOX_MODES:
+        raise ConfigError(f"{path}: key 'sandbox.mode' must be one of {', '.join(SANDBOX_MODES)}")
+    for key in ("network", "hooks", "mcp"):
+        if key in values and not isinstance(values[key], bool):
+            raise ConfigError(f"{path}: key 'sandbox.{key}' must be true or false")
+
+
+def check_keys(
+    path: Path, prefix: str, values: dict[str, Any], spec: dict[str, tuple[tuple[type, ...], str]]
+) -> None:
+    """The known keys of an object setting have their types (unknown ones are ignored)."""
+    for key, value in values.items():
+        if key not in spec:
+            continue
+        types, expected = spec[key]
+        if (isinstance(value, bool) != (bool in types)) or not isinstance(value, types):
+            raise ConfigError(f"{path}: key '{prefix}.{key}' must be {expected}, got {value!r}")
+
+
+def check_tool_results(path: Path, values: dict[str, Any]) -> None:
+    """`toolResults.*` keys have their types (agent.config.view.ToolResults reads them)."""
+    check_keys(path, "toolResults", values, TOOL_RESULTS_KEYS)
+
+
+CHECKS_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
+    "lint": ((str,), 'a command like "ruff check {files}"'),
+    "test": ((str,), 'a command like "pytest -x -q"'),
+    "testOnEdit": ((bool,), "true or false"),
+    "test_on_edit": ((bool,), "true or false"),
+    "maxRounds": ((int,), "a whole number of rounds"),
+    "timeout": ((int, float), "seconds"),
+}
+
+
+def check_checks(path: Path, values: dict[str, Any]) -> None:
+    """`checks.*` keys have their types (agent.config.view.ChecksSettings reads them)."""
+    check_keys(path, "checks", values, CHECKS_KEYS)
+
+
+def check_repo_map(path: Path, values: dict[str, Any]) -> None:
+    """`repoMap.tokens` is a whole number of tokens, 0 or more (0: no map)."""
+    tokens = values.get("tokens", 0)
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+        raise ConfigError(
+            f"{path}: key 'repoMap.tokens' must be a whole number of tokens (0: no map), "
+            f"got {tokens!r}"
+        )
+
+
+def check_sessions(path: Path, sessions: dict[str, Any]) -> None:
+    """`sessions.keep` is a positive whole number, `sessions.maxAgeDays` a positive number."""
+    for key, types, expected in (
+        ("keep", (int,), "a positive whole number of sessions"),
+        ("maxAgeDays", (int, float), "a positive number of days"),
+    ):
+        value = sessions.get(key)
+        if value is None and key not in sessions:
+            continue
+        if isinstance(value, bool) or not isinstance(value, types) or not value > 0:
+            raise ConfigError(f"{path}: key 'sessions.{key}' must be {expected}, got {value!r}")
+
+
+def check_objects(path: Path, data: dict[str, Any]) -> None:
+    """Every object-valued setting's known keys have their types."""
+    check_sessions(path, data.get("sessions", {}))
+    check_tool_results(path, data.get("toolResults", {}))
+    check_sandbox(path, data.get("sandbox", {}))
+    check_repo_map(path, data.get("repoMap", {}))
+    check_checks(path, data.get("checks", {}))
+    patch = data.get("tools", {}).get("applyPatch", False)
+    if not isinstance(patch, bool):
+        raise ConfigError(f"{path}: key 'tools.applyPatch' must be true or false, got {patch!r}")
