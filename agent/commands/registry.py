@@ -29,6 +29,7 @@ OPTIONAL_MODULES = (
     "agent.commands.workflows",
     "agent.commands.code",
     "agent.commands.checks",
+    "agent.commands.commit",
 )
 _NAME = re.compile(r"/([A-Za-z][\w:.-]*)(?:\s+(.*))?", re.S)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from agent.commands.commit import last_commit, revert_last
 from agent.commands.registry import Ctx, command
 from agent.permissions.asking import AskRequest
 from agent.session.resume import describe as describe_session
@@ -80,21 +81,27 @@ async def resume(ctx: Ctx, args: str) -> None:
 
 @command(
     "rewind",
-    usage="[N] [conversation|files|both] [--force]",
+    usage="[N] [conversation|files|both] [--force] | commit",
     aliases=("undo", "checkpoint"),
     repl_only=True,
 )
 async def rewind(ctx: Ctx, args: str) -> None:
     """Go back to a checkpoint: the conversation, the files this session changed, or both."""
     words = args.split()
+    if words == ["commit"]:  # the agent's last /commit, reverted by a new commit
+        await revert_last(ctx)
+        return
     cps = listing(ctx.run.store, ctx.cfg.root)
     if not words:
         if not cps:
             ctx.say("no checkpoints yet")
-            return
         for cp in cps:
             ctx.say(describe(cp))
-        ctx.say(f"/rewind N conversation|files|both — {BASH_NOTE}")
+        if cps:
+            ctx.say(f"/rewind N conversation|files|both — {BASH_NOTE}")
+        sha = last_commit(ctx)
+        if sha:
+            ctx.say(f"this session committed {sha[:10]}: /undo commit reverts it (git revert)")
         return
     match = [cp for cp in cps if str(cp.n) == words[0].lstrip("#")]
     if match and len(words) == 1:  # offer the choice; never act on a bare number

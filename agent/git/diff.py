@@ -23,10 +23,11 @@ class GitError(Exception):
     """git is missing, timed out, or this is not a repository."""
 
 
-async def git(cwd: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
-    """Run git with the repository's own commands switched off (fsmonitor, hooks, filter
-    drivers, helper transports: agent.git.safe.git_env); diffs add --no-ext-diff --no-textconv.
-    Callers check first that the repository is plain or the project trusted (working_diff)."""
+async def git(cwd: Path, *args: str, ok: tuple[int, ...] = (0,), hooks: bool = False) -> str:
+    """Run git with the repository's own commands switched off (fsmonitor, hooks unless
+    `hooks` — a trusted project's commit — filter drivers, helper transports:
+    agent.git.safe.git_env); diffs add --no-ext-diff --no-textconv. Callers check first that
+    the repository is plain or the project trusted (working_diff)."""
 
     try:
         proc = await asyncio.create_subprocess_exec(
@@ -34,7 +35,7 @@ async def git(cwd: Path, *args: str, ok: tuple[int, ...] = (0,)) -> str:
             "--no-pager",
             *args,
             cwd=cwd,
-            env=git_env(cwd),
+            env=git_env(cwd, hooks=hooks),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
