@@ -37,13 +37,14 @@ from agent.session.store import SessionFile, new_id, prune, summarize
 from agent.subagents.defs import AgentDef
 from agent.tools import builtin_tools, registry
 from agent.tools.stamps import FileStamps
+from agent.workflows.planning import Review
 from agent.workflows.setup import attach as attach_workflows
 from agent.workflows.setup import stop_background, subagent_tools
 
 PLAN_ON = (
     "[Plan mode is on: use only read-only tools (read_file, glob, grep, read-only commands); "
     "do not edit files or run anything that changes state, those calls will be denied. "
-    "Investigate, then answer with a short step-by-step plan and stop.]"
+    "Investigate, then hand in a short step-by-step plan with exit_plan_mode.]"
 )
 PLAN_OFF = "[Plan mode is off: you may now make changes.]"
 
@@ -292,6 +293,7 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
         agent, session_id, denials, cfg, hooks, gate, store, recorder, actions=actions, mcp=mcp
     )
     run.first_turn, run.language = not history, language
+    ctx.planning = Review(gate, run.set_mode)  # exit_plan_mode: approve, then leave plan mode
     run.repo_map = RepoMapper(cfg.cwd, cfg.options.repo_map_tokens, ctx)
     run.repo_map.warm()  # reads the project's code while the user types
     if before is not None and before.cwd and before.cwd != str(cfg.cwd):

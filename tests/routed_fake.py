@@ -85,6 +85,7 @@ def make_run(
     settings: dict[str, Any] | None = None,
     mode: str = "bypassPermissions",
     resume_id: str | None = None,
+    asker: Any = None,
 ) -> tuple[Run, Recorder]:
     """A real session (app.build: gate, hooks, audit, snapshots, recorder) against `fake`."""
     (root / ".agent").mkdir(parents=True, exist_ok=True)
@@ -95,7 +96,7 @@ def make_run(
         env["AGENT_SANDBOX"] = "off"
     cfg = configure(Flags(trust_project=True, permission_mode=mode, no_mcp=True), env, root)
     rec = Recorder()
-    run = build(cfg, rec, resume_id=resume_id)
+    run = build(cfg, rec, asker=asker, resume_id=resume_id)
     OPEN.append(run)
     return run, rec
 

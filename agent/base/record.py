@@ -26,6 +26,7 @@ class ToolResult:
     output: str
     is_error: bool = False
     display: str | None = None  # one-line summary (or a diff) for the terminal, never sent
+    final: str = ""  # the turn ends here with this as the reply (a plan no one can approve)
 
 
 @dataclass
@@ -52,6 +53,7 @@ class ToolContext:
     loop: object | None = None
     sandbox: object | None = None  # the OS sandbox commands run in (agent.sandbox.runtime)
     files: object | None = None  # what the file tools last saw of each file (tools.stamps)
+    planning: object | None = None  # approving a plan, leaving plan mode (tools.plan)
 
 
 Execute = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]

@@ -200,7 +200,8 @@ class Agent:
             state.last_text = reply.text or state.last_text
             if not await self._handle(reply, state):
                 cut_off = reply.finish_reason == "length"
-                return TurnEnd("success", reply.text, state.steps, truncated=cut_off)
+                text = state.final or reply.text
+                return TurnEnd("success", text, state.steps, truncated=cut_off)
 
     async def _handle(self, reply: Reply, state: TurnState) -> bool:
         """Add the reply to the history; run its tools. True = ask the model again."""
@@ -233,7 +234,16 @@ class Agent:
         if not calls:
             return False
         await self._run_tools(calls, state)
-        return True
+        return not self._final(calls, state)
+
+    def _final(self, calls: list[Call], state: TurnState) -> bool:
+        """A tool that ends the turn (ToolResult.final): its text is the reply."""
+        final = next((r.final for c in calls if (r := state.done.get(c.id)) and r.final), "")
+        if final:
+            state.final = final
+            self._add({"role": "assistant", "content": final})
+            self.sink.emit(AssistantMessage(final, "", [], None, "stop"))
+        return bool(final)
 
     def _recover(self, state: TurnState, cut: Cut | None, reply: Reply) -> bool:
         """Tell the model what of its reply could not be used, instead of running it."""

@@ -66,6 +66,7 @@ class TurnState:
     pending: list[Call] = field(default_factory=list)
     done: dict[str, Any] = field(default_factory=dict)
     shown: Seen | None = None  # the request in flight, and the text it has shown
+    final: str = ""  # a tool ended the turn with this reply (ToolResult.final)
 
 
 def wire(call: Call) -> str:

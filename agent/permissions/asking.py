@@ -39,6 +39,12 @@ class AskRequest:
     remember: tuple[str, ...] = ()  # rules that s / d / a add
     for_model: bool = True  # a "no" may carry a reason for the model (not for /rewind's own)
     what: str = ""  # what the target is: file, folder, command, url, action ("" = the tool)
+    body: str = ""  # text shown as it is (a plan), instead of a diff
+    labels: tuple[tuple[str, str], ...] = ()  # (choice, its key's label) for other choices
+
+    def key(self, choice: str, default: str) -> str:
+        """How a choice's key is shown: its own label, else the usual one."""
+        return dict(self.labels).get(choice, default)
 
 
 @dataclass(frozen=True)

@@ -139,7 +139,7 @@ class Subagents:
 
         tools = self.child_tools(job)
         layers = (_tagger(task_id), *(job.layers if job.layers is not None else self.layers))
-        # The parent's web and search settings; never its todo list, runner or /loop.
+        # The parent's web and search settings; never its todo list, runner, /loop or plan.
         ctx = replace(
             self.parent.ctx,
             cwd=job.cwd or self.parent.ctx.cwd,
@@ -147,6 +147,7 @@ class Subagents:
             todo=None,
             subagents=None,
             loop=None,
+            planning=None,  # only the main conversation hands a plan to the user
         )
         child = Agent(
             llm=self._llm(job),

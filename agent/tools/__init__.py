@@ -19,7 +19,7 @@ def builtin_tools(apply_patch: bool = False) -> tuple[Tool, ...]:
     `apply_patch` adds the patch tool after the file tools (for models trained on it, or when
     the `tools.applyPatch` setting asks)."""
     # deferred: ~25 ms of tool modules: only when a registry is built
-    from agent.tools import code, files, search, shell, todo, web
+    from agent.tools import code, files, plan, search, shell, todo, web
 
     patch: tuple[Tool, ...] = ()
     if apply_patch:
@@ -27,7 +27,8 @@ def builtin_tools(apply_patch: bool = False) -> tuple[Tool, ...]:
 
         patch = (APPLY_PATCH,)
     return (
-        *files.TOOLS, *patch, *search.TOOLS, *code.TOOLS, *shell.TOOLS, *web.TOOLS, *todo.TOOLS
+        *files.TOOLS, *patch, *search.TOOLS, *code.TOOLS, *shell.TOOLS, *web.TOOLS, *todo.TOOLS,
+        *plan.TOOLS,
     )  # fmt: skip
 
 

@@ -53,6 +53,8 @@ def show_request(console: Any, req: AskRequest) -> None:
     console.print(Text.assemble((f"{what}: ", "bold"), req.target), soft_wrap=True)
     if req.reason:
         console.print(Text(f"why: {req.reason}", style="dim"), soft_wrap=True)
+    if req.body:
+        console.print(Text(req.body), soft_wrap=True)
     if req.diff:
         lines = req.diff.splitlines()
         if len(lines) > DIFF_LINES:
@@ -84,7 +86,12 @@ def _bindings(
     return kb
 
 
-async def one_key(choices: tuple[str, ...], keep: Any = None, last_key: float = 0.0) -> str:
+async def one_key(
+    choices: tuple[str, ...],
+    keep: Any = None,
+    last_key: float = 0.0,
+    keys: dict[str, str] | None = None,
+) -> str:
     """Wait for one of `choices` (Enter = n); "cancel" on Esc or Ctrl-C.
 
     Only a deliberate key answers: one pressed after a pause in typing (`last_key`: when the
@@ -118,11 +125,16 @@ async def one_key(choices: tuple[str, ...], keep: Any = None, last_key: float = 
         state["pending"] = loop.call_later(ALONE, lambda: e.app.exit(result=c))
 
     kb = _bindings(choices, answer, typing)
-    keys = " · ".join(KEYS[c] for c in choices)
+    shown = " · ".join((keys or {}).get(c) or KEYS[c] for c in choices)
 
     def text() -> Any:
         kept = ("class:dim", " (typing kept for your next message; pause, then answer)")
-        return [("bold", "Allow? "), ("", keys), kept if state.get("kept") else ("", ""), ("", " ")]
+        return [
+            ("bold", "Allow? "),
+            ("", shown),
+            kept if state.get("kept") else ("", ""),
+            ("", " "),
+        ]
 
     app: Application[str] = Application(
         layout=Layout(Window(FormattedTextControl(text), height=1, dont_extend_height=True)),
@@ -152,12 +164,14 @@ class TerminalAsker:
     async def __call__(self, req: AskRequest) -> Answer:
         async with self.host.asking():
             show_request(self.host.console, req)
-            key = await one_key(req.choices, self.host.keep_typed, self.host.last_key())
+            labels = dict(req.labels)
+            key = await one_key(req.choices, self.host.keep_typed, self.host.last_key(), labels)
             if key == "cancel":
                 self.host.console.print("→ no (interrupted)", style="red", markup=False)
                 self.host.cancel_turn()
                 raise asyncio.CancelledError  # now, not at the turn's next pause
             reason = await ask_reason() if key == "n" and req.for_model else ""
             style = "red" if key == "n" else "green"
-            self.host.console.print(f"→ {LABELS.get(key, key)}", style=style, markup=False)
+            said = req.key(key, LABELS.get(key, key))
+            self.host.console.print(f"→ {said}", style=style, markup=False)
             return Answer(key, reason)

@@ -74,11 +74,13 @@ async def ask_on_terminal(req: AskRequest) -> Answer:
     out.append(f"command: {req.target}" if req.what == "command" else f"target: {req.target}")
     if req.reason:
         out.append(f"why: {req.reason}")
+    if req.body:
+        out.append(req.body)
     if req.diff:
         out.append(_paint(req.diff, color))
     if req.remember:
         out.append(f"remember adds: {', '.join(req.remember)}")
-    out.append(" · ".join(CHOICES[c] for c in req.choices) + " : ")
+    out.append(" · ".join(req.key(c, CHOICES.get(c, c)) for c in req.choices) + " : ")
     print("\n".join(out), end="", file=sys.stderr, flush=True)
     line = await asyncio.to_thread(sys.stdin.readline)
     choice, reason = parse_answer(line, req.choices)
