@@ -15,6 +15,7 @@ import time
 from bench import (
     codebench,
     economy,
+    editbench,
     extra,
     loopbench,
     permissions,
@@ -43,6 +44,7 @@ def main() -> int:
     loopbench.loop_bench(table, max(3, n // 2))
     economy.economy_bench(table)
     codebench.code_bench(table, n)
+    editbench.edit_bench(table)
     sandbench.sandbox_bench(table, max(15, n * 3))
     spine.streaming(table, max(3, n // 2))
     prompt.prompt_bench(table)
