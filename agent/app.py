@@ -259,7 +259,7 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     if actions is not None:
         actions.sandbox = box
     hooks.box = box if box.hooks else None
-    checks = checks_for(cfg.options.checks, cfg.cwd, tools, out, box)
+    checks = checks_for(cfg.options.checks, cfg.cwd, tools, out, box, cfg.trusted)
     if checks is not None:
         layers = (*layers, checks)  # innermost: it sees the calls that really ran
     language = cfg.options.language

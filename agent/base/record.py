@@ -131,9 +131,11 @@ class Tool:
         """The registry's file reader: a read tool whose target is one file."""
         return self.kind == "read" and self.target is not None and self.target.what == "file"
 
-    @property
-    def edits_a_file(self) -> bool:
-        return self.kind == "edit" and self.target is not None and self.target.what == "file"
+    def edited_files(self, args: dict[str, Any]) -> tuple[str, ...]:
+        """The files one call of an edit tool changes, as its arguments name them."""
+        if self.kind != "edit" or self.target is None or self.target.what not in ("file", "files"):
+            return ()
+        return self.target.paths(args)
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry for this tool."""

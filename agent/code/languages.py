@@ -281,8 +281,12 @@ def grammar(lang: Lang) -> tuple[Any, Any, Any] | None:
         module = importlib.import_module(lang.module)
     except ImportError:
         return None
-    language = tree_sitter.Language(getattr(module, lang.func)())
-    return language, tree_sitter.Query(language, lang.defs), tree_sitter.Query(language, lang.refs)
+    try:
+        language = tree_sitter.Language(getattr(module, lang.func)())
+        queries = tree_sitter.Query(language, lang.defs), tree_sitter.Query(language, lang.refs)
+    except (ValueError, AttributeError):  # a grammar release renamed a node: no outline
+        return None
+    return language, *queries
 
 
 @functools.cache

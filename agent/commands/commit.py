@@ -59,15 +59,47 @@ async def session_changes(ctx: Ctx, top: Path) -> tuple[list[str], list[str]]:
     mine, kept_out = _split(cps[0].files if cps else [], top, ctx.run.gate.ws)
     if not mine:
         return [], kept_out
-    status = await git(top, "status", "--porcelain", "-z", "--untracked-files=all", "--", *mine)
+    status = await git(
+        top,
+        "--literal-pathspecs",
+        "status",
+        "--porcelain",
+        "-z",
+        "--untracked-files=all",
+        "--",
+        *mine,
+    )
     seen = set(_porcelain(status))
     return [p for p in mine if p in seen], kept_out
 
 
 async def _message(ctx: Ctx, top: Path, files: list[str]) -> str:
-    diff = await git(top, "diff", "--cached", "--no-color", "--no-ext-diff", "--", *files)
+    diff = await git(
+        top, "--literal-pathspecs", "diff", "--cached", "--no-color", "--no-ext-diff", "--", *files
+    )
     reply = await side_reply(ctx, WRITE_MESSAGE + diff[:DIFF_CHARS])
     return reply.strip().strip("`").strip()
+
+
+async def _commit(ctx: Ctx, top: Path, files: list[str], message: str, hooks: bool) -> str:
+    """Stage `files` (names, never patterns), commit them alone; the new commit's id ("" when
+    the message came out empty). Whatever goes wrong, nothing stays staged that was not."""
+    lit = "--literal-pathspecs"
+    await git(top, lit, "add", "-A", "--", *files)
+    done = False
+    try:
+        message = message or await _message(ctx, top, files)
+        if not message:
+            return ""
+        await git(top, lit, "commit", "-q", "--only", "-m", message, "--", *files, hooks=hooks)
+        done = True
+    finally:
+        if not done:  # unstage what this command staged (no HEAD yet: drop from the index)
+            try:
+                await git(top, lit, "reset", "-q", "--", *files)
+            except GitError:
+                await git(top, lit, "rm", "-q", "--cached", "-r", "--", *files, ok=(0, 128))
+    return (await git(top, "rev-parse", "HEAD")).strip()
 
 
 @command("commit", usage="[message]", repl_only=True)
@@ -86,15 +118,12 @@ async def commit_cmd(ctx: Ctx, args: str) -> None:
         if not files:
             ctx.say("nothing to commit: this session changed no file git sees as changed")
             return
-        await git(top, "add", "-A", "--", *files)
-        message = args.strip() or await _message(ctx, top, files)
-        if not message:
-            ctx.say("no commit: the message is empty", "yellow")
-            return
-        await git(top, "commit", "-q", "--only", "-m", message, "--", *files, hooks=hooks)
-        sha = (await git(top, "rev-parse", "HEAD")).strip()
+        sha = await _commit(ctx, top, files, args.strip(), hooks)
     except GitError as e:
         ctx.say(f"/commit: {e}", "red")
+        return
+    if not sha:
+        ctx.say("no commit: the message is empty", "yellow")
         return
     ctx.run.store.append({"t": "commit", "sha": sha, "files": files})
     ctx.say(f"committed {sha[:10]}: {len(files)} file(s) — {', '.join(files)}")

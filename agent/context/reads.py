@@ -66,8 +66,10 @@ class ReadLog:
         self, call: Call, tool: Tool, result: ToolResult, messages: list[Message], cwd: Path
     ) -> ToolResult:
         """`result`, or the one-line note when it repeats a read still in `messages`."""
-        if tool.edits_a_file:
-            self.forget(_path(tool, call, cwd))
+        edited = tool.edited_files(call.args)
+        if edited:  # every file an edit or a patch changed: its next read goes whole
+            for raw in edited:
+                self.forget(os.path.realpath(os.path.join(cwd, os.path.expanduser(raw))))
             return result
         if not tool.reads_a_file or result.is_error:
             return result

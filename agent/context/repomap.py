@@ -73,7 +73,7 @@ class RepoMapper:
             return await asyncio.wait_for(asyncio.shield(self.task), wait), True
         except TimeoutError:
             return Index(files=dict(self.partial.files)), False
-        except (OSError, RuntimeError):  # the listing failed: no map, never a failed turn
+        except Exception:  # a listing or a grammar that failed: no map, never a failed turn
             return Index(), True
 
     async def render(
@@ -117,17 +117,17 @@ class RepoMapper:
 
 def files_in(messages: list[Message], tools: dict[str, Tool]) -> set[str]:
     """The files the conversation's calls read or edited (as their arguments name them)."""
-    out = set()
+    out: set[str] = set()
     for m in messages:
         for c in m.get("tool_calls") or []:
             fn = c.get("function", {})
             tool = tools.get(fn.get("name", ""))
-            if tool is None or not (tool.reads_a_file or tool.edits_a_file):
+            if tool is None or not (tool.reads_a_file or tool.kind == "edit"):
                 continue
             try:
                 args = json.loads(fn.get("arguments") or "{}")
             except ValueError:
                 continue
             if isinstance(args, dict) and tool.target is not None:
-                out.add(tool.target.value(args))
+                out.update(tool.edited_files(args) or (tool.target.value(args),))
     return out

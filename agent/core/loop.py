@@ -165,6 +165,7 @@ class Agent:
                     break
                 rounds += 1
             self._add({"role": "user", "content": why})
+            state.final = ""
             end = await self._steps(state)
         return end
 

@@ -118,9 +118,19 @@ class Checks:
 
 
 def for_session(
-    settings: ChecksSettings, cwd: Path, tools: dict[str, Tool], sink: Sink, box: Sandbox | None
+    settings: ChecksSettings,
+    cwd: Path,
+    tools: dict[str, Tool],
+    sink: Sink,
+    box: Sandbox | None,
+    trusted: bool,
 ) -> Checks | None:
-    """The session's checks, when a lint or test command is set."""
+    """The session's checks, when a lint or test command is set. In a project not trusted
+    they would run its code (a test suite, a linter's plugins): only inside a sandbox."""
     if not settings.lint and not settings.test:
         return None
-    return Checks(settings, cwd, tools, sink, box if box is not None and box.active else None)
+    boxed = box if box is not None and box.active else None
+    if not trusted and boxed is None:
+        sink.emit(Notice("checks are off: the project is not trusted and there is no sandbox"))
+        return None
+    return Checks(settings, cwd, tools, sink, boxed)

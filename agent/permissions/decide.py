@@ -165,6 +165,9 @@ def _files_facts(
         part = Facts(read_only=tool.read_only)
         _file_facts(part, rs, tool, args, ws, peers, raw)
         parts.append(part)
+        for peer in peers:  # a deny or ask rule of edit_file/write_file holds for a patch too
+            if peer != tool.name and not part.deny:
+                _peer_rules(part, rs, peer, raw, ws)
     f = Facts(read_only=tool.read_only)
     denied = next((p for p in parts if p.deny), None)
     if denied is not None:
@@ -178,6 +181,24 @@ def _files_facts(
     f.target = ", ".join(p.target for p in parts)
     f.suggest = list(dict.fromkeys(s for p in parts for s in p.suggest))
     return f
+
+
+def _peer_rules(f: Facts, rs: RuleSet, peer: str, raw: str, ws: Workspace) -> None:
+    """Another edit tool's deny or ask rule that names this file."""
+    v = check(raw, ws)
+    for kind in ("deny", "ask"):
+        hit = next(
+            (
+                r
+                for r in rs.for_tool(kind, peer)
+                if r.spec is None or r.path is None or any(path_match(r, p) for p in v.paths)
+            ),
+            None,
+        )
+        if hit is not None and not getattr(f, kind):
+            setattr(f, kind, hit.text)
+    if f.deny and not f.deny_reason:
+        f.deny_reason = f"denied by rule {f.deny!r}"
 
 
 def _pattern_facts(f: Facts, pattern: str, base: Path, ws: Workspace) -> None:

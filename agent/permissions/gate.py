@@ -75,11 +75,14 @@ class Gate:
 
     def peers(self, tool: Tool) -> tuple[str, ...]:
         """The tools a remembered edit rule covers together (an edit of a file, whichever
-        tool makes it: write_file and edit_file)."""
-        if tool.kind != "edit" or tool.target is None:
+        tool makes it: write_file, edit_file, apply_patch)."""
+        files = ("file", "files")
+        if tool.kind != "edit" or tool.target is None or tool.target.what not in files:
             return (tool.name,)
         return tuple(
-            t.name for t in self.tools.values() if t.kind == "edit" and t.target == tool.target
+            t.name
+            for t in self.tools.values()
+            if t.kind == "edit" and t.target is not None and t.target.what in files
         )
 
     def decide(self, call: Call) -> tuple[Decision, Facts]:

@@ -180,9 +180,8 @@ _PATH = {"type": "string", "description": "A file or folder (default: the worksp
 OUTLINE = Tool(
     name="outline",
     description=(
-        "Definitions in a source file or folder from its syntax tree (classes, functions, "
-        "methods, types) with line ranges and signatures, nested. Outline first, then "
-        "read_file only the range you need. A folder shows each file's top two levels."
+        "Definitions (classes, functions, methods, types) in a source file or folder, with "
+        "line ranges and signatures, nested: then read_file just the range you need."
     ),
     parameters={
         "type": "object",
@@ -199,9 +198,8 @@ OUTLINE = Tool(
 SYMBOLS = Tool(
     name="symbols",
     description=(
-        "Where a name is defined and used across the project, from syntax trees (comments "
-        "and strings do not count). `name`: an identifier, or Owner.name for one class's "
-        "method. Definitions first with line ranges, then uses with their lines of code."
+        "Where a name is defined (line ranges) and used (lines of code) across the project, "
+        "from syntax trees. `name`: an identifier, or Owner.name for one class's method."
     ),
     parameters={
         "type": "object",

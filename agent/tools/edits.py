@@ -266,10 +266,9 @@ EDIT_FILE = Tool(
     name="edit_file",
     description=(
         "Replace exact text in a file: old_string must match literally (whitespace and "
-        "indentation included) and be unique unless replace_all is true. new_string is inserted "
-        "literally. Several changes to one file: pass `edits` instead, a list of "
-        "{old_string, new_string, replace_all} applied in order, all or nothing. Keeps encoding "
-        "and line endings; the result shows a diff. An empty old_string creates a missing file."
+        "indentation included) and be unique unless replace_all is true. Several changes to one "
+        "file: `edits` instead, applied in order, all or nothing. Keeps encoding and line "
+        "endings; the result shows a diff. An empty old_string creates a missing file."
     ),
     parameters={
         "type": "object",
@@ -280,7 +279,7 @@ EDIT_FILE = Tool(
             "replace_all": {"type": "boolean", "description": "Replace every occurrence"},
             "edits": {
                 "type": "array",
-                "description": "Several replacements in order (instead of old_string)",
+                "description": "Instead of old_string: several, in order",
                 "items": {
                     "type": "object",
                     "properties": {

@@ -158,7 +158,7 @@ def apply_hunks(name: str, text: str, hunks: list[Hunk]) -> str:
     cursor = 0
     for k, h in enumerate(hunks, 1):
         if h.anchor:
-            found = _find(lines, [h.anchor], cursor, False)
+            found = next((i for i in range(cursor, len(lines)) if lines[i].strip() == h.anchor), -1)
             if found < 0:
                 raise ToolError(
                     f"{name}: hunk {k}: its @@ line {h.anchor[:80]!r} is not in the file "
@@ -166,7 +166,12 @@ def apply_hunks(name: str, text: str, hunks: list[Hunk]) -> str:
                     hint="read the file again and copy the lines exactly",
                 )
             cursor = found + 1
-        at = _find(lines, h.old, cursor, h.at_end)
+        # lines only added, with no @@ line to follow: at the end of the file (as Codex does)
+        at_end = h.at_end or (not h.old and not h.anchor)
+        at = _find(lines, h.old, cursor, at_end)
+        while at < 0 and h.lines and h.lines[-1] == (" ", ""):  # a blank line before the end
+            h.lines.pop()
+            at = _find(lines, h.old, cursor, at_end)
         if at < 0:
             first = next((ln for ln in h.old if ln.strip()), "")
             raise ToolError(

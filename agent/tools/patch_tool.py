@@ -40,6 +40,8 @@ class Change:
 
 def _update(op: FileOp, place: Place) -> Change:
     src = place(op.path)
+    if op.move_to and src.is_symlink():
+        raise ToolError(f"{op.path} is a symbolic link: move it with bash (git mv)")
     cur = load(src)
     if not cur.exists:
         raise ToolError(
@@ -101,26 +103,35 @@ def _diff(changes: list[Change]) -> str:
     return "".join(unified_diff(c.cur.text, c.new or "", c.shown)[0] for c in changes)
 
 
+def _undo(done: list[tuple[Change, str]]) -> None:
+    """Put back what `_write_all` did, newest first, every step tried."""
+    for c, step in reversed(done):
+        try:
+            if step == "wrote" and (not c.cur.exists or c.source is not None):
+                c.path.unlink(missing_ok=True)  # an added file, or a move's new place
+            else:  # an updated file, or a removed one (deleted, or a move's old place)
+                atomic.atomic_write(c.cur.path, c.cur.raw, c.cur.mode)
+        except OSError:
+            continue
+
+
 def _write_all(changes: list[Change]) -> None:
-    """Write every change; on a failure put back what was written, then re-raise."""
-    done: list[Change] = []
+    """Write every change; on a failure put back what was written, then re-raise. An update
+    writes through a symbolic link to the real file, as edit_file does."""
+    done: list[tuple[Change, str]] = []
     try:
         for c in changes:
             if c.new is not None:
-                c.path.parent.mkdir(parents=True, exist_ok=True)
-                atomic.atomic_write(c.path, encoded(c.cur, c.new), c.cur.mode)
+                where = c.path if (c.source is not None or not c.cur.exists) else c.cur.path
+                where.parent.mkdir(parents=True, exist_ok=True)
+                atomic.atomic_write(where, encoded(c.cur, c.new), c.cur.mode)
+                done.append((c, "wrote"))
             gone = c.source if c.new is not None else c.path
             if gone is not None:
                 os.unlink(gone)
-            done.append(c)
+                done.append((c, "removed"))
     except OSError:
-        for c in reversed(done):
-            if c.new is not None and not c.cur.exists:
-                c.path.unlink(missing_ok=True)
-            elif c.cur.exists:
-                atomic.atomic_write(c.source or c.cur.path, c.cur.raw, c.cur.mode)
-                if c.source is not None:
-                    c.path.unlink(missing_ok=True)
+        _undo(done)
         raise
 
 

@@ -55,8 +55,8 @@ async def _exit(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 EXIT_PLAN_MODE = Tool(
     name="exit_plan_mode",
     description=(
-        "In plan mode, when your plan is ready: hand it in (markdown) for the user to approve. "
-        "Approved, you may make changes; sent back, revise it. Not for anything else."
+        "Plan mode only: hand in your plan (markdown) for the user to approve; then act on it, "
+        "or revise it if sent back."
     ),
     parameters={
         "type": "object",

@@ -115,3 +115,27 @@ def test_protected_files_are_never_committed(tmp_path: Path) -> None:
     paths = [str(tmp_path / p) for p in ("a.py", ".env", ".git/config", "sub/id_rsa")]
     mine, kept_out = _split([*paths, "/elsewhere/x.py"], tmp_path, ws)
     assert mine == ["a.py"] and kept_out == [".env", ".git/config", "sub/id_rsa"]
+
+
+async def test_names_are_never_patterns_and_nothing_stays_staged(
+    fake: FakeOpenAI, repo: Path
+) -> None:
+    (repo / "ab.txt").write_text("x\n")
+    git(repo, "add", "ab.txt")
+    git(repo, "commit", "-q", "-m", "ab")
+    (repo / "ab.txt").write_text("user change\n")  # the user's, not staged
+    fake.script(
+        tool_calls([("write_file", {"path": "*", "content": "star\n"})]),
+        text("done"),
+        text(""),  # the model writes no message
+    )
+    run, _ = make_run(fake, repo)
+    await run.turn("make a file named *")
+    out = io.StringIO()
+    ctx = Ctx(run, Console(file=out, width=200), run.turn)
+    await commit_cmd(ctx, "")
+    assert "no commit: the message is empty" in out.getvalue()
+    assert git(repo, "diff", "--cached", "--name-only") == ""  # nothing left staged
+    await commit_cmd(ctx, "add the star file")
+    assert git(repo, "show", "--name-only", "--format=", "HEAD").split() == ["*"]
+    assert " M ab.txt" in git(repo, "status", "--porcelain")  # the user's change stays theirs

@@ -131,3 +131,20 @@ def test_one_shot_sends_the_map(fake: FakeOpenAI, fake_env: dict[str, str], tmp_
     cache = Path(fake_env["HOME"]) / ".cache" / "agent" / "code-tags.sqlite"
     assert cache.exists()  # in the user's cache directory, not the project
     assert not list(proj.rglob("*.sqlite"))
+
+
+async def test_a_broken_grammar_costs_the_map_not_the_turn(
+    fake: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent.code import index
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise ValueError("Invalid node type")
+
+    monkeypatch.setattr(index, "tags_for", broken)
+    monkeypatch.setattr("agent.context.repomap.tags_for", broken)
+    _project(tmp_path)
+    fake.script(text("fine"))
+    run, _ = make_run(fake, tmp_path)
+    end = await run.turn("hello")
+    assert end.subtype == "success" and "<repo-map>" not in _user(fake.requests[0])

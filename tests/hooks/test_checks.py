@@ -139,3 +139,14 @@ async def test_checks_run_inside_the_sandbox(fake: FakeOpenAI, tmp_path: Path) -
     await run.turn("change it")
     assert (proj / "inside-mark").exists()  # it ran, in the workspace
     assert not (outside / "escaped").exists()  # and could not write outside it
+
+
+def test_an_untrusted_project_without_a_sandbox_runs_no_checks(tmp_path: Path) -> None:
+    from agent.base.events import Recorder
+    from agent.config.view import ChecksSettings
+    from agent.hooks.checks import for_session
+
+    rec = Recorder()
+    assert for_session(ChecksSettings(lint="ruff"), tmp_path, {}, rec, None, trusted=False) is None
+    assert "checks are off: the project is not trusted" in rec.events[0].message  # type: ignore[attr-defined]
+    assert for_session(ChecksSettings(lint="ruff"), tmp_path, {}, rec, None, trusted=True)

@@ -204,3 +204,81 @@ def test_a_protected_file_denies_the_whole_patch_without_a_terminal(
     result: dict[str, Any] = json.loads(r.stdout.splitlines()[-1])
     assert [d["tool_name"] for d in result["permission_denials"]] == ["apply_patch"]
     assert (root / ".env").exists() and not (root / "ok.py").exists()
+
+
+def test_edit_tools_deny_rules_hold_for_a_patch(tmp_path: Path) -> None:
+    from agent.base.events import Recorder
+    from agent.base.record import Call
+    from agent.permissions.gate import Gate
+    from agent.tools.edits import EDIT_FILE, WRITE_FILE
+
+    tools = {t.name: t for t in (EDIT_FILE, WRITE_FILE, APPLY_PATCH)}
+    rules = {"neverAllow": ["Edit(secrets/**)"], "ask": ["write_file(docs/**)"]}
+    gate = Gate(tools, rules, "acceptEdits", Recorder(), workspace=tmp_path)
+    patch = "*** Begin Patch\n*** Add File: {}\n+x\n*** End Patch"
+    denied, _ = gate.decide(Call("1", "apply_patch", {"patch": patch.format("secrets/k.txt")}))
+    asked, _ = gate.decide(Call("2", "apply_patch", {"patch": patch.format("docs/a.md")}))
+    fine, _ = gate.decide(Call("3", "apply_patch", {"patch": patch.format("src/a.py")}))
+    assert (denied.kind, asked.kind, fine.kind) == ("deny", "ask", "allow")
+
+
+async def test_an_update_writes_through_a_symlink(tmp_path: Path) -> None:
+    (tmp_path / "real.txt").write_text("a\n")
+    (tmp_path / "link.txt").symlink_to("real.txt")
+    patch = "*** Begin Patch\n*** Update File: link.txt\n-a\n+A\n*** End Patch"
+    r = await APPLY_PATCH.run({"patch": patch}, ctx_read(tmp_path, "link.txt"))
+    assert not r.is_error, r.output
+    assert (tmp_path / "link.txt").is_symlink() and (tmp_path / "real.txt").read_text() == "A\n"
+
+
+async def test_anchors_indented_additions_at_the_end_and_a_blank_last_line(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "c.py").write_text("class A:\n    def f(self):\n        return 1\n")
+    ctx = ctx_read(tmp_path, "c.py")
+    patch = (
+        "*** Begin Patch\n*** Update File: c.py\n@@ class A:\n@@     def f(self):\n"
+        "-        return 1\n+        return 2\n\n*** End Patch"
+    )
+    assert not (await APPLY_PATCH.run({"patch": patch}, ctx)).is_error
+    more = "*** Begin Patch\n*** Update File: c.py\n+\n+X = 1\n*** End Patch"
+    assert not (await APPLY_PATCH.run({"patch": more}, ctx)).is_error
+    assert (tmp_path / "c.py").read_text() == (
+        "class A:\n    def f(self):\n        return 2\n\nX = 1\n"
+    )
+
+
+async def test_a_failed_step_is_rolled_back_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    root = project(tmp_path)
+    before = tree(root)
+    real_unlink = os.unlink
+
+    def refuse(path: Any, *a: Any, **k: Any) -> None:
+        if str(path).endswith("old.txt"):
+            raise PermissionError(13, "Permission denied", str(path))
+        real_unlink(path, *a, **k)
+
+    monkeypatch.setattr(os, "unlink", refuse)
+    r = await APPLY_PATCH.run({"patch": PATCH}, ctx_read(root, "a.py", "b.txt", "old.txt"))
+    monkeypatch.undo()
+    assert r.is_error and "Permission denied" in r.output
+    assert tree(root) == before  # the update, the move and the add all undone
+
+
+async def test_a_read_after_a_patch_is_sent_whole(fake: FakeOpenAI, tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text(A)
+    patch = "*** Begin Patch\n*** Update File: a.py\n-    return 1\n+    return 10\n*** End Patch"
+    fake.script(
+        tool_calls([("read_file", {"path": "a.py"})]),
+        tool_calls([("apply_patch", {"patch": patch})]),
+        tool_calls([("read_file", {"path": "a.py"})]),
+        text("done"),
+    )
+    run, _ = make_run(fake, tmp_path, settings={"tools": {"applyPatch": True}})
+    await run.turn("patch and look")
+    last = [m["content"] for m in fake.requests[-1]["messages"] if m["role"] == "tool"][-1]
+    assert "return 10" in last and "unchanged since" not in last
