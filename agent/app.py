@@ -10,7 +10,7 @@ from agent.base.events import FanOut, Notice, Sink, TurnEnd
 from agent.base.messages import Message
 from agent.base.record import RESULT_CAP, Middleware, Tool, ToolContext
 from agent.config.load import Config
-from agent.config.providers import prefers_patches
+from agent.config.providers import accepts_images, prefers_patches
 from agent.context.compaction import Policy
 from agent.context.economy import Economy
 from agent.context.memory import env_block, system_prompt
@@ -223,6 +223,7 @@ def _context(cfg: Config, session_id: str, out: Sink, economy: Economy) -> ToolC
         web_search=cfg.options.web_search,
         result_room=SPILL_ROOM if economy.spill is not None else RESULT_CAP,
         files=FileStamps(),  # stale-read protection for the file tools
+        images=accepts_images(cfg.model) if cfg.options.images is None else cfg.options.images,
     )
 
 

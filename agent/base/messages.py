@@ -50,3 +50,33 @@ def wire_name(name: str) -> str:
     if _NAME.fullmatch(name):
         return name
     return re.sub(r"[^A-Za-z0-9_-]", "_", name)[:64] or "unnamed_tool"
+
+
+IMAGE_TOKENS = 1_000  # what one image part is counted as (providers bill ~85-1,600 by size)
+
+
+def text_of(m: Message) -> str:
+    """A message's text: its content, or the text parts of a list with each image as
+    `[image]` (what transcripts, reports and estimates read; never the image's data)."""
+    content = m.get("content")
+    if isinstance(content, list):
+        return "\n".join(
+            str(p.get("text", "")) if p.get("type") == "text" else "[image]"
+            for p in content
+            if isinstance(p, dict)
+        )
+    return str(content or "")
+
+
+def images_in(m: Message) -> int:
+    content = m.get("content")
+    if not isinstance(content, list):
+        return 0
+    return sum(1 for p in content if isinstance(p, dict) and p.get("type") == "image_url")
+
+
+def image_message(note: str, urls: list[str]) -> Message:
+    """A user message carrying images a tool read (tool messages take text only)."""
+    parts: list[dict[str, Any]] = [{"type": "text", "text": note}]
+    parts += [{"type": "image_url", "image_url": {"url": u}} for u in urls]
+    return {"role": "user", "content": parts}

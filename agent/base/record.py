@@ -11,12 +11,35 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from agent.base.messages import Message, image_message
 from agent.config.view import WebSearch
 
 if TYPE_CHECKING:
     from agent.base.events import Sink
 
 RESULT_CAP = 12_000  # characters of any tool result that may enter the context
+
+
+@dataclass(frozen=True)
+class Image:
+    """An image a tool read, for a model that takes images (sent after the tool results)."""
+
+    mime: str
+    data: bytes
+    name: str  # as the workspace shows it: what JSON output and transcripts say
+    width: int = 0
+    height: int = 0
+
+    def url(self) -> str:
+        import base64
+
+        return f"data:{self.mime};base64,{base64.b64encode(self.data).decode()}"
+
+
+def images_message(images: list[Image]) -> Message:
+    """The user message carrying images tools read (tool messages take text only)."""
+    names = ", ".join(f"{i.name} ({i.width}×{i.height})" for i in images)
+    return image_message(f"[the images read above: {names}]", [i.url() for i in images])
 
 
 @dataclass(frozen=True)
@@ -27,6 +50,7 @@ class ToolResult:
     is_error: bool = False
     display: str | None = None  # one-line summary (or a diff) for the terminal, never sent
     final: str = ""  # the turn ends here with this as the reply (a plan no one can approve)
+    image: Image | None = None  # an image read for a model that takes images (not in output)
 
 
 @dataclass
@@ -53,6 +77,7 @@ class ToolContext:
     loop: object | None = None
     sandbox: object | None = None  # the OS sandbox commands run in (agent.sandbox.runtime)
     files: object | None = None  # what the file tools last saw of each file (tools.stamps)
+    images: bool = False  # the model takes images: read_file returns them as images
     planning: object | None = None  # approving a plan, leaving plan mode (tools.plan)
 
 

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agent.base.messages import Message
+from agent.base.messages import IMAGE_TOKENS, Message, images_in, text_of
 from agent.config.prices import Price
 
 _WORD = re.compile(r"[A-Za-z]+")
@@ -41,7 +41,7 @@ def estimate(text: str) -> int:
 
 def estimate_message(m: Message) -> int:
     """Estimated tokens of one chat message as it goes on the wire."""
-    n = MESSAGE_OVERHEAD + estimate(str(m.get("content") or ""))
+    n = MESSAGE_OVERHEAD + estimate(text_of(m)) + IMAGE_TOKENS * images_in(m)
     n += estimate(str(m.get("reasoning_content") or ""))
     for c in m.get("tool_calls") or []:
         fn = c.get("function", {})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agent.base.messages import text_of
 from agent.base.tokens import estimate
 from agent.commands.registry import Ctx, command
 from agent.context.repomap import RepoMapper, files_in
@@ -23,9 +24,7 @@ async def map_cmd(ctx: Ctx, args: str) -> None:
         return
     messages = ctx.agent.messages
     seen = mapper.relative(files_in(messages, ctx.agent.tools))
-    last = next(
-        (str(m.get("content") or "") for m in reversed(messages) if m.get("role") == "user"), ""
-    )
+    last = next((text_of(m) for m in reversed(messages) if m.get("role") == "user"), "")
     text = await mapper.render(last, seen, tokens=tokens, fresh=True)
     if not text:
         ctx.say(

@@ -92,6 +92,7 @@ def check_objects(path: Path, data: dict[str, Any]) -> None:
     check_sandbox(path, data.get("sandbox", {}))
     check_repo_map(path, data.get("repoMap", {}))
     check_checks(path, data.get("checks", {}))
-    patch = data.get("tools", {}).get("applyPatch", False)
-    if not isinstance(patch, bool):
-        raise ConfigError(f"{path}: key 'tools.applyPatch' must be true or false, got {patch!r}")
+    for key in ("applyPatch", "images"):
+        value = data.get("tools", {}).get(key, False)
+        if not isinstance(value, bool):
+            raise ConfigError(f"{path}: key 'tools.{key}' must be true or false, got {value!r}")

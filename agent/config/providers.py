@@ -94,6 +94,19 @@ def prefers_patches(model: str) -> bool:
     return name.startswith(PATCH_MODELS) or "codex" in name
 
 
+# Models that take images in their input (image_url parts): read_file sends them images.
+VISION = (
+    *("gpt-4o", "gpt-4.1", "gpt-5", "o3", "o4", "claude", "gemini", "llava", "pixtral"),
+    *("gemma-3", "llama-4", "grok-4", "qwen2.5-vl", "qwen-vl", "qwen3-vl", "minicpm-v"),
+)
+
+
+def accepts_images(model: str) -> bool:
+    """The model is known to take images."""
+    name = model.lower().rsplit("/", 1)[-1]
+    return name.startswith(VISION) or "vision" in name or "-vl" in name
+
+
 def preset(name: str) -> Provider:
     """The preset called `name`; KeyError names the known ones."""
     try:

@@ -152,6 +152,12 @@ class Settings:
         )
 
     @property
+    def images(self) -> bool | None:
+        """`tools.images`: the model takes images (None: judged by its name)."""
+        value = self._obj("tools").get("images")
+        return value if isinstance(value, bool) else None
+
+    @property
     def apply_patch(self) -> bool | None:
         """`tools.applyPatch`: offer apply_patch (None: only to models trained on it)."""
         value = self._obj("tools").get("applyPatch")

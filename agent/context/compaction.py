@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.base.events import Compacted, ErrorEvent, Event, Notice, Sink
-from agent.base.messages import Message
+from agent.base.messages import Message, text_of
 from agent.base.record import cap
 from agent.base.tokens import Meter, estimate_message
 from agent.context.transcript import (
@@ -161,7 +161,7 @@ def open_request(messages: list[Message], cut: int) -> str:
         return ""
     for i in range(cut - 1, 0, -1):
         if messages[i]["role"] == "user" and not is_marker(messages[i]):
-            return ENV.sub("", str(messages[i].get("content") or "")).strip()
+            return ENV.sub("", text_of(messages[i])).strip()
     return ""
 
 

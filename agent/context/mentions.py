@@ -13,6 +13,7 @@ from pathlib import Path
 from agent.base.record import cap
 from agent.sandbox.runtime import Sandbox
 from agent.tools.agentignore import for_search, note
+from agent.tools.images import TYPES, dimensions
 
 FILE_CHARS = 50_000  # of one attached file
 MAX_FILES = 10
@@ -62,6 +63,10 @@ def _content(p: Path, cwd: Path) -> str:
         return _listing(p, cwd)
     with open(p, "rb") as fh:
         data = fh.read(FILE_CHARS * 4 + 1)
+    seen = dimensions(data) if p.suffix.lower() in TYPES else None
+    if seen is not None:  # the model sees it through read_file (as an image, when it takes them)
+        kind, w, h = seen
+        return f"({kind} image, {w}×{h}: read_file {_label(p, cwd)} to see it)"
     if b"\0" in data[:8192]:
         return "(binary file: not attached; use a tool to inspect it)"
     text = data.decode("utf-8", errors="replace")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from agent.base.messages import Message
+from agent.base.messages import Message, text_of
 from agent.base.record import cap
 
 SUMMARY_PREFIX = "[agent] Summary of the earlier conversation (compacted to save context)."
@@ -17,7 +17,7 @@ CAPS = {"user": 8000, "assistant": 4000, "tool": 1500, "args": 500, "summary": 2
 
 def is_marker(m: Message) -> bool:
     """A message compaction itself wrote (a summary, the note of dropped turns, the ack)."""
-    content = str(m.get("content") or "")
+    content = text_of(m)
     return content == ACK or content.startswith((SUMMARY_PREFIX, DROPPED_PREFIX))
 
 
@@ -27,7 +27,7 @@ def render_transcript(messages: list[Message], max_chars: int) -> str:
     names: dict[str, str] = {}
     out = []
     for m in messages:
-        role, content = m["role"], str(m.get("content") or "")
+        role, content = m["role"], text_of(m)
         if role == "tool":
             name = names.get(m.get("tool_call_id", ""), "tool")
             out.append(f"[{name} result]\n{cap(content, CAPS['tool'])}")
@@ -45,6 +45,6 @@ def env_block(messages: list[Message]) -> str:
     """The first message's <env> block, carried over so date/cwd survive compaction."""
     for m in messages:
         if m["role"] == "user":
-            found = ENV.search(str(m.get("content") or ""))
+            found = ENV.search(text_of(m))
             return found.group(0) + "\n\n" if found else ""
     return ""

@@ -24,10 +24,11 @@ from agent.base.events import (
     Usage,
 )
 from agent.base.messages import Message, wire_name
-from agent.base.record import Call, Tool, ToolContext, ToolResult
+from agent.base.record import Call, Tool, ToolContext, ToolResult, images_message
 from agent.base.tokens import Meter, Totals
 from agent.context.compaction import Conversation, Policy, auto_compact, compact, fit
 from agent.context.economy import Economy
+from agent.core.after import send_back
 from agent.core.cut import Cut, notes, repeating
 from agent.core.cut import split as split_cut
 from agent.core.dispatch import Dispatcher, prepare
@@ -50,7 +51,6 @@ from agent.hooks.hooks import Hooks
 
 REPEAT_LIMIT = 3  # identical calls in one turn before the model is told to change course
 RECOVERY_LIMIT = 2  # cut or malformed replies the loop re-prompts for within one turn
-STOP_HOOK_LIMIT = 3  # times a Stop hook may send the model back to work in one turn
 
 
 @dataclass
@@ -146,28 +146,14 @@ class Agent:
         state.shown = None
 
     async def _stop_hooks(self, end: TurnEnd, state: TurnState) -> TurnEnd:
-        """A Stop hook that blocks, or checks failing after the turn's edits, send their
-        reason back as a new user message (a few times each)."""
-        blocks = rounds = 0
-        while end.subtype == "success":
-            out = await self.hooks.stop(end.text, blocks > 0) if self.hooks is not None else None
-            if out is not None and out.blocked:
-                if blocks >= STOP_HOOK_LIMIT:
-                    self.sink.emit(Notice(f"a Stop hook blocked {blocks} times; stopping anyway"))
-                    break
-                blocks, why = blocks + 1, out.reason or "Continue."
-            else:
-                why = await self.checks.after_turn() if self.checks is not None else ""
-                if not why or self.checks is None:
-                    break
-                if rounds >= self.checks.rounds:
-                    self.sink.emit(Notice(f"checks still fail after {rounds} rounds; stopping"))
-                    break
-                rounds += 1
+        """Stop hooks and checks after edits may send the model back to work (agent.core.after)."""
+
+        async def again(why: str) -> TurnEnd:
             self._add({"role": "user", "content": why})
             state.final = ""
-            end = await self._steps(state)
-        return end
+            return await self._steps(state)
+
+        return await send_back(end, self.hooks, self.checks, self.sink, again)
 
     async def _steps(self, state: TurnState) -> TurnEnd:
         while True:
@@ -271,6 +257,9 @@ class Agent:
         await self.dispatcher.run_all(calls, self.ctx, self.sink, state.done)
         for c in calls:
             self._add_result(c, state.done[c.id])
+        pictures = [r.image for c in calls if (r := state.done[c.id]).image is not None]
+        if pictures:  # after every result of the step: a tool message carries text only
+            self._add(images_message(pictures))
         state.pending = []
 
     def _add_result(self, call: Call, result: ToolResult) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.base.messages import Message
+from agent.base.messages import Message, text_of
 from agent.base.tokens import CALL_OVERHEAD, MESSAGE_OVERHEAD, estimate, estimate_tools
 from agent.context.memory import MEMORY_HEADER
 from agent.core.loop import Agent
@@ -29,7 +29,7 @@ def message_kinds(messages: list[Message]) -> tuple[dict[str, int], dict[str, in
     by_tool: dict[str, int] = {}
     names: dict[str, str] = {}
     for m in messages:
-        role, text = m.get("role"), str(m.get("content") or "")
+        role, text = m.get("role"), text_of(m)
         if role == "user":
             kinds["user text"] += MESSAGE_OVERHEAD + estimate(text)
         elif role == "assistant":

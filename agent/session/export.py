@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.base.messages import Message
+from agent.base.messages import Message, text_of
 
 
 def _fence(text: str) -> str:
@@ -36,7 +36,7 @@ def to_markdown(messages: list[Message], meta: dict[str, Any]) -> str:
     out.append(" · ".join(f"{k}: {v}" for k, v in meta.items() if k != "session_id" and v))
     names: dict[str, str] = {}
     for m in messages:
-        role, content = m.get("role"), str(m.get("content") or "")
+        role, content = m.get("role"), text_of(m)
         if role == "system":
             continue
         if role == "user":

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from agent.base.events import SubagentProgress, TurnEnd
 from agent.base.record import Call, Middleware, Next, ToolContext, ToolResult
 from agent.context.memory import MEMORY_HEADER, env_block
+from agent.core.after import STOP_HOOK_LIMIT
 from agent.core.dispatch import Dispatcher
 from agent.core.llm import LLM
 from agent.core.loop import Agent
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from agent.base.record import Tool
 
 SPAWN_TOOLS = ("task", "task_result")
-STOP_HOOK_LIMIT = 3
 PROMPT = Path(__file__).parents[1] / "prompts" / "subagent.md"
 
 

@@ -11,7 +11,7 @@ from typing import Any, BinaryIO
 
 from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap, error
 from agent.base.words import plural
-from agent.tools import agentignore, textio, walk
+from agent.tools import agentignore, images, textio, walk
 from agent.tools.binkinds import ADVICE, BINARY_EXTENSIONS
 from agent.tools.common import ToolError, did_you_mean, guard, int_arg, resolve, shown, str_arg
 from agent.tools.edits import EDIT_FILE, WRITE_FILE
@@ -242,6 +242,8 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if await asyncio.to_thread(path.is_dir):  # its entries, one level (offset/limit unused)
         text, count = await asyncio.to_thread(_directory, path, ctx)
         return ToolResult(text, display=f"read_file {name} · {plural(count, 'entry')}")
+    if path.suffix.lower() in images.TYPES and await asyncio.to_thread(path.is_file):
+        return await asyncio.to_thread(images.read_image, path, ctx, name)
     stamps = stamps_of(ctx)
     before = await asyncio.to_thread(stamps.take, path) if stamps is not None else None
     lines, page, notes = await asyncio.to_thread(_read, path, offset, limit, ctx)
