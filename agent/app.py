@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import astuple, dataclass, field
 from typing import Any
 
@@ -14,6 +15,7 @@ from agent.config.providers import accepts_images, prefers_patches
 from agent.context.compaction import Policy
 from agent.context.economy import Economy
 from agent.context.memory import env_block, system_prompt
+from agent.context.mentions import prompt_images
 from agent.context.repomap import RepoMapper
 from agent.context.spill import SPILL_ROOM
 from agent.core.dispatch import Dispatcher
@@ -100,7 +102,8 @@ class Run:
         """One user turn through the loop: the prompt as user_message dresses it."""
         mapper = self.repo_map if self.first_turn else None
         block = await mapper.block(prompt) if mapper is not None else ""
-        return await self.agent.run_turn(self.user_message(prompt, block))
+        pictures = await asyncio.to_thread(prompt_images, prompt, self.agent.ctx)  # @shot.png
+        return await self.agent.run_turn(self.user_message(prompt, block), pictures)
 
     def set_mode(self, mode: str) -> None:
         """Shift-Tab: the permission mode the gate and hooks use, recorded in the session."""

@@ -10,10 +10,12 @@ import signal
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.base.record import cap
+from agent.base.events import Notice
+from agent.base.record import Image, ToolContext, cap
 from agent.sandbox.runtime import Sandbox
 from agent.tools.agentignore import for_search, note
-from agent.tools.images import TYPES, dimensions
+from agent.tools.common import ToolError
+from agent.tools.images import TYPES, dimensions, read_image
 
 FILE_CHARS = 50_000  # of one attached file
 MAX_FILES = 10
@@ -64,9 +66,9 @@ def _content(p: Path, cwd: Path) -> str:
     with open(p, "rb") as fh:
         data = fh.read(FILE_CHARS * 4 + 1)
     seen = dimensions(data) if p.suffix.lower() in TYPES else None
-    if seen is not None:  # the model sees it through read_file (as an image, when it takes them)
+    if seen is not None:  # the image itself joins the message when the model takes images
         kind, w, h = seen
-        return f"({kind} image, {w}×{h}: read_file {_label(p, cwd)} to see it)"
+        return f"({kind} image, {w}×{h}; attached when the model takes images)"
     if b"\0" in data[:8192]:
         return "(binary file: not attached; use a tool to inspect it)"
     text = data.decode("utf-8", errors="replace")
@@ -84,6 +86,38 @@ def attach(text: str, cwd: Path) -> str:
         kind = "directory" if p.is_dir() else "file"
         blocks.append(f'<{kind} path="{_label(p, cwd)}">\n{body.rstrip()}\n</{kind}>')
     return text if not blocks else text + "\n\n" + "\n\n".join(blocks)
+
+
+MAX_IMAGES = 5  # attached to one message
+
+
+def prompt_images(text: str, ctx: ToolContext) -> list[Image]:
+    """The images a message names — `@shot.png`, or a pasted path of an image file — read for
+    a model that takes images (scaled like read_file's); one that cannot be is said why."""
+    if not ctx.images:
+        return []
+    cwd = Path(ctx.cwd)
+    named = [p for p in mentioned(text, cwd) if p.suffix.lower() in TYPES]
+    for word in text.split():
+        raw = word.strip("'\"")
+        if Path(raw).suffix.lower() in TYPES and not raw.startswith("@"):
+            p = Path(os.path.expanduser(raw))
+            p = p if p.is_absolute() else cwd / p
+            if p.is_file() and p not in named:
+                named.append(p)
+    found = []
+    for p in named[:MAX_IMAGES]:
+        try:
+            image = read_image(p, ctx, _label(p, cwd)).image
+        except (ToolError, OSError) as e:
+            if ctx.sink is not None:
+                ctx.sink.emit(
+                    Notice(f"image not attached: {_label(p, cwd)}: {getattr(e, 'what', e)}")
+                )
+            continue
+        if image is not None:
+            found.append(image)
+    return found
 
 
 def shell_note(command: str, output: str, code: int | None) -> str:

@@ -24,7 +24,7 @@ from agent.base.events import (
     Usage,
 )
 from agent.base.messages import Message, wire_name
-from agent.base.record import Call, Tool, ToolContext, ToolResult, images_message
+from agent.base.record import Call, Image, Tool, ToolContext, ToolResult, images_message
 from agent.base.tokens import Meter, Totals
 from agent.context.compaction import Conversation, Policy, auto_compact, compact, fit
 from agent.context.economy import Economy
@@ -90,13 +90,13 @@ class Agent:
         """Re-read `tools` (MCP changes) at the next turn start, never mid-turn: cache-stable."""
         self._tools_stale = True
 
-    async def run_turn(self, content: str) -> TurnEnd:
+    async def run_turn(self, content: str, images: list[Image] | None = None) -> TurnEnd:
         """Run one user turn to its end; returns (and emits) the TurnEnd. A second caller
         (a /loop run, a command) waits until the running turn has ended."""
         async with self._turn_lock:
-            return await self._run_turn(content)
+            return await self._run_turn(content, images or [])
 
-    async def _run_turn(self, content: str) -> TurnEnd:
+    async def _run_turn(self, content: str, images: list[Image]) -> TurnEnd:
         if self.tool_sync is not None and self.tool_sync():
             self._tools_stale = True
         if self._tools_stale:
@@ -116,7 +116,9 @@ class Agent:
         self._close_turn(state, "[no reply]")  # never two user messages in a row
         start = len(self.messages)
         self.sink.emit(TurnStart(content, start))
-        self._add({"role": "user", "content": content})
+        parts = [{"type": "image_url", "image_url": {"url": i.url()}} for i in images]
+        self._add({"role": "user", "content": [{"type": "text", "text": content}, *parts]}
+                  if parts else {"role": "user", "content": content})  # fmt: skip
         try:
             end = await self._steps(state)
             end = await self._stop_hooks(end, state)

@@ -108,7 +108,27 @@ def test_json_output_names_the_file_never_the_data(
     assert "ui.png" in r.stdout and "base64" not in r.stdout
 
 
-def test_an_image_mention_points_at_read_file(tmp_path: Path) -> None:
+def test_an_image_mention_is_described_in_the_text(tmp_path: Path) -> None:
     picture(tmp_path / "shot.png", (30, 20), "PNG")
     out = attach("look at @shot.png", tmp_path)
-    assert "(PNG image, 30×20: read_file shot.png to see it)" in out
+    assert "(PNG image, 30×20; attached when the model takes images)" in out
+
+
+async def test_mentioned_and_pasted_images_join_the_message(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    picture(tmp_path / "a.png", (30, 20), "PNG")
+    picture(tmp_path / "b.jpg", (40, 10), "JPEG")
+    fake.script(text("two pictures"), text("none"))
+    run, _ = make_run(fake, tmp_path, settings={"tools": {"images": True}})
+    await run.turn(f"compare @a.png with {tmp_path / 'b.jpg'}")
+    content = fake.requests[0]["messages"][-1]["content"]
+    assert content[0]["type"] == "text" and "compare @a.png" in content[0]["text"]
+    assert [p["image_url"]["url"][:15] for p in content[1:]] == [
+        "data:image/png;",
+        "data:image/jpeg",
+    ]
+    plain, _ = make_run(fake, tmp_path / "x", settings={"tools": {"images": False}})
+    (tmp_path / "x" / "a.png").write_bytes((tmp_path / "a.png").read_bytes())
+    await plain.turn("look at @a.png")
+    assert isinstance(fake.requests[1]["messages"][-1]["content"], str)  # text only
