@@ -95,7 +95,11 @@ def read_image(path: Path, ctx: ToolContext, name: str) -> ToolResult:
     data = path.read_bytes()
     found = dimensions(data)
     if found is None:
-        raise ToolError(f"{name} is not a readable {path.suffix} image (its header says otherwise)")
+        raise ToolError(
+            f"{name} is not a readable {path.suffix} image (its header says otherwise)",
+            can_retry=False,
+            hint="inspect it with bash (`file`, `xxd | head`)",
+        )
     kind, w, h = found
     desc = f"{name}: {kind} image, {w}×{h}, {max(size // 1024, 1)} KB"
     if not ctx.images:

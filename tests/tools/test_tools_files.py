@@ -104,7 +104,12 @@ async def test_read_reports_undecodable(ctx: ToolContext, tmp_path: Path) -> Non
 
 @pytest.mark.parametrize(
     ("name", "advice"),
-    [("photo.PNG", "images cannot be read"), ("doc.pdf", "pdftotext"), ("a.zip", "unzip -l")],
+    [
+        ("photo.BMP", "images cannot be read"),  # PNG, JPEG, GIF, WebP are read as images
+        ("photo.PNG", "is not a readable .PNG image"),  # ... when they are what they say
+        ("doc.pdf", "pdftotext"),
+        ("a.zip", "unzip -l"),
+    ],
 )
 async def test_read_refuses_binary_by_extension(
     ctx: ToolContext, tmp_path: Path, name: str, advice: str
