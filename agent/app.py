@@ -36,6 +36,9 @@ from agent.session.listing import prune_notice
 from agent.session.recorder import SessionRecorder
 from agent.session.resume import restore
 from agent.session.store import SessionFile, new_id, prune, summarize
+from agent.skills.catalog import Catalog
+from agent.skills.session import for_session as skills_for
+from agent.skills.tool import skill_tool
 from agent.subagents.defs import AgentDef
 from agent.tools import builtin_tools, registry
 from agent.tools.stamps import FileStamps
@@ -69,6 +72,7 @@ class Run:
     moved_from: str = ""  # a resumed session last ran in this other directory
     language: str = ""  # the reply language (`language` setting, /lang): in the system prompt
     repo_map: RepoMapper | None = None  # the repository map the first message carries, /map
+    skills: Catalog = field(default_factory=Catalog)  # listed in the first message, /skills
 
     def moved_note(self) -> str:
         """Tells the model (once) that a resumed session now works in another directory."""
@@ -94,7 +98,8 @@ class Run:
         self.context = []
         if self.first_turn:
             self.first_turn = False
-            blocks = [env_block(self.cfg.cwd, self.cfg.root), repo_map, f"{extra}{prompt}"]
+            env = env_block(self.cfg.cwd, self.cfg.root)
+            blocks = [env, repo_map, self.skills.block(), f"{extra}{prompt}"]
             return "\n\n".join(b for b in blocks if b)
         return f"{extra}{prompt}"
 
@@ -103,7 +108,10 @@ class Run:
         mapper = self.repo_map if self.first_turn else None
         block = await mapper.block(prompt) if mapper is not None else ""
         pictures = await asyncio.to_thread(prompt_images, prompt, self.agent.ctx)  # @shot.png
-        return await self.agent.run_turn(self.user_message(prompt, block), pictures)
+        try:
+            return await self.agent.run_turn(self.user_message(prompt, block), pictures)
+        finally:
+            self.gate.end_turn()  # what a skill in use allowed ends with the turn
 
     def set_mode(self, mode: str) -> None:
         """Shift-Tab: the permission mode the gate and hooks use, recorded in the session."""
@@ -168,12 +176,14 @@ def _sessions(cfg: Config, resume_id: str | None) -> tuple[SessionFile, Snapshot
 
 
 def _tools(
-    cfg: Config, session_id: str, out: Sink
+    cfg: Config, session_id: str, out: Sink, skills: Catalog
 ) -> tuple[dict[str, Tool], ActionRunner | None, tuple[dict[str, AgentDef], list[str]]]:
-    """The session's registry (built-ins, subagent tools, run_action; a tool a neverAllow rule
-    names whole is not offered), the project's action runner, the agent definitions."""
+    """The session's registry (built-ins, skill, subagent tools, run_action; a tool a neverAllow
+    rule names whole is not offered), the project's action runner, the agent definitions."""
     patch = cfg.options.apply_patch
     tools = registry(builtin_tools(prefers_patches(cfg.model) if patch is None else patch))
+    if skills.skills:
+        tools["skill"] = skill_tool(skills)
     task_tools, agent_defs, def_warnings = subagent_tools(cfg)
     tools.update(task_tools)
     actions = project_actions(cfg, session_id, out)
@@ -250,7 +260,8 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     recorder.report_to(out)  # a session file that cannot be written any more is said once
     if pruned:
         out.emit(Notice(pruned))
-    tools, actions, (agent_defs, def_warnings) = _tools(cfg, session_id, out)
+    skills = skills_for(cfg.root, cfg.trusted, out)
+    tools, actions, (agent_defs, def_warnings) = _tools(cfg, session_id, out, skills)
     box = for_session(cfg)  # the OS sandbox commands run in; said once when the kernel refuses
     if box.problem:
         out.emit(Notice(f"no sandbox: {box.problem}; commands will be asked about instead"))
@@ -296,7 +307,8 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     run = Run(
         agent, session_id, denials, cfg, hooks, gate, store, recorder, actions=actions, mcp=mcp
     )
-    run.first_turn, run.language = not history, language
+    run.first_turn, run.language, run.skills = not history, language, skills
+    skills.unlock = gate
     ctx.planning = Review(gate, run.set_mode)  # exit_plan_mode: approve, then leave plan mode
     run.repo_map = RepoMapper(cfg.cwd, cfg.options.repo_map_tokens, ctx)
     run.repo_map.warm()  # reads the project's code while the user types

@@ -1,9 +1,10 @@
 """Slash commands: a registry of async `(ctx, args)` functions; their docstrings are the help.
 
-Built-ins live in `commands_builtin.py` and `commands_project.py`; other modules add theirs with
+Built-ins live in `builtin.py`, `project.py` and `style.py`; other modules add theirs with
 `register(...)` or `@command(...)` (session, MCP and action commands load here when present);
-user commands come from `.agent/commands/*.md` and `~/.agent/commands/*.md`. Commands may run
-turns through the loop (`ctx.turn`); tools never call commands.
+user commands come from Markdown prompt files (agent.commands.user) and skills run as
+`/skill-name` (agent.commands.skill_run). Commands may run turns through the loop (`ctx.turn`);
+tools never call commands.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent.commands.command import Command, Ctx, Handler
+from agent.commands.skill_run import skill_commands
 from agent.commands.user import load_user_commands
 
 __all__ = ["ALIASES", "COMMANDS", "Command", "Ctx", "Handler", "all_commands", "command"]
@@ -30,6 +32,7 @@ OPTIONAL_MODULES = (
     "agent.commands.code",
     "agent.commands.checks",
     "agent.commands.commit",
+    "agent.commands.skills",
 )
 _NAME = re.compile(r"/([A-Za-z][\w:.-]*)(?:\s+(.*))?", re.S)
 
@@ -84,12 +87,23 @@ def load_modules() -> list[str]:
     return problems
 
 
-def all_commands(root: Path, home: Path | None = None) -> dict[str, Command]:
-    """Built-in and registered commands, then user commands (which never shadow a built-in)."""
-    LOAD_PROBLEMS[:] = load_modules()
+def all_commands(
+    root: Path, home: Path | None = None, *, trusted: bool = False
+) -> dict[str, Command]:
+    """Built-in and registered commands, then user commands, then skills (`trusted`: the
+    project's skills too). None shadows one before it; a name clash goes to LOAD_PROBLEMS."""
+    problems = load_modules()
     out = dict(COMMANDS)
-    for cmd in load_user_commands(root, home):
-        out.setdefault(cmd.name, cmd)
+    for cmd in [*load_user_commands(root, home, problems), *skill_commands(root, home, trusted)]:
+        taken = resolve(out, cmd.name)
+        if taken is not None:
+            why = f"/{cmd.name} of {cmd.source} is hidden by /{taken.name} ({taken.source})"
+            problems.append(why)
+            continue
+        out[cmd.name] = cmd
+        for alias in cmd.aliases:
+            ALIASES.setdefault(alias, cmd.name)
+    LOAD_PROBLEMS[:] = problems
     return out
 
 

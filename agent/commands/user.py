@@ -1,37 +1,59 @@
-"""User commands: `.agent/commands/*.md` (project) and `~/.agent/commands/*.md` (user).
+"""User commands: Markdown prompt files that become slash commands.
 
-A file `fix.md` becomes `/fix`; `frontend/test.md` becomes `/frontend:test`. Optional front
-matter gives `description` (the /help text) and `argument-hint`. The body is the prompt sent
-through the loop, with `$ARGUMENTS` replaced by everything after the name and `$1`…`$9` by the
-individual words (shell-style quoting groups words).
+Read from, in this order (the first one wins a name; a clash is said): `.agent/commands/` and
+Claude Code's `.claude/commands/` in the project, then `~/.agent/commands/`,
+`~/.claude/commands/` and Codex's `~/.codex/prompts/` (also run as `/prompts:name`). A file
+`fix.md` becomes `/fix`; `frontend/test.md` becomes `/frontend:test`. Optional front matter
+gives `description` (the /help text), `argument-hint` and `allowed-tools` (permission rules that
+hold while the command's turn runs). The body is the prompt sent through the loop, with
+`$ARGUMENTS` replaced by everything after the name, `$1`…`$9` by the individual words
+(shell-style quoting groups words) and `$NAME` by a `NAME=value` argument (Codex's named
+placeholders). A "!`command`" in the body runs through the bash tool, with its permissions, and
+its output takes its place (Claude Code's syntax).
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 
+from agent.base import frontmatter
+from agent.base.frontmatter import names_of, text_of
 from agent.commands.command import Command, Ctx, Handler
 from agent.context.mentions import attach
 
 MAX_BYTES = 200_000  # a command file larger than this is skipped
 _POSITIONAL = re.compile(r"\$([1-9])")
+_NAMED = re.compile(r"\$([A-Z][A-Z0-9_]*)")
+_KEY_VALUE = re.compile(r"([A-Z][A-Z0-9_]*)=(.*)", re.S)
+_BANG = re.compile(r"!`([^`\n]+)`")
+
+
+@dataclass(frozen=True)
+class Place:
+    folder: Path
+    source: str
+    project: bool  # a project's allowed-tools hold only once the project is trusted
+    alias_prefix: str = ""  # Codex runs its prompts as /prompts:name
+
+
+def places(root: Path, home: Path) -> tuple[Place, ...]:
+    return (
+        Place(root / ".agent" / "commands", "project", True),
+        Place(root / ".claude" / "commands", "project (.claude)", True),
+        Place(home / ".agent" / "commands", "user", False),
+        Place(home / ".claude" / "commands", "user (.claude)", False),
+        Place(home / ".codex" / "prompts", "user (.codex)", False, "prompts:"),
+    )
 
 
 def parse_file(text: str) -> tuple[dict[str, str], str]:
-    """(front matter fields, body); a file without front matter is all body."""
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---":
-        return {}, text.strip()
-    meta: dict[str, str] = {}
-    for i, line in enumerate(lines[1:], start=1):
-        if line.strip() == "---":
-            return meta, "\n".join(lines[i + 1 :]).strip()
-        key, sep, value = line.partition(":")
-        if sep:
-            meta[key.strip().lower()] = value.strip().strip("\"'")
-    return {}, text.strip()  # no closing fence: treat it all as the body
+    """(front matter fields as text, body); a file without front matter is all body.
+    Raises frontmatter.FrontMatterError for front matter that cannot be read."""
+    fields, body = frontmatter.split(text)
+    return {k.lower(): text_of(v) for k, v in fields.items()}, body
 
 
 def split_args(args: str) -> list[str]:
@@ -44,11 +66,15 @@ def split_args(args: str) -> list[str]:
 def expand(body: str, args: str) -> str:
     """The prompt for `/name args`: placeholders filled, or the arguments appended."""
     words = split_args(args)
+    named = {m[1]: m[2] for w in words if (m := _KEY_VALUE.fullmatch(w))}
     used = "$ARGUMENTS" in body or bool(_POSITIONAL.search(body))
     out = body.replace("$ARGUMENTS", args)
     out = _POSITIONAL.sub(
         lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", out
     )
+    if named:
+        used = used or any(f"${k}" in body for k in named)
+        out = _NAMED.sub(lambda m: named.get(m.group(1), m.group(0)), out)
     if args and not used:
         out = f"{out}\n\n{args}"
     return out
@@ -66,39 +92,88 @@ def _files(base: Path) -> list[tuple[str, Path]]:
     return out
 
 
-def load_user_commands(root: Path, home: Path | None = None) -> list[Command]:
-    """Project commands first (they win a name clash), then the user's."""
+def _command(name: str, path: Path, place: Place) -> Command | str:
+    """The command a file makes, or what is wrong with it."""
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            return f"{path}: over {MAX_BYTES // 1000} KB, not loaded"
+        meta, body = parse_file(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError as e:
+        return f"{path}: unreadable ({e})"
+    except frontmatter.FrontMatterError as e:
+        return f"{path}: not loaded: front matter {e}"
+    help = meta.get("description") or next(
+        (ln.strip("# ").strip() for ln in body.splitlines() if ln.strip()), name
+    )
+    rules = names_of(meta.get("allowed-tools")) or ()
+    aliases = (place.alias_prefix + name,) if place.alias_prefix else ()
+    hint = meta.get("argument-hint", "")
+    run = runner(body, rules, project=place.project)
+    return Command(name, help, run, hint, f"{place.source}: {path}", aliases)
+
+
+def load_user_commands(
+    root: Path, home: Path | None = None, problems: list[str] | None = None
+) -> list[Command]:
+    """Every place's commands, the first found of a name kept; what was skipped or hidden goes
+    to `problems`."""
     home = home or Path.home()
-    seen: set[str] = set()
-    out: list[Command] = []
-    for base, label in (
-        (root / ".agent" / "commands", "project"),
-        (home / ".agent" / "commands", "user"),
-    ):
-        for name, path in _files(base):
-            if name in seen:
+    found: dict[str, tuple[Command, Path]] = {}
+    said = problems if problems is not None else []
+    for place in places(root, home):
+        for name, path in _files(place.folder):
+            if name in found:
+                if not same_file(path, found[name][1]):  # a copy or a link: nothing to say
+                    said.append(f"/{name} of {path} is hidden by {found[name][1]}")
                 continue
-            try:
-                if path.stat().st_size > MAX_BYTES:
-                    continue
-                meta, body = parse_file(path.read_text(encoding="utf-8", errors="replace"))
-            except OSError:
-                continue
-            seen.add(name)
-            help = meta.get("description") or next(
-                (ln.strip("# ").strip() for ln in body.splitlines() if ln.strip()), name
-            )
-            out.append(
-                Command(
-                    name, help, _runner(body), meta.get("argument-hint", ""), f"{label}: {path}"
-                )
-            )
-    return out
+            got = _command(name, path, place)
+            if isinstance(got, str):
+                said.append(got)
+            else:
+                found[name] = got, path
+    return [cmd for cmd, _ in found.values()]
 
 
-def _runner(body: str) -> Handler:
+def same_file(a: Path, b: Path) -> bool:
+    """The same file, or two with the same content."""
+    try:
+        return a.resolve() == b.resolve() or a.read_bytes() == b.read_bytes()
+    except OSError:
+        return False
+
+
+def runner(body: str, rules: tuple[str, ...] = (), *, project: bool = False) -> Handler:
+    """The handler of a prompt command: `rules` allowed for its turn (a project's only when
+    the project is trusted), its "!`command`"s run, the body expanded, sent through the loop."""
+
     async def run(ctx: Ctx, args: str) -> None:
-
-        await ctx.turn(attach(expand(body, args), ctx.cfg.cwd))  # `/explain @src/app.py`
+        if ctx.cfg.trusted or not project:
+            ctx.run.gate.allow_for_turn(rules)
+        text = expand(body, args)
+        if _BANG.search(text):
+            text = await _run_bangs(ctx, text)
+        await ctx.turn(attach(text, ctx.cfg.cwd))  # `/explain @src/app.py`
 
     return run
+
+
+async def _run_bangs(ctx: Ctx, text: str) -> str:
+    """Each "!`command`" replaced by its output, run as a call of the registry's command tool
+    (permission rules, hooks and the sandbox apply; a denied one says so)."""
+    from agent.base.record import Call
+
+    shell = next(
+        (t for t in ctx.agent.tools.values() if t.target and t.target.what == "command"), None
+    )
+    parts: list[str] = []
+    last = 0
+    for i, m in enumerate(_BANG.finditer(text)):
+        parts.append(text[last : m.start()])
+        last = m.end()
+        if shell is None or shell.target is None:
+            parts.append(f"[not run: no shell tool in this session: {m.group(1)}]")
+            continue
+        call = Call(f"command-{i}", shell.name, {shell.target.arg: m.group(1)})
+        result = await ctx.agent.dispatcher.run_one(call, ctx.agent.ctx, ctx.agent.sink)
+        parts.append(result.output.strip())
+    return "".join(parts) + text[last:]

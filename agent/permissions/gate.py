@@ -40,6 +40,9 @@ class Gate:
         # Relative path rules start at the project root whatever the working directory.
         self.rule_ws = replace(self.ws, root=Path(os.path.realpath(self.root)))
         self.session_rules: list[str] = []
+        # Rules that hold until the current user turn ends (a skill's or command's
+        # allowed-tools); deny rules, ask rules and protected paths still come first.
+        self.turn_rules: list[str] = []
         self.sandboxed = False  # commands run in an OS sandbox (agent.sandbox): fewer prompts
         self._vocab: tuple[tuple[str, ...], Vocabulary] = ((), Vocabulary())
         self.lock = asyncio.Lock()
@@ -49,6 +52,13 @@ class Gate:
         real = os.path.realpath(folder)
         self.ws = replace(self.ws, reads=(*self.ws.reads, real))
         self.rule_ws = replace(self.rule_ws, reads=self.ws.reads)
+
+    def allow_for_turn(self, rules: tuple[str, ...] | list[str]) -> None:
+        """Allow what `rules` name until end_turn (a skill in use, a command's allowed-tools)."""
+        self.turn_rules += [r for r in rules if r not in self.turn_rules]
+
+    def end_turn(self) -> None:
+        self.turn_rules.clear()
 
     def table(self) -> list[Any]:
         """The live rules with their origin files (for a /permissions command)."""
@@ -63,7 +73,7 @@ class Gate:
         return peek.kind == "allow"
 
     def live_rules(self) -> RuleSet:
-        allow = [*self.rules.get("alwaysAllow", []), *self.session_rules]
+        allow = [*self.rules.get("alwaysAllow", []), *self.session_rules, *self.turn_rules]
         return compile_rules({**self.rules, "alwaysAllow": allow}, self.rule_ws, self.vocabulary())
 
     def vocabulary(self) -> Vocabulary:

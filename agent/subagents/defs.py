@@ -1,4 +1,5 @@
-"""Subagent definitions: `.agent/agents/*.md` (project) and `~/.agent/agents/*.md` (user).
+"""Subagent definitions: `.agent/agents/*.md` (project) and `~/.agent/agents/*.md` (user), and
+Claude Code's `.claude/agents/*.md` and `~/.claude/agents/*.md` beside them.
 
 A definition is Markdown with front matter:
 
@@ -13,7 +14,7 @@ A definition is Markdown with front matter:
 `tools` may also be a `[a, b]` list or `- item` lines; without it the subagent gets the default
 tool subset. Claude Code's names (`Read, Grep, Glob`, `Bash`, `Edit`, `WebFetch`, `Task`…) are
 mapped to ours; names still unknown are dropped with a warning. A project definition wins over
-a user one of the same name.
+a user one of the same name; in one place, `.agent/agents` wins over `.claude/agents` (said).
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from agent.base import frontmatter
+from agent.base.frontmatter import names_of, text_of
 
 _NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,63}")
 
@@ -39,45 +43,6 @@ class AgentDef:
     notes: tuple[str, ...] = ()  # problems with the definition (unknown tools), for warnings
 
 
-def split_front_matter(text: str) -> tuple[dict[str, str | list[str]], str]:
-    """(fields, body) of a `---` front-matter document; ({}, text) without front matter."""
-    lines = text.lstrip("\ufeff").splitlines()
-    if not lines or lines[0].strip() != "---":
-        return {}, text
-    try:
-        end = next(i for i in range(1, len(lines)) if lines[i].strip() in ("---", "..."))
-    except StopIteration:
-        return {}, text
-    fields: dict[str, str | list[str]] = {}
-    key = ""
-    for line in lines[1:end]:
-        item = re.match(r"\s*-\s+(.*)", line)
-        if item and key:  # a YAML block list under the last key
-            prev = fields.get(key)
-            fields[key] = [*(prev if isinstance(prev, list) else []), _unquote(item.group(1))]
-            continue
-        m = re.match(r"([A-Za-z_][\w-]*)\s*:\s*(.*)", line)
-        if m:
-            key, value = m.group(1), m.group(2).strip()
-            fields[key] = _unquote(value) if value else []
-    return fields, "\n".join(lines[end + 1 :]).strip()
-
-
-def _unquote(value: str) -> str:
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return value[1:-1]
-    return value
-
-
-def _names(value: str | list[str] | None) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    items = value if isinstance(value, list) else value.strip("[]").split(",")
-    out = tuple(_unquote(v) for v in items if _unquote(v))
-    return out or None
-
-
 # The tools a definition may name: our name -> the other names on its record (Claude Code's).
 Known = Mapping[str, tuple[str, ...]]
 
@@ -88,14 +53,17 @@ def parse_def(path: Path, known: Known) -> AgentDef | str:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         return f"{path}: unreadable ({e})"
-    fields, body = split_front_matter(text)
-    name = str(fields.get("name") or path.stem)
+    try:
+        fields, body = frontmatter.split(text)
+    except frontmatter.FrontMatterError as e:
+        return f"{path}: front matter {e}"
+    name = text_of(fields.get("name")) or path.stem
     if not _NAME.fullmatch(name):
         return f"{path}: invalid agent name {name!r}"
     if not body:
         return f"{path}: no system prompt (the text after the front matter)"
-    turns = str(fields.get("maxTurns") or fields.get("max_turns") or "")
-    listed = _names(fields.get("tools"))
+    turns = text_of(fields.get("maxTurns") or fields.get("max_turns"))
+    listed = names_of(fields.get("tools"))
     tools, unknown = resolve_tools(listed, known) if listed is not None else (None, [])
     notes: tuple[str, ...] = ()
     if listed and not tools:
@@ -105,13 +73,14 @@ def parse_def(path: Path, known: Known) -> AgentDef | str:
         )
     elif unknown:
         notes = (f"{path}: unknown tool(s) ignored: {', '.join(unknown)}",)
+    model = text_of(fields.get("model"))
     return AgentDef(
         name=name,
-        description=str(fields.get("description") or "").strip() or f"the {name} agent",
+        description=text_of(fields.get("description")) or f"the {name} agent",
         prompt=body,
         tools=tools,
         notes=notes,
-        model=None if str(fields.get("model") or "inherit") == "inherit" else str(fields["model"]),
+        model=None if model in ("", "inherit") else model,
         max_turns=int(turns) if turns.isdigit() and int(turns) > 0 else None,
         source=str(path),
     )
@@ -125,16 +94,19 @@ def load_defs(
     home = home or Path.home()
     found: dict[str, AgentDef] = {}
     warnings: list[str] = []
-    for d in (home / ".agent" / "agents", root / ".agent" / "agents"):  # project wins
-        if not d.is_dir():
-            continue
-        for path in sorted(d.glob("*.md")):
-            got = parse_def(path, known)
-            if isinstance(got, str):
-                warnings.append(got)
-            else:
-                found[got.name] = got
+    for scope in (home, root):  # the project's win over the user's
+        here: dict[str, AgentDef] = {}
+        for d in (scope / ".claude" / "agents", scope / ".agent" / "agents"):  # .agent wins
+            for path in sorted(d.glob("*.md")) if d.is_dir() else ():
+                got = parse_def(path, known)
+                if isinstance(got, str):
+                    warnings.append(got)
+                    continue
+                if got.name in here:
+                    warnings.append(f"{path}: agent {got.name!r} replaces {here[got.name].source}")
+                here[got.name] = got
                 warnings += got.notes
+        found.update(here)
     return dict(sorted(found.items())), warnings
 
 

@@ -157,7 +157,7 @@ def run_oneshot(args: Namespace, prompt: str) -> int:
     for w in cfg.warnings:
         print(f"agent: warning: {w}", file=sys.stderr)
     refused = _refused(args, prompt, cfg.provider.context_limit)
-    found = None if refused else _command(prompt, cfg.root)
+    found = None if refused else _command(prompt, cfg.root, cfg.trusted)
     if prompt.lstrip().startswith("//"):  # `//text` sends `/text`, as in the REPL
         prompt = prompt.replace("//", "/", 1)
     if refused or isinstance(found, str):
@@ -264,11 +264,11 @@ async def _session(run: Run, prompt: str, found: Any, out: IO[str] | None) -> Tu
     return await run.turn(prompt)
 
 
-def _command(prompt: str, root: Path) -> Any:
+def _command(prompt: str, root: Path, trusted: bool) -> Any:
     """The slash command a prompt names (see agent.ui.oneshot_command), or why it cannot run."""
     if not prompt.lstrip().startswith("/"):
         return None
     # deferred: ~60 ms (the command modules): only for a prompt that starts with a slash
     from agent.ui.oneshot_command import command_of
 
-    return command_of(prompt, root)
+    return command_of(prompt, root, trusted)

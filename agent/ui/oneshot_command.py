@@ -22,7 +22,7 @@ from agent.commands.command import Command, Ctx
 from agent.commands.registry import all_commands, parse, resolve, unknown_command
 
 
-def command_of(prompt: str, root: Path) -> tuple[Command, str] | str | None:
+def command_of(prompt: str, root: Path, trusted: bool = False) -> tuple[Command, str] | str | None:
     """(command, its arguments) when the prompt is a slash command that runs here; why not (a
     message) when it cannot; None for a prompt that is not a command."""
     if not prompt.lstrip().startswith("/") or prompt.lstrip().startswith("//"):
@@ -31,7 +31,7 @@ def command_of(prompt: str, root: Path) -> tuple[Command, str] | str | None:
     if parsed is None:  # a path: `/usr/bin/env is broken`
         return None
     name, args = parsed
-    commands = all_commands(root)
+    commands = all_commands(root, trusted=trusted)
     cmd = resolve(commands, name)
     if cmd is None:
         return unknown_command(name, commands)
@@ -53,7 +53,9 @@ async def run_command(run: Run, found: tuple[Command, str], out: IO[str] | None)
         ends.append(end)
         return end
 
-    ctx = Ctx(run, console, turn, run.agent.sink, all_commands(run.cfg.root))
+    ctx = Ctx(
+        run, console, turn, run.agent.sink, all_commands(run.cfg.root, trusted=run.cfg.trusted)
+    )
     await run.start()
     await cmd.run(ctx, args)
     if ends:

@@ -1,0 +1,46 @@
+"""Each skill run as `/skill-name args`: its body (with the arguments) sent through the loop,
+the skill marked in use (agent.skills)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from agent.commands.command import Command, Ctx, Handler
+from agent.commands.user import expand
+from agent.context.mentions import attach
+from agent.skills.catalog import discover
+from agent.skills.tool import render
+
+
+def skill_commands(root: Path, home: Path | None, trusted: bool) -> list[Command]:
+    """A command per skill (the project's only when `trusted`, as the session loads them)."""
+    catalog = discover(root, home, trusted=trusted)
+    return [
+        Command(
+            skill.name,
+            skill.description,
+            _runner(skill.name),
+            skill.argument_hint,
+            f"skill, {skill.source}: {skill.path}",
+        )
+        for skill in catalog.skills.values()
+    ]
+
+
+def _runner(name: str) -> Handler:
+    async def run(ctx: Ctx, args: str) -> None:
+        skill = ctx.run.skills.use(name)  # in use now: its allowed-tools hold for this turn
+        if skill is None:
+            ctx.say(f"the skill {name!r} is not loaded in this session (/skills lists them)")
+            return
+        try:
+            body = await asyncio.to_thread(skill.body)
+        except (OSError, ValueError) as e:
+            ctx.say(f"cannot read {skill.path}: {e}", "red")
+            return
+        used = "$ARGUMENTS" in body or "$1" in body
+        text = render(skill, expand(body, args) if used else body, "" if used else args)
+        await ctx.turn(attach(text, ctx.cfg.cwd))
+
+    return run

@@ -1,0 +1,23 @@
+"""A session's skills: found once at start, their problems said, and what using one unlocks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.base.events import Notice, Sink
+from agent.skills.catalog import Catalog, discover
+
+
+def for_session(root: Path, trusted: bool, sink: Sink) -> Catalog:
+    """The skills of the user and (when `trusted`) the project; problems with them said once."""
+    skills = discover(root, trusted=trusted)
+    for warning in skills.warnings:
+        sink.emit(Notice(f"skill skipped: {warning}"))
+    if skills.untrusted:
+        sink.emit(
+            Notice(
+                f"{skills.untrusted} project skill(s) not loaded: the project is not trusted "
+                "(--trust-project, or answer the trust prompt)"
+            )
+        )
+    return skills
