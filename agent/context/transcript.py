@@ -12,6 +12,7 @@ SUMMARY_PREFIX = "[agent] Summary of the earlier conversation (compacted to save
 DROPPED_PREFIX = "[agent] Earlier turns were dropped to save context (no summary available)."
 ACK = "Understood. I will continue from this summary."
 ENV = re.compile(r"<env>.*?</env>", re.S)
+SKILLS = re.compile(r"<skills>\n.*?\n</skills>", re.S)  # the skills list (agent.skills)
 CAPS = {"user": 8000, "assistant": 4000, "tool": 1500, "args": 500, "summary": 20_000}
 
 
@@ -42,9 +43,11 @@ def render_transcript(messages: list[Message], max_chars: int) -> str:
 
 
 def env_block(messages: list[Message]) -> str:
-    """The first message's <env> block, carried over so date/cwd survive compaction."""
+    """The first message's <env> block and skills list, carried over so that date, cwd and
+    the skills survive compaction."""
     for m in messages:
         if m["role"] == "user":
-            found = ENV.search(text_of(m))
-            return found.group(0) + "\n\n" if found else ""
+            text = text_of(m)
+            found = [b.group(0) for b in (ENV.search(text), SKILLS.search(text)) if b]
+            return "".join(f"{b}\n\n" for b in found)
     return ""

@@ -125,6 +125,18 @@ def test_rebuild_adds_ack_and_carries_the_env_block() -> None:
     assert is_valid(dropped)
 
 
+def test_rebuild_carries_the_skills_list_too() -> None:
+    first = turn(1)
+    skills = "<skills>\nSkills available here: ...\n- csv-report: Report on CSV files.\n</skills>"
+    first[0]["content"] = (
+        f"<env>\ndate: 2026-01-01\n</env>\n\n<repo-map>\nbig\n</repo-map>\n\n{skills}\n\nq"
+    )
+    msgs = history(first, turn(2), turn(3))
+    new = rebuild(msgs, split_point(msgs, 2), "state")
+    assert "date: 2026-01-01" in new[1]["content"] and skills in new[1]["content"]
+    assert "<repo-map>" not in new[1]["content"]  # the map is rebuilt from files, not carried
+
+
 def test_validity_checks_catch_orphans() -> None:
     msgs = history(turn(1, steps=2))
     assert is_valid(msgs)
