@@ -240,18 +240,17 @@ def preview(name: str, args: dict[str, Any], root: Path) -> Preview | None:
     return Preview(textio.printable(unified_diff(cur.text, new, shown_name)[0]))
 
 
-_PATH = {"type": "string", "description": "File path, relative to the workspace"}
+_PATH = {"type": "string"}
 
 WRITE_FILE = Tool(
     name="write_file",
     description=(
-        "Write a whole file (created with its parent directories if missing). An existing file "
-        "keeps its encoding, BOM and line endings. The result shows a diff. Prefer edit_file for "
-        "changes to existing files."
+        "Write a whole file, creating missing parent directories; an existing file keeps its "
+        "encoding, BOM and line endings. Shows a diff. Prefer edit_file to change a file."
     ),
     parameters={
         "type": "object",
-        "properties": {"path": _PATH, "content": {"type": "string", "description": "Full text"}},
+        "properties": {"path": _PATH, "content": {"type": "string"}},
         "required": ["path", "content"],
         "additionalProperties": False,
     },
@@ -274,9 +273,9 @@ EDIT_FILE = Tool(
         "type": "object",
         "properties": {
             "path": _PATH,
-            "old_string": {"type": "string", "description": "Exact text to replace"},
-            "new_string": {"type": "string", "description": "Replacement text"},
-            "replace_all": {"type": "boolean", "description": "Replace every occurrence"},
+            "old_string": {"type": "string"},
+            "new_string": {"type": "string"},
+            "replace_all": {"type": "boolean"},
             "edits": {
                 "type": "array",
                 "description": "Instead of old_string: several, in order",

@@ -11,11 +11,12 @@ from typing import Any, BinaryIO
 
 from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap, error
 from agent.base.words import plural
-from agent.tools import agentignore, images, textio, walk
+from agent.tools import agentignore, documents, images, textio, walk
 from agent.tools.binkinds import ADVICE, BINARY_EXTENSIONS
 from agent.tools.common import ToolError, did_you_mean, guard, int_arg, resolve, shown, str_arg
+from agent.tools.documents.nbedit import NOTEBOOK_EDIT
 from agent.tools.edits import EDIT_FILE, WRITE_FILE
-from agent.tools.stamps import stamps_of
+from agent.tools.stamps import stamped, stamps_of
 
 DEFAULT_LIMIT = 2000
 MAX_LINE = 2000  # characters kept of one line
@@ -237,7 +238,8 @@ def _directory(path: Path, ctx: ToolContext) -> tuple[str, int]:
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     path = resolve(ctx, str_arg(args, "path"))
     offset = max(int_arg(args, "offset", 1) or 1, 1)
-    limit = int_arg(args, "limit", DEFAULT_LIMIT, minimum=1) or DEFAULT_LIMIT
+    given = int_arg(args, "limit", None, minimum=1)
+    limit = given or DEFAULT_LIMIT
     name = shown(ctx, path)
     if await asyncio.to_thread(path.is_dir):  # its entries, one level (offset/limit unused)
         text, count = await asyncio.to_thread(_directory, path, ctx)
@@ -246,7 +248,15 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return await asyncio.to_thread(images.read_image, path, ctx, name)
     stamps = stamps_of(ctx)
     before = await asyncio.to_thread(stamps.take, path) if stamps is not None else None
+    doc: ToolResult | str = ""  # a document's text, or why it is read as plain text after all
+    if documents.handles(path):  # notebooks, PDF, spreadsheets, CSV, Word: in their own units
+        await asyncio.to_thread(_sniff, path, ctx)
+        ask = documents.Ask(name, offset, given, str_arg(args, "sheet", required=False))
+        doc = await asyncio.to_thread(documents.read, path, ask)
+        if isinstance(doc, ToolResult):
+            return stamped(ctx, path, before, doc)
     lines, page, notes = await asyncio.to_thread(_read, path, offset, limit, ctx)
+    notes[:0] = [doc] if isinstance(doc, str) and doc else []
     if stamps is not None:
         stamps.saw(path, before)  # read: it may be edited now (agent.tools.stamps)
     size = page.size
@@ -269,19 +279,18 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 READ_FILE = Tool(
     name="read_file",
     description=(
-        "Read a text file. Returns numbered lines (`cat -n` style: number, tab, line). Reads the "
-        f"first {DEFAULT_LIMIT} lines by default; use offset (1-based line) and limit for more. "
-        f"Lines over {MAX_LINE} characters are cut. Detects UTF-8/UTF-16 BOMs and states any "
-        "fallback encoding. Refuses binary files (images, PDF, archives...). A directory "
-        "path lists its entries one level deep (offset/limit are ignored then; use glob to "
-        "search below it)."
+        f"Read a file: numbered lines (cat -n), up to {DEFAULT_LIMIT} from offset (1-based; limit "
+        "for fewer or more). Long lines are cut; encodings detected. Images, PDF, notebooks, "
+        "xlsx, csv and docx are read too (offset/limit count pages, cells, rows). A directory "
+        "lists its entries."
     ),
     parameters={
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "File path, relative to the workspace"},
+            "path": {"type": "string"},
             "offset": {"type": "integer", "description": "First line to read (1-based)"},
             "limit": {"type": "integer", "description": "Number of lines to read"},
+            "sheet": {"type": "string", "description": "xlsx sheet"},
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -294,9 +303,4 @@ READ_FILE = Tool(
 )
 
 
-def _tools() -> tuple[Tool, ...]:
-
-    return (READ_FILE, WRITE_FILE, EDIT_FILE)
-
-
-TOOLS: tuple[Tool, ...] = _tools()
+TOOLS: tuple[Tool, ...] = (READ_FILE, WRITE_FILE, EDIT_FILE, NOTEBOOK_EDIT)

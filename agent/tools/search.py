@@ -163,11 +163,10 @@ async def _grep(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 GREP = Tool(
     name="grep",
     description=(
-        "Search file contents with a regular expression (ripgrep/Rust syntax), respecting "
-        ".gitignore and .agentignore and skipping binary files. output_mode: `files` "
-        "(default: matching file paths), `content` (matching lines as path:line:text; "
-        "`context` adds lines around), `count` (matching lines per file). Use `glob` (e.g. "
-        "`*.py`) to filter files."
+        "Search file contents with a regular expression (ripgrep syntax), respecting .gitignore "
+        "and .agentignore, skipping binary files. output_mode: `files` (default: paths), "
+        "`content` (path:line:text; `context` adds lines around) or `count` (per file). "
+        "`glob` (e.g. `*.py`) filters files."
     ),
     parameters={
         "type": "object",

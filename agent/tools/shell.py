@@ -257,20 +257,19 @@ async def _bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 BASH = Tool(
     name="bash",
     description=(
-        "Run a shell command with `bash -c` in the workspace and return stdout, stderr and the "
-        f"exit code. timeout is in seconds (default {DEFAULT_TIMEOUT:g}, max {MAX_TIMEOUT:g}); on "
-        "timeout the whole process group is killed. Output keeps its head and tail when long. "
-        "run_in_background=true returns an id at once: read its output with bash_output. "
-        "Commands run in an OS sandbox when the session has one (see the result of a blocked "
-        "command); sandbox=false runs one outside it and always asks the user first. "
+        "Run a shell command with `bash -c` in the workspace; returns stdout, stderr and the exit "
+        f"code. timeout: seconds (default {DEFAULT_TIMEOUT:g}, max {MAX_TIMEOUT:g}), then the "
+        "process group is killed. Long output keeps its head and tail. run_in_background=true "
+        "returns an id at once: read its output with bash_output. Commands run in the session's "
+        "OS sandbox, if any; sandbox=false runs one outside it, always asking the user first. "
         "Prefer read_file/grep/glob over cat/grep/find."
     ),
     parameters={
         "type": "object",
         "properties": {
-            "command": {"type": "string", "description": "The command line to run"},
-            "timeout": {"type": "number", "description": "Seconds before it is killed"},
-            "run_in_background": {"type": "boolean", "description": "Start and return an id"},
+            "command": {"type": "string"},
+            "timeout": {"type": "number"},
+            "run_in_background": {"type": "boolean"},
             "description": {"type": "string", "description": "What the command does (5-10 words)"},
             SANDBOX_ARG: {
                 "type": "boolean",

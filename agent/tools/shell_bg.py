@@ -179,7 +179,7 @@ BASH_OUTPUT = Tool(
     ),
     parameters={
         "type": "object",
-        "properties": {"id": {"type": "string", "description": "The id bash returned"}},
+        "properties": {"id": {"type": "string"}},
         "required": ["id"],
         "additionalProperties": False,
     },

@@ -101,6 +101,15 @@ def fresh(ctx: ToolContext, path: Path) -> None:
         raise ToolError(why, hint=f"read_file {shown(ctx, path)} (any range), then change it")
 
 
+def stamped(ctx: ToolContext, path: Path, before: Stamp | None, result: ToolResult) -> ToolResult:
+    """A read by this session's tools (`before`: the file's stamp taken before it): the file
+    may be edited now."""
+    stamps = stamps_of(ctx)
+    if stamps is not None and not result.is_error:
+        stamps.saw(path, before)
+    return result
+
+
 def seen(ctx: ToolContext, path: Path, result: ToolResult) -> ToolResult:
     """A write by this session's tools: the next edit needs no read."""
     stamps = stamps_of(ctx)

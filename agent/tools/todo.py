@@ -10,9 +10,9 @@ from agent.tools.todo_list import TodoError, TodoList
 ID = {"type": ["string", "integer"]}
 DESCRIPTION = (
     "Keep a task list for multi-step work; the user sees it. action: add (text, blocked_by?), "
-    "update (id and any of text, status, blocked_by), delete (id), list. status: pending, "
-    "in_progress, done. A task cannot start while a task in its blocked_by is not done. "
-    "Mark one task in_progress before working on it and done as soon as it is finished."
+    "update (id and any of text, status, blocked_by), delete (id), list. A task cannot start "
+    "while a task in its blocked_by is not done. Mark one task in_progress before working on "
+    "it and done as soon as it is finished."
 )
 PARAMETERS: dict[str, Any] = {
     "type": "object",

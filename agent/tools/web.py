@@ -217,7 +217,7 @@ WEB_FETCH = Tool(
     parameters={
         "type": "object",
         "properties": {
-            "url": {"type": "string", "description": "The http(s) URL to fetch"},
+            "url": {"type": "string"},
             "prompt": {"type": "string", "description": "What to look for on the page"},
         },
         "required": ["url"],
@@ -239,7 +239,7 @@ WEB_SEARCH = Tool(
     parameters={
         "type": "object",
         "properties": {
-            "query": {"type": "string", "description": "Search terms"},
+            "query": {"type": "string"},
             "limit": {"type": "integer", "description": "Number of results (default 8, max 20)"},
         },
         "required": ["query"],

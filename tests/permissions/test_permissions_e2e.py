@@ -297,7 +297,11 @@ async def test_a_remembered_directory_means_the_same_from_any_directory(
         await ask_through(in_pkg, "write_file", {"path": "a.py", "content": ""})
     ).output == "ran"
     local = json.loads((proj / ".agent" / "settings.local.json").read_text())
-    assert local["permissions"]["alwaysAllow"] == ["write_file(pkg/**)", "edit_file(pkg/**)"]
+    assert local["permissions"]["alwaysAllow"] == [
+        "write_file(pkg/**)",
+        "edit_file(pkg/**)",
+        "notebook_edit(pkg/**)",
+    ]
     # the next session starts at the project root: the rule still means pkg/, nothing else
     from agent.config.load import load_settings
 
@@ -341,7 +345,11 @@ async def test_directory_answer_and_the_diff(tmp_path: Path) -> None:
     assert "-y = 2" in req.diff
     assert "+y = 3" in req.diff
     saved = json.loads((tmp_path / ".agent" / "settings.local.json").read_text())
-    assert saved["permissions"]["alwaysAllow"] == ["write_file(src/**)", "edit_file(src/**)"]
+    assert saved["permissions"]["alwaysAllow"] == [
+        "write_file(src/**)",
+        "edit_file(src/**)",
+        "notebook_edit(src/**)",  # every file-editing tool
+    ]
     assert (tmp_path / ".agent" / ".gitignore").exists()  # the agent created .agent/
     preview = TOOLS["edit_file"].preview
     assert preview is not None

@@ -326,7 +326,7 @@ async def test_claude_code_tool_names_in_definitions_are_mapped(
     agents = project / ".agent" / "agents"
     agents.mkdir(parents=True)
     (agents / "scout.md").write_text(
-        "---\nname: scout\ndescription: reads\ntools: Read, Grep, Glob, Bash, NotebookEdit\n"
+        "---\nname: scout\ndescription: reads\ntools: Read, Grep, Glob, Bash, KillShell\n"
         "---\nYou are SCOUT-ROLE.\n"
     )
     (agents / "fixer.md").write_text(
@@ -353,7 +353,7 @@ async def test_claude_code_tool_names_in_definitions_are_mapped(
         "write_file", "edit_file", "web_fetch", "web_search", "task", "todo", "bash_output",
     )  # fmt: skip
     warnings = "\n".join(runner.warnings)
-    assert "scout.md: unknown tool(s) ignored: NotebookEdit" in warnings
+    assert "scout.md: unknown tool(s) ignored: KillShell" in warnings
     assert "fixer.md" not in warnings
     assert "ghost.md: none of its tools (Telepathy, Bash(git:*)) is a known tool" in warnings
     assert "runs with no tools at all; use names like read_file" in warnings
@@ -364,7 +364,7 @@ async def test_claude_code_tool_names_in_definitions_are_mapped(
     ghost = next(r for r in routed.requests if "GHOST" in json.dumps(r["messages"][:2]))
     assert "tools" not in ghost or not ghost["tools"]  # none, never the default set
     said = [e.message for e in progress(rec, "warning")]
-    assert any("[t1 scout] warning:" in s and "NotebookEdit" in s for s in said)
+    assert any("[t1 scout] warning:" in s and "KillShell" in s for s in said)
     assert any("ghost.md: none of its tools" in s for s in said)
 
 

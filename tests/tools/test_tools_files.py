@@ -107,7 +107,7 @@ async def test_read_reports_undecodable(ctx: ToolContext, tmp_path: Path) -> Non
     [
         ("photo.BMP", "images cannot be read"),  # PNG, JPEG, GIF, WebP are read as images
         ("photo.PNG", "is not a readable .PNG image"),  # ... when they are what they say
-        ("doc.pdf", "pdftotext"),
+        ("doc.pdf", "not a readable PDF"),  # read as a PDF (agent.tools.documents): not one
         ("a.zip", "unzip -l"),
     ],
 )

@@ -1,0 +1,177 @@
+"""Jupyter notebooks (.ipynb, JSON): read_file shows the cells in order — index, type,
+execution count, id, source — with text outputs and error tracebacks (ANSI colours stripped)
+and every image, widget or other rich output as one line naming its MIME type and size.
+offset/limit count cells. A notebook that is not valid JSON is shown as plain text with a note
+(so it can be repaired with edit_file). notebook_edit (nbedit.py) parses with `parse` too."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from agent.base.record import ToolResult
+from agent.base.words import plural
+from agent.tools.common import ToolError
+from agent.tools.documents.paging import Ask, AsText, finish, fit, size_text, span
+
+READ_LIMIT = 100 << 20  # a larger notebook is not parsed
+OUTPUT_CAP = 2_000  # characters of one output shown (its head and tail)
+# CSI sequences (colours, cursor moves) and OSC sequences (hyperlinks, titles)
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
+TEXT_MIMES = ("text/plain", "text/markdown")
+
+
+def parse(text: str, name: str) -> dict[str, Any]:
+    """The notebook's JSON object; ToolError saying where the JSON breaks."""
+    try:
+        nb = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ToolError(
+            f"{name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+            can_retry=False,
+        ) from None
+    if not isinstance(nb, dict) or not isinstance(cells_of(nb), list):
+        raise ToolError(f"{name} is JSON but not a notebook (no list of cells)", can_retry=False)
+    return nb
+
+
+def cells_of(nb: dict[str, Any]) -> list[Any] | None:
+    """The cells (nbformat 4), or those of the first worksheet (nbformat 3)."""
+    if "cells" in nb:
+        return nb["cells"] if isinstance(nb["cells"], list) else None
+    sheets = nb.get("worksheets")
+    if isinstance(sheets, list) and sheets and isinstance(sheets[0], dict):
+        return sheets[0].get("cells") if isinstance(sheets[0].get("cells"), list) else None
+    return None
+
+
+def joined(value: Any) -> str:
+    """nbformat's multiline strings: a string, or a list of lines."""
+    if isinstance(value, list):
+        return "".join(str(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def source_of(cell: dict[str, Any]) -> str:
+    return joined(cell.get("source", cell.get("input")))
+
+
+def plain(text: str) -> str:
+    """Terminal output as text: ANSI sequences gone, carriage-return progress bars collapsed."""
+    text = _ANSI.sub("", text).replace("\r\n", "\n")
+    return "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))
+
+
+def _clip(text: str) -> str:
+    if len(text) <= OUTPUT_CAP:
+        return text
+    head, tail = OUTPUT_CAP * 2 // 3, OUTPUT_CAP // 3
+    return (
+        f"{text[:head]}\n[… {len(text) - head - tail:,} characters of output cut …]\n{text[-tail:]}"
+    )
+
+
+def _size(mime: str, value: Any) -> int:
+    if isinstance(value, (dict, list)) and mime.endswith("json"):
+        return len(json.dumps(value))
+    data = joined(value)
+    if mime.startswith(("image/", "application/pdf")) and not mime.endswith("svg+xml"):
+        b64 = "".join(data.split())
+        return len(b64) * 3 // 4 - (len(b64) - len(b64.rstrip("=")))
+    return len(data.encode())
+
+
+def _rich(data: dict[str, Any]) -> list[str]:
+    """A display's MIME bundle: its text as text, everything else as a placeholder line."""
+    lines = []
+    text_mime = next((m for m in TEXT_MIMES if m in data), None)
+    for mime, value in data.items():
+        if mime != text_mime:
+            lines.append(f"[{mime}, {size_text(_size(mime, value))}]")
+    if text_mime is not None:
+        lines.append(_clip(plain(joined(data[text_mime]))).rstrip("\n"))
+    return lines
+
+
+def _output(out: Any) -> list[str]:
+    if not isinstance(out, dict):
+        return ["[an output that is not an object]"]
+    kind = out.get("output_type", "?")
+    if kind == "stream":
+        name = out.get("name", "stdout")
+        return [f"[{name}]", _clip(plain(joined(out.get("text")))).rstrip("\n")]
+    if kind == "error":
+        trace = plain("\n".join(joined(t) for t in out.get("traceback") or []))
+        head = f"[error: {out.get('ename', '?')}: {plain(str(out.get('evalue', '')))}]"
+        return [head, _clip(trace).rstrip("\n")] if trace.strip() else [head]
+    data = out.get("data") if isinstance(out.get("data"), dict) else {}
+    label = "result" if kind in ("execute_result", "pyout") else kind
+    return [f"[{label}]", *_rich(data)] if data else [f"[{label}: no data]"]
+
+
+def render_cell(index: int, cell: Any) -> str:
+    if not isinstance(cell, dict):
+        return f"[cell {index} · not an object]"
+    kind = str(cell.get("cell_type", "?"))
+    head = [f"cell {index}", kind]
+    if kind == "code":
+        count = cell.get("execution_count", cell.get("prompt_number"))
+        head.append(f"execution_count {count}" if count is not None else "not run")
+    if cell.get("id"):
+        head.append(f"id {cell['id']}")
+    lines = [f"[{' · '.join(head)}]", source_of(cell).rstrip("\n")]
+    outputs = cell.get("outputs")
+    for out in outputs if isinstance(outputs, list) else []:
+        lines += _output(out)
+    if isinstance(cell.get("attachments"), dict):
+        lines += [f"[attachment {k}]" for k in cell["attachments"]]
+    return "\n".join(lines)
+
+
+def _describe(nb: dict[str, Any], count: int) -> str:
+    version = f"{nb.get('nbformat', '?')}.{nb.get('nbformat_minor', 0)}"
+    meta = nb.get("metadata")
+    spec = meta.get("kernelspec") if isinstance(meta, dict) else None
+    spec = spec if isinstance(spec, dict) else {}
+    kernel = f", kernel {spec.get('display_name') or spec.get('name')}" if spec else ""
+    return f"[Jupyter notebook: {plural(count, 'cell')}, nbformat {version}{kernel}]"
+
+
+def read(path: Path, ask: Ask) -> ToolResult:
+    size = path.stat().st_size
+    if size > READ_LIMIT:
+        raise ToolError(
+            f"{ask.name} is a notebook of {size >> 20} MB: too large to parse here",
+            can_retry=False,
+            hint="clear its outputs (jupyter nbconvert --clear-output) or use jq with bash",
+        )
+    raw = path.read_bytes()
+    try:
+        nb = parse(raw.decode("utf-8-sig"), ask.name)
+    except (ToolError, UnicodeDecodeError) as exc:
+        why = exc.what if isinstance(exc, ToolError) else f"{ask.name} is not UTF-8"
+        raise AsText(f"{why}: shown as text; notebook_edit will not change it") from None
+    cells = cells_of(nb) or []
+    total = len(cells)
+    if total == 0:
+        return ToolResult(_describe(nb, 0), display=f"read_file {ask.name} · empty notebook")
+    start = ask.offset - 1
+    if start >= total:
+        raise ToolError(
+            f"offset {ask.offset} is past the last cell of {ask.name} ({total} cells)",
+            hint="offset counts cells from 1",
+        )
+    stop = total if ask.limit is None else min(total, start + ask.limit)
+    blocks, _ = fit(render_cell(i, cells[i]) for i in range(start, stop))
+    last = start + len(blocks) - 1
+    note = ""
+    if last < total - 1:
+        note = (
+            f"showed cells {start}-{last} of {total} (numbered from 0); use offset={last + 2} "
+            f"to read on from cell {last + 1}"
+        )
+    body = _describe(nb, total) + "\n\n" + "\n\n".join(blocks)
+    whole = start == 0 and last == total - 1
+    return finish(body, [note], span(ask.name, "cell", start, last, whole))
