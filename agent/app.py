@@ -19,6 +19,7 @@ from agent.context.mentions import prompt_images
 from agent.context.repomap import RepoMapper
 from agent.context.spill import SPILL_ROOM
 from agent.core.dispatch import Dispatcher
+from agent.core.instructions import dressed
 from agent.core.llm import LLM
 from agent.core.loop import Agent
 from agent.core.window import kept_policy
@@ -122,7 +123,8 @@ class Run:
     def system_prompt(self) -> str:
         """The system prompt as it would be built now (memory files re-read, the language)."""
         cfg = self.cfg
-        return system_prompt(cfg.cwd, cfg.root, trusted=cfg.trusted, language=self.language)
+        built = system_prompt(cfg.cwd, cfg.root, trusted=cfg.trusted, language=self.language)
+        return dressed(built, cfg.automation)  # --system-prompt-file, --output-schema…
 
     def replace_history(self, history: list[Message]) -> None:
         """Put `history` (no system prompt) in the agent after /rewind or /resume."""
@@ -279,6 +281,7 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
         layers = (*layers, checks)  # innermost: it sees the calls that really ran
     language = cfg.options.language
     prompt = system_prompt(cfg.cwd, cfg.root, trusted=cfg.trusted, language=language)
+    prompt = dressed(prompt, cfg.automation)  # the command line's additions
     agent = Agent(
         llm=LLM(cfg),
         tools=tools,

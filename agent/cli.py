@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -14,7 +15,8 @@ EPILOG = """examples:
   agent --output-format json "review the diff" > out.jsonl   in CI: JSON Lines, exit code
 
 With no prompt and a terminal, opens the REPL. Exit codes: 0 ok, 1 run failed,
-2 usage/config, 53 turn limit, 130 interrupted, 141 output closed."""
+2 usage/config, 53 turn limit, 54 budget (USD), 55 token budget, 56 answer not
+matching --output-schema, 130 interrupted, 141 output closed. Scripts and CI: docs/ci.md."""
 
 
 def parser() -> Any:
@@ -24,6 +26,7 @@ def parser() -> Any:
 
     p = argparse.ArgumentParser(
         prog="agent",
+        usage="agent [options] [prompt ...]",
         description="A terminal coding agent for any OpenAI-compatible API.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -47,6 +50,7 @@ def parser() -> Any:
     )
     p.add_argument("-r", "--resume", nargs="?", const="", metavar="ID", help="resume a session")
     _permission_flags(p, MODES)
+    _script_flags(p)
     p.add_argument("--no-mcp", action="store_true", help="start no MCP servers")
     p.add_argument(
         "--sandbox",
@@ -92,6 +96,69 @@ def _permission_flags(p: Any, modes: tuple[str, ...]) -> None:
     )
 
 
+def _script_flags(p: Any) -> None:
+    """The flags for scripts and CI (docs/ci.md); paths are taken from where agent started."""
+    p.add_argument(
+        "-p",
+        "--print",
+        dest="print_mode",
+        action="store_true",
+        help="one-shot only: never the REPL",
+    )
+    p.add_argument("--output-schema", type=_path, metavar="FILE", help="JSON Schema of the answer")
+    p.add_argument(
+        "--output-last-message",
+        type=_output_file,
+        metavar="FILE",
+        help="also write the answer to FILE",
+    )
+    p.add_argument("--max-budget-usd", type=float, metavar="USD", help="stop before passing USD")
+    p.add_argument("--max-tokens-total", type=int, metavar="N", help="stop before passing N tokens")
+    p.add_argument("--append-system-prompt", metavar="TEXT", help="add TEXT to the system prompt")
+    p.add_argument(
+        "--system-prompt-file",
+        type=_path,
+        metavar="FILE",
+        help="FILE replaces the prompt's persona",
+    )
+    p.add_argument(
+        "--add-dir",
+        action="append",
+        type=_directory,
+        metavar="DIR",
+        help="one more directory the tools may read and write",
+    )
+
+
+def _path(value: str) -> str:
+    return os.path.abspath(os.path.expanduser(value))
+
+
+def _output_file(value: str) -> str:
+    path = _path(value)
+    if not os.path.isdir(os.path.dirname(path)):  # said before the run, not after it
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"{value}: its directory does not exist")
+    return path
+
+
+def _directory(value: str) -> str:
+    path = _path(value)
+    if not os.path.isdir(path):
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"{value}: not a directory")
+    return path
+
+
+ONE_SHOT_FLAGS = {  # flags that make no sense in the REPL
+    "print_mode": "-p/--print",
+    "output_schema": "--output-schema",
+    "output_last_message": "--output-last-message",
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv in (["--version"], ["-V"]):  # the fast path: no argparse, nothing else
@@ -112,6 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     from agent.ui.oneshot import read_prompt, run_oneshot
 
     prompt = read_prompt(args.prompt)
+    needs_prompt = [flag for name, flag in ONE_SHOT_FLAGS.items() if getattr(args, name)]
+    if prompt is None and needs_prompt:
+        p.error(f'{needs_prompt[0]} runs one-shot: give a prompt (agent -p "question") or pipe one')
     if prompt is None:
         # deferred: ~60 ms (prompt_toolkit): the chosen front end only
         from agent.ui.repl import run_repl

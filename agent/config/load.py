@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.config import settings as st
+from agent.config.automation import Automation, automation_from
 from agent.config.envfiles import load_env_files
 from agent.config.prices import Price, price_for
 from agent.config.providers import PRESETS, Provider, preset, with_overrides
@@ -39,6 +40,8 @@ class Flags:
     no_mcp: bool = False
     verbose: bool = False
     sandbox: str | None = None  # --sandbox MODE
+    add_dirs: tuple[str, ...] = ()  # --add-dir: more permissions.additionalDirectories
+    automation: Automation = field(default_factory=Automation)  # --output-schema, budgets…
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,7 @@ class Config:
     no_mcp: bool = False
     verbose: bool = False
     sandbox_flag: str = ""  # --sandbox MODE ("" = the `sandbox` setting, or the default)
+    automation: Automation = field(default_factory=Automation)  # agent.config.automation
 
     @property
     def options(self) -> Settings:
@@ -200,6 +204,8 @@ def _permissions(flags: Flags, s: dict[str, Any]) -> dict[str, Any]:
     """The settings' permissions with the command line's rules added to their lists."""
     perms = dict(s.get("permissions", {}))
     perms["alwaysAllow"] = [*perms.get("alwaysAllow", []), *flags.allowed_tools]
+    if flags.add_dirs:
+        perms["additionalDirectories"] = [*perms.get("additionalDirectories", []), *flags.add_dirs]
     perms["neverAllow"] = [
         *perms.get("neverAllow", []),
         *s.get("disallowedTools", []),
@@ -263,11 +269,12 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         timeouts=Timeouts(
             float(t.get("firstToken", 120)), float(t.get("idle", 90)), float(t.get("total", 900))
         ),
-        warnings=tuple(warnings),
+        warnings=(*warnings, *flags.automation.warnings(model, price_for(model, p.name, s))),
         sources=tuple(sources),
         no_mcp=flags.no_mcp,
         verbose=flags.verbose,
         sandbox_flag=_sandbox_mode(flags, env),
+        automation=flags.automation,
     )
 
 
@@ -294,4 +301,6 @@ def flags_from(args: Namespace) -> Flags:
         no_mcp=args.no_mcp,
         verbose=args.verbose,
         sandbox=args.sandbox,
+        add_dirs=tuple(getattr(args, "add_dir", None) or ()),
+        automation=automation_from(args),
     )

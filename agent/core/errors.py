@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 class LLMError(Exception):
     """The request failed for good; the message tells the user what to do."""
 
+    subtype = "error_during_execution"  # how the turn it ends is reported (TurnEnd.subtype)
+
 
 class ContextOverflow(LLMError):
     """The request did not fit the model's context window; `limit` when the provider said."""

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent.base.events import ErrorEvent, ReasoningDelta, Sink, TextDelta
 from agent.base.messages import Message
 from agent.config.prices import Price
+from agent.core.budget import Budget
 from agent.core.errors import (
     LLMError,
     StreamTimeout,
@@ -67,6 +69,8 @@ class LLM:
         self.temperature = cfg.temperature  # /creative changes it for the session
         self._client: Any = None
         self.api_seconds = 0.0
+        # the run's spending caps: shared by the copies subagents make, so they count too
+        self.budget = Budget.of(cfg.automation)
 
     def client(self) -> Any:
         if self._client is None:
@@ -117,7 +121,24 @@ class LLM:
         no_tools: bool = False,
     ) -> Reply:
         """Stream one reply, retrying what can be retried; raises LLMError otherwise.
-        `no_tools` keeps the tool list (a cache-identical prefix) but asks for a text answer."""
+        `no_tools` keeps the tool list (a cache-identical prefix) but asks for a text answer.
+        With a spending cap, a request that would pass it is not sent (agent.core.budget)."""
+        if self.budget is None:
+            return await self._complete(messages, tools, sink, step, no_tools)
+
+        def request() -> Awaitable[Reply]:
+            return self._complete(messages, tools, sink, step, no_tools)
+
+        return await self.budget.guard(messages, tools, self.price(), request)
+
+    async def _complete(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        sink: Sink,
+        step: int,
+        no_tools: bool,
+    ) -> Reply:
         adapted: set[str] = set()
         attempt = 0
         while True:

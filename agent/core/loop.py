@@ -182,8 +182,8 @@ class Agent:
                 state.refit = state.steps  # the same step failing again means it cannot fit
                 state.steps -= 1
                 continue
-            except LLMError as e:
-                return TurnEnd("error_during_execution", state.last_text, state.steps, str(e))
+            except LLMError as e:  # a spending cap (agent.core.budget) has its own subtype
+                return TurnEnd(e.subtype, state.last_text, state.steps, str(e))
             state.shown = None  # the reply joins the history whole
             self._count(reply)
             state.last_text = reply.text or state.last_text

@@ -15,6 +15,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 from agent.base.events import TurnEnd
 from agent.config.load import ConfigError, flags_from
 from agent.tools import stop_background
+from agent.ui.oneshot_script import EXIT_BY_SCRIPT_SUBTYPE, Script, answer_out
 from agent.ui.process import (
     EXIT_FAIL,
     EXIT_INTERRUPTED,
@@ -34,6 +35,7 @@ EXIT_BY_SUBTYPE = {
     "error_max_turns": EXIT_MAX_TURNS,
     "error_during_execution": EXIT_FAIL,
     "error_interrupted": EXIT_INTERRUPTED,
+    **EXIT_BY_SCRIPT_SUBTYPE,  # budgets, --output-schema
 }
 STDIN_WAIT = 3.0  # seconds to wait for piped context when a prompt is also given
 
@@ -141,7 +143,7 @@ def run_oneshot(args: Namespace, prompt: str) -> int:
     t0 = time.monotonic()
     fmt = args.output_format
     pipe = PipeOut(sys.stdout)  # a reader that goes away (`| head -1`) stops the run quietly
-    renderer = make_renderer(fmt, args.verbose, cast("IO[str]", pipe))  # the subset they use
+    renderer = make_renderer(fmt, args.verbose, answer_out(args, cast("IO[str]", pipe)))
     if args.worktree is not None:  # make it, run this one-shot inside, then keep or remove it
         from agent.subagents.worktree import with_worktree  # deferred: ~45 ms: only with --worktree
 
@@ -180,9 +182,23 @@ def run_oneshot(args: Namespace, prompt: str) -> int:
     if run.mcp is not None:
         run.mcp.settle()  # waits at most the servers' timeouts; failures go to stderr
     renderer.start(run.init_event())
-    out = cast("IO[str]", pipe) if fmt == "text" else None  # JSON: what it prints is the result
-    end = asyncio.run(_drive(run, prompt, pipe, (found, out)))
-    renderer.finish(_result(run, end, time.monotonic() - t0))
+    out = answer_out(args, cast("IO[str]", pipe)) if fmt == "text" else None  # JSON: the result
+    script = Script.of(args, cfg)  # --output-schema, --output-last-message, budgets
+    end = asyncio.run(_drive(run, prompt, pipe, (found, out, script)))
+    return _finish(run, end, renderer, script, pipe, time.monotonic() - t0)
+
+
+def _finish(
+    run: Run,
+    end: TurnEnd,
+    renderer: TextRenderer | JsonRenderer,
+    script: Script,
+    pipe: PipeOut,
+    seconds: float,
+) -> int:
+    """The `result` event, what --output-schema and --output-last-message deliver, the exit code."""
+    renderer.finish({**_result(run, end, seconds), **script.result_fields(run)})
+    script.deliver(end, cast("IO[str]", pipe))
     return EXIT_PIPE if pipe.broken else EXIT_BY_SUBTYPE[end.subtype]
 
 
@@ -227,7 +243,7 @@ def _result(run: Run, end: TurnEnd, seconds: float) -> dict[str, Any]:
 
 
 async def _drive(
-    run: Run, prompt: str, pipe: PipeOut, command: tuple[Any, IO[str] | None]
+    run: Run, prompt: str, pipe: PipeOut, command: tuple[Any, IO[str] | None, Script]
 ) -> TurnEnd:
     """Run the turn; SIGINT/SIGTERM, or stdout's reader going away, cancel it and still leave
     a valid history."""
@@ -255,13 +271,15 @@ async def _drive(
     return end
 
 
-async def _session(run: Run, prompt: str, found: Any, out: IO[str] | None) -> TurnEnd:
+async def _session(
+    run: Run, prompt: str, found: Any, out: IO[str] | None, script: Script
+) -> TurnEnd:
     if found is not None:  # a slash command, run as the REPL would
         from agent.ui.oneshot_command import run_command  # deferred: loaded by _command
 
-        return await run_command(run, found, out)
+        return await script.settle(run, await run_command(run, found, out))
     await run.start()  # SessionStart hooks may add context to the first message
-    return await run.turn(prompt)
+    return await script.settle(run, await run.turn(prompt))  # --output-schema: checked
 
 
 def _command(prompt: str, root: Path, trusted: bool) -> Any:

@@ -9,6 +9,9 @@ from collections.abc import Callable
 from typing import IO, Any
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_INTERRUPTED = 0, 1, 2, 53, 130
+# a spending cap stopped the run before a request (--max-budget-usd, --max-tokens-total); the
+# final answer did not match --output-schema, also after its repair turn
+EXIT_MAX_BUDGET, EXIT_MAX_TOKENS, EXIT_OUTPUT_SCHEMA = 54, 55, 56
 # Typed alone at the REPL's prompt, these end it like /exit (never sent to the model).
 EXIT_WORDS = frozenset({"exit", "quit", ":q", ":q!", ":wq"})
 EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell shows for a writer whose reader went away

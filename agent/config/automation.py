@@ -1,0 +1,98 @@
+"""What a script or a CI job asks of a run besides the task: a JSON Schema the final answer must
+match (`--output-schema`), spending caps (`--max-budget-usd`, `--max-tokens-total`) and the
+system prompt's additions (`--system-prompt-file`, `--append-system-prompt`).
+
+Read and checked once, at start-up: a missing file, a schema that is not JSON or not a valid
+JSON Schema, or a cap that is not a positive number stops the run with exit code 2 before
+anything is sent.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent.config.errors import ConfigError
+
+if TYPE_CHECKING:  # annotations only
+    from argparse import Namespace
+
+    from agent.config.prices import Price
+
+
+@dataclass(frozen=True)
+class Automation:
+    """The run's script options (all off by default)."""
+
+    output_schema: dict[str, Any] | None = None  # the parsed --output-schema
+    max_budget_usd: float | None = None
+    max_tokens_total: int | None = None
+    system_prompt: str = ""  # the text of --system-prompt-file: replaces the built-in persona
+    append_prompt: str = ""  # --append-system-prompt
+
+    @property
+    def capped(self) -> bool:
+        """A spending cap is set."""
+        return self.max_budget_usd is not None or self.max_tokens_total is not None
+
+    def warnings(self, model: str, price: Price | None) -> tuple[str, ...]:
+        """What to say at start: a dollar cap that cannot be kept, for want of a price."""
+        if self.max_budget_usd is None or price is not None:
+            return ()
+        return (
+            f"--max-budget-usd: no price is known for model {model}, so the budget cannot be "
+            f"kept in dollars; only token counts are reported (set prices.{model} — or priceIn, "
+            "priceCached, priceOut — in your settings, or cap tokens with --max-tokens-total)",
+        )
+
+
+def automation_from(args: Namespace) -> Automation:
+    """The Automation of parsed command-line arguments (agent.cli); raises ConfigError."""
+    schema_file = getattr(args, "output_schema", None)
+    prompt_file = getattr(args, "system_prompt_file", None)
+    usd = getattr(args, "max_budget_usd", None)
+    tokens = getattr(args, "max_tokens_total", None)
+    if usd is not None and not usd > 0:
+        raise ConfigError(f"--max-budget-usd must be a positive number of dollars, not {usd!r}")
+    if tokens is not None and tokens < 1:
+        raise ConfigError(f"--max-tokens-total must be a whole number of at least 1, not {tokens}")
+    return Automation(
+        output_schema=read_schema(schema_file) if schema_file else None,
+        max_budget_usd=usd,
+        max_tokens_total=tokens,
+        system_prompt=_read_text(prompt_file, "--system-prompt-file") if prompt_file else "",
+        append_prompt=(getattr(args, "append_system_prompt", None) or "").strip(),
+    )
+
+
+def _read_text(path: str, flag: str) -> str:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{flag} {path}: cannot read it ({e})") from None
+    if not text.strip():
+        raise ConfigError(f"{flag} {path}: the file is empty")
+    return text.strip()
+
+
+def read_schema(path: str) -> dict[str, Any]:
+    """The JSON Schema in `path`, checked against its own meta-schema."""
+    text = _read_text(path, "--output-schema")
+    try:
+        schema = json.loads(text)
+    except ValueError as e:
+        raise ConfigError(f"--output-schema {path}: not JSON ({e})") from None
+    if not isinstance(schema, dict):
+        raise ConfigError(f"--output-schema {path}: a JSON Schema is an object, not {text[:40]}")
+    from jsonschema import exceptions, validators  # deferred: ~60 ms: only with --output-schema
+
+    try:
+        validators.validator_for(schema).check_schema(schema)
+    except exceptions.SchemaError as e:
+        where = "/".join(str(p) for p in e.absolute_path) or "the top level"
+        raise ConfigError(
+            f"--output-schema {path}: not a valid JSON Schema at {where}: {e.message}"
+        ) from None
+    return schema
