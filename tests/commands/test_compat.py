@@ -124,7 +124,8 @@ async def test_user_claude_commands_and_codex_prompts(
     assert await dispatch(ctx, "/explain recursion")
     assert fake.requests[-1]["messages"][-1]["content"].endswith("Explain recursion simply.")
     assert await dispatch(ctx, "/prompts:ticket TICKET_ID=42")
-    assert fake.requests[-1]["messages"][-1]["content"].endswith("Fix ticket 42, then TICKET_ID=42.")
+    sent = fake.requests[-1]["messages"][-1]["content"]
+    assert sent.endswith("Fix ticket 42, then TICKET_ID=42.")
     assert await dispatch(ctx, "/ticket TICKET_ID=7")
     assert fake.requests[-1]["messages"][-1]["content"].endswith("Fix ticket 7, then TICKET_ID=7.")
 

@@ -1,22 +1,10 @@
-"""Skill folders written for real in a temporary project and home directory."""
+"""A temporary project and home directory for the skills tests."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-MakeSkill = Callable[..., Path]
-
-
-def write_skill(base: Path, name: str, description: str, body: str, extra: str = "") -> Path:
-    """`base/<name>/SKILL.md` with front matter; returns the folder."""
-    folder = base / name
-    folder.mkdir(parents=True, exist_ok=True)
-    front = f"---\nname: {name}\ndescription: {description}\n{extra}---\n"
-    (folder / "SKILL.md").write_text(front + body, encoding="utf-8")
-    return folder
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import write_skill
+from skill_files import write_skill
 
 from agent.skills.catalog import LIST_CAP, discover
 
@@ -90,7 +90,8 @@ def test_allowed_tools_hint_and_a_multi_line_description(repo: Path, home: Path)
 def test_the_list_is_compact_and_capped(repo: Path, home: Path) -> None:
     base = repo / ".agent" / "skills"
     for i in range(100):
-        write_skill(base, f"skill-{i:03}", "Does thing number %d. " % i + "more words " * 40, "Steps.")
+        about = f"Does thing number {i}. " + "more words " * 40
+        write_skill(base, f"skill-{i:03}", about, "Steps.")
     cat = discover(repo, home, trusted=True)
     block = cat.block()
     assert len(block) <= LIST_CAP + 200

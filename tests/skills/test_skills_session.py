@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import write_skill
 from fake_openai import FakeOpenAI, text, tool_calls
 from helpers import run_agent
 from rich.console import Console
 from routed_fake import close_runs, make_run, tool_names
+from skill_files import write_skill
 
 from agent.app import build
 from agent.base.events import Notice, Recorder
@@ -24,7 +24,9 @@ from agent.config.load import Flags
 from agent.permissions.asking import Answer, AskRequest
 from agent.ui.startup import configure
 
-COUNT = "import csv, sys\nrows = list(csv.reader(open(sys.argv[1])))\nprint(f'{len(rows) - 1} rows')\n"
+COUNT = (
+    "import csv, sys\nrows = list(csv.reader(open(sys.argv[1])))\nprint(f'{len(rows) - 1} rows')\n"
+)
 BODY = "To report on a CSV file, run `python3 scripts/count.py FILE` and say how many rows."
 
 
@@ -177,9 +179,9 @@ async def test_a_broken_skill_is_said_and_the_session_starts(
     run, rec = make_run(fake, repo)
     await run.turn("hello")
     notices = [e.message for e in rec.events if isinstance(e, Notice)]
-    assert any(
-        "skill skipped:" in n and "SKILL.md: front matter line 3" in n for n in notices
-    ), notices
+    assert any("skill skipped:" in n and "SKILL.md: front matter line 3" in n for n in notices), (
+        notices
+    )
 
 
 async def test_skills_command_and_running_a_skill_by_name(
