@@ -9,7 +9,7 @@ from typing import Any
 from agent.actions.tool import ActionRunner, project_actions
 from agent.base.events import FanOut, Notice, Sink, TurnEnd
 from agent.base.messages import Message
-from agent.base.record import RESULT_CAP, Middleware, Tool, ToolContext
+from agent.base.record import RESULT_CAP, Image, Middleware, Tool, ToolContext
 from agent.config.load import Config
 from agent.config.providers import accepts_images, prefers_patches
 from agent.context.compaction import Policy
@@ -104,11 +104,13 @@ class Run:
             return "\n\n".join(b for b in blocks if b)
         return f"{extra}{prompt}"
 
-    async def turn(self, prompt: str) -> TurnEnd:
-        """One user turn through the loop: the prompt as user_message dresses it."""
+    async def turn(self, prompt: str, images: list[Image] | None = None) -> TurnEnd:
+        """One user turn through the loop: the prompt as user_message dresses it, with the
+        images it names (@shot.png) and `images` given with it (pasted in an editor)."""
         mapper = self.repo_map if self.first_turn else None
         block = await mapper.block(prompt) if mapper is not None else ""
-        pictures = await asyncio.to_thread(prompt_images, prompt, self.agent.ctx)  # @shot.png
+        pictures = await asyncio.to_thread(prompt_images, prompt, self.agent.ctx)
+        pictures += [i for i in images or [] if self.agent.ctx.images]
         try:
             return await self.agent.run_turn(self.user_message(prompt, block), pictures)
         finally:

@@ -53,6 +53,11 @@ def parser() -> Any:
     _script_flags(p)
     p.add_argument("--no-mcp", action="store_true", help="start no MCP servers")
     p.add_argument(
+        "--acp",
+        action="store_true",
+        help="serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains…)",
+    )
+    p.add_argument(
         "--sandbox",
         choices=("off", "read-only", "workspace-write"),
         metavar="MODE",
@@ -175,6 +180,13 @@ def main(argv: list[str] | None = None) -> int:
         if value and any(c.isspace() for c in value):
             args.prompt.insert(0, value)
             setattr(args, flag, "")
+    if args.acp:
+        if args.prompt:
+            p.error("--acp takes no prompt: the editor sends the prompts")
+        # deferred: ~390 ms (the ACP package, pydantic models): only in this mode
+        from agent.editor.stdio import main as serve_acp
+
+        return serve_acp(args)
     # deferred: ~70 ms: the chosen front end only
     from agent.ui.oneshot import read_prompt, run_oneshot
 

@@ -13,6 +13,7 @@ import sys
 import time
 
 from bench import (
+    acpbench,
     codebench,
     economy,
     editbench,
@@ -45,6 +46,7 @@ def main() -> int:
     economy.economy_bench(table)
     codebench.code_bench(table, n)
     editbench.edit_bench(table)
+    acpbench.acp_bench(table, max(3, n // 2))
     sandbench.sandbox_bench(table, max(15, n * 3))
     spine.streaming(table, max(3, n // 2))
     prompt.prompt_bench(table)

@@ -7,6 +7,7 @@ The vocabulary of every layer above it; it imports nothing of the project at run
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -79,9 +80,14 @@ class ToolContext:
     files: object | None = None  # what the file tools last saw of each file (tools.stamps)
     images: bool = False  # the model takes images: read_file returns them as images
     planning: object | None = None  # approving a plan, leaving plan mode (tools.plan)
+    editor: object | None = None  # an editor's buffers and terminals (tools.editor_io), ACP
 
 
 Execute = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]
+
+# The id of the tool call running in this task (set by the dispatcher): what an editor shows a
+# call's terminal under.
+CALL_ID: ContextVar[str] = ContextVar("agent_call_id", default="")
 
 # What a tool does, for the permission modes and checkpoints: `read` looks (auto-allowed inside
 # the workspace), `edit` changes files (acceptEdits allows it; checkpoints snapshot the file),

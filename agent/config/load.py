@@ -42,6 +42,8 @@ class Flags:
     sandbox: str | None = None  # --sandbox MODE
     add_dirs: tuple[str, ...] = ()  # --add-dir: more permissions.additionalDirectories
     automation: Automation = field(default_factory=Automation)  # --output-schema, budgets…
+    # MCP servers an editor passes with an ACP session (the user's choice, as their settings)
+    mcp_servers: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -233,6 +235,8 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
     trusted = flags.trust_project or is_trusted(root)
     sources: list[tuple[Path, dict[str, Any]]] = []
     s, warnings = load_settings(root, trusted, sources)
+    if flags.mcp_servers:  # an editor's servers win a name, as a settings entry would
+        s = {**s, "mcpServers": {**s.get("mcpServers", {}), **flags.mcp_servers}}
     guarded = [s.get("apiKeyEnv", ""), *(p.api_key_env for p in PRESETS.values())]
     files = load_env_files(
         dict(os.environ if env is None else env), root, st.user_dir(), trusted, guarded

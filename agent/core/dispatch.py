@@ -12,6 +12,7 @@ import time
 
 from agent.base.events import Sink, ToolEnd, ToolStart
 from agent.base.record import (
+    CALL_ID,
     RESULT_CAP,
     Call,
     Middleware,
@@ -95,6 +96,7 @@ class Dispatcher:
 
     async def run_one(self, call: Call, ctx: ToolContext, sink: Sink) -> ToolResult:
         call.started = True
+        CALL_ID.set(call.id)  # this task's: read-only calls that run together each have theirs
         sink.emit(ToolStart(call.id, call.name, call.args))
         if call.problem:
             result = error(call.problem, can_retry=True)

@@ -41,6 +41,7 @@ class AskRequest:
     what: str = ""  # what the target is: file, folder, command, url, action ("" = the tool)
     body: str = ""  # text shown as it is (a plan), instead of a diff
     labels: tuple[tuple[str, str], ...] = ()  # (choice, its key's label) for other choices
+    call_id: str = ""  # the tool call asked about (an editor shows the prompt on that call)
 
     def key(self, choice: str, default: str) -> str:
         """How a choice's key is shown: its own label, else the usual one."""
@@ -148,6 +149,7 @@ def request(call: Call, tool: Tool, d: Decision, f: Facts, root: Path) -> AskReq
         choices,
         tuple(f.suggest),
         what=what,
+        call_id=call.id,
     )
 
 

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import os
-import stat
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +15,9 @@ from agent.base.words import plural
 from agent.permissions.paths import lexical
 from agent.tools import atomic, textio
 from agent.tools.common import ToolError, bool_arg, did_you_mean, guard, resolve, shown, str_arg
+from agent.tools.current import Current, encoded, load_disk, plain
 from agent.tools.difftext import unified_diff
+from agent.tools.editor_io import BUFFER_MAX, editor_of
 from agent.tools.matching import replaced
 from agent.tools.multiedit import apply_edits, edit_list, text_arg
 from agent.tools.stamps import fresh, seen
@@ -27,77 +27,19 @@ DIFF_CAP_MODEL = 4000  # diff characters sent to the model; the terminal gets mo
 DIFF_CAP_DISPLAY = 60_000
 
 
-@dataclass
-class Current:
-    """A file as it is on disk before a write."""
-
-    path: Path  # the real path (symlinks resolved) that will be replaced
-    exists: bool
-    raw: bytes = b""
-    text: str = ""
-    fmt: textio.TextFormat = field(default_factory=textio.TextFormat)
-    mode: int | None = None
-    stray: int = 0  # undecodable bytes of UTF-8 text, kept as surrogate escapes
-
-    @property
-    def errors(self) -> str:
-        return "surrogateescape" if self.stray else "strict"
-
-
-def load(path: Path) -> Current:
-    """The current file, refusing what must not be rewritten as text."""
-    real = Path(os.path.realpath(path))
-    if real.is_dir():
-        raise ToolError(f"{path} is a directory", can_retry=False)
-    if not real.exists():
-        return Current(real, exists=False)
-    st = real.stat()
-    if not stat.S_ISREG(st.st_mode):
-        raise ToolError(f"{path} is not a regular file", can_retry=False)
-    # A rename would replace it regardless of its mode; and a file no one may write is meant
-    # to stay as it is, even for root.
-    if not os.access(real, os.W_OK) or not st.st_mode & 0o222:
-        raise ToolError(
-            f"{path.name} is read-only (mode {stat.S_IMODE(st.st_mode):o})",
-            can_retry=False,
-            hint="if it is meant to change, make it writable with bash (chmod u+w) first",
-        )
-    raw = real.read_bytes()
-    if textio.looks_binary(raw[: textio.SNIFF_BYTES]):
-        raise ToolError(
-            f"{path.name} is a binary file; refusing to rewrite it as text",
-            can_retry=False,
-            hint="change binary files with bash",
-        )
-    text, fmt, bad = textio.decode(raw)
-    stray = 0
-    if bad and fmt.encoding == "utf-8" and not fmt.fallback:
-        # UTF-8 with a few stray bytes (a Latin-1 é in a comment): keep them as surrogate
-        # escapes, written back byte-for-byte; only the edited region changes.
-        text = textio.decode_escaped(raw, fmt)
-        stray = sum(1 for ch in text if "\udc80" <= ch <= "\udcff")
-    if textio.encode(text, fmt, "surrogateescape" if stray else "strict") != raw:
-        # Bytes that do not survive decode+encode would be silently corrupted by a rewrite.
-        raise ToolError(
-            f"{path.name} is not cleanly decodable as {fmt.describe()}; a rewrite would corrupt it",
-            can_retry=False,
-            hint="fix or convert the file with bash (e.g. iconv) first",
-        )
-    return Current(real, True, raw, text, fmt, stat.S_IMODE(st.st_mode), stray)
-
-
-def encoded(cur: Current, new_text: str) -> bytes:
-    """The new text in the file's own encoding, BOM and stray bytes."""
-    fmt = cur.fmt if cur.exists else textio.TextFormat()
-    try:
-        return textio.encode(new_text, fmt, cur.errors)
-    except UnicodeEncodeError as exc:
-        bad = exc.object[exc.start : exc.end]
-        raise ToolError(
-            f"the new text has characters that {fmt.encoding} cannot store: {bad!r}",
-            hint="use characters the file's encoding supports, or convert the file to UTF-8 "
-            "with bash (iconv) first",
-        ) from None
+def load(path: Path, ctx: ToolContext | None = None) -> Current:
+    """The current file, refusing what must not be rewritten as text; in an editor (ACP), its
+    buffer's text when that differs from the disk (unsaved changes are edited, not lost)."""
+    cur = load_disk(path)
+    editor = editor_of(ctx)
+    if editor is None or not cur.exists or not plain(cur) or len(cur.raw) > BUFFER_MAX:
+        return cur
+    text = editor.read(cur.path)
+    if text is None or text == cur.text:
+        return cur
+    if cur.fmt.newline != "\n" and cur.fmt.newline not in text:
+        text = textio.with_newlines(text, cur.fmt.newline)  # editors hold "\n" lines
+    return replace(cur, text=text, raw=text.encode("utf-8"))
 
 
 def commit(ctx: ToolContext, path: Path, cur: Current, new_text: str, verb: str) -> ToolResult:
@@ -109,8 +51,13 @@ def commit(ctx: ToolContext, path: Path, cur: Current, new_text: str, verb: str)
         unchanged = f"No changes: {name} already has this content."
         return ToolResult(unchanged, display=f"{name}: unchanged")
     cur.path.parent.mkdir(parents=True, exist_ok=True)
-    atomic.atomic_write(cur.path, data, cur.mode)
-    if cur.path.read_bytes() != data:
+    editor = editor_of(ctx)
+    through = (
+        editor is not None and (not cur.exists or plain(cur)) and editor.write(cur.path, new_text)
+    )
+    if not through:
+        atomic.atomic_write(cur.path, data, cur.mode)
+    if not through and cur.path.read_bytes() != data:
         raise ToolError(
             f"verification failed: {name} on disk differs from what was written", can_retry=False
         )
@@ -157,7 +104,7 @@ def plan(
     so it shows exactly what the tool will write (`encoded` is the last check)."""
     if name == "write_file":
         content = text_arg(args, "content")
-        cur = load(path)
+        cur = load(path, ctx)
         if cur.stray and "\ufffd" in content:
             raise ToolError(
                 f"{path.name} has {cur.stray} non-UTF-8 byte(s), which read_file shows as "
@@ -171,7 +118,7 @@ def plan(
     old, new = text_arg(args, "old_string"), text_arg(args, "new_string")
     if old == new:
         raise ToolError("old_string and new_string are identical; there is nothing to change")
-    cur = load(path)
+    cur = load(path, ctx)
     if old == "":
         # An empty old_string creates a missing file (or fills an empty one) with new_string.
         if cur.exists and cur.text:
@@ -189,7 +136,7 @@ def plan(
 def _multi(args: dict[str, Any], path: Path, ctx: ToolContext | None) -> tuple[Current, str]:
     """edit_file with `edits`: in order, on one existing file, all or nothing."""
     edits = edit_list(args)
-    cur = load(path)
+    cur = load(path, ctx)
     if not cur.exists:
         raise ToolError(f"file not found: {path}", hint=did_you_mean(path, ctx) if ctx else "")
     fmt = cur.fmt

@@ -15,6 +15,7 @@ from agent.tools import agentignore, documents, images, textio, walk
 from agent.tools.binkinds import ADVICE, BINARY_EXTENSIONS
 from agent.tools.common import ToolError, did_you_mean, guard, int_arg, resolve, shown, str_arg
 from agent.tools.documents.nbedit import NOTEBOOK_EDIT
+from agent.tools.editor_io import buffer_text
 from agent.tools.edits import EDIT_FILE, WRITE_FILE
 from agent.tools.stamps import stamped, stamps_of
 
@@ -234,6 +235,16 @@ def _directory(path: Path, ctx: ToolContext) -> tuple[str, int]:
     return agentignore.listing(walk.Walker(path, []).children(), hide, shown(ctx, path))
 
 
+def _lines_of(text: str, offset: int, limit: int) -> _Read:
+    """A page of an editor buffer, as _read gives one of a file."""
+    every = text.split("\n")
+    if every and every[-1] == "":
+        every.pop()
+    lines = [line.removesuffix("\r") for line in every[offset - 1 : offset - 1 + limit]]
+    page = Page(first=offset, total=len(every), size=len(text.encode("utf-8", "replace")))
+    return lines, page, ["read from the editor's buffer"] if text else []
+
+
 @guard
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     path = resolve(ctx, str_arg(args, "path"))
@@ -255,7 +266,11 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         doc = await asyncio.to_thread(documents.read, path, ask)
         if isinstance(doc, ToolResult):
             return stamped(ctx, path, before, doc)
-    lines, page, notes = await asyncio.to_thread(_read, path, offset, limit, ctx)
+    buffer = await buffer_text(path, ctx) if not doc else None
+    if buffer is not None:  # the editor's text: unsaved changes included
+        lines, page, notes = _lines_of(buffer, offset, limit)
+    else:
+        lines, page, notes = await asyncio.to_thread(_read, path, offset, limit, ctx)
     notes[:0] = [doc] if isinstance(doc, str) and doc else []
     if stamps is not None:
         stamps.saw(path, before)  # read: it may be edited now (agent.tools.stamps)

@@ -17,14 +17,18 @@ from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult,
 from agent.sandbox.runtime import SANDBOX_ARG, Sandbox, sandbox_of
 from agent.tools import shell_bg
 from agent.tools.common import ToolError, bool_arg, guard, keep_partial, str_arg
+from agent.tools.editor_io import editor_of
 from agent.tools.shell_text import (
     MARKER_ROOM,
+    MORE,
     NOTE_ROOM,
+    TIMED_OUT,
     Excerpt,
     child_env,
     excerpt,
     headline,
     share,
+    terminal_result,
 )
 from agent.tools.textio import decode_output
 
@@ -34,7 +38,6 @@ OUTPUT_CAP = 30_000  # characters of stdout+stderr kept (head and tail) within R
 KEEP_BYTES = 1 << 20  # bytes of each stream's head and tail held in memory
 TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL for the process group
 PIPE_GRACE = 1.0  # seconds to keep reading after the shell exits (a grandchild may hold a pipe)
-_MORE = "redirect the output to a file and read it with read_file or grep"
 HELD = "[a background process still holds the output open; its later output is lost]"
 OnData = Callable[[int, bytes], None]  # (fd 1 or 2, chunk) as output arrives
 
@@ -185,10 +188,7 @@ def format_result(
             "started were killed]"
         ]
     elif code is None:
-        closing = [
-            f"[timed out after {timeout:g} s — exit 124; the process group was killed. Do not "
-            "retry blindly: use a longer timeout (max 600), run_in_background, or a faster command]"
-        ]
+        closing = [TIMED_OUT.format(timeout)]
     else:
         status = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
         closing = [f"[{status} · {elapsed:.1f} s]"]
@@ -205,9 +205,9 @@ def format_result(
         parts.append("(no output)")
     for name, shown in (("stdout", out), ("stderr", err)):
         parts += shown.encoding_notes(name)
-        note = shown.size_note(name, "bytes", f"to see all of it, {_MORE}")
+        note = shown.size_note(name, "bytes", f"to see all of it, {MORE}")
         parts += [note] if note else []
-    return cap("\n".join(parts + closing), room, how_to_see_more=_MORE)
+    return cap("\n".join(parts + closing), room, how_to_see_more=MORE)
 
 
 def _timeout(args: dict[str, Any]) -> float:
@@ -235,6 +235,12 @@ async def _bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     box = sandbox_of(ctx.sandbox) if args.get(SANDBOX_ARG) is not False else None
     if bool_arg(args, "run_in_background"):
         return shell_bg.start(command, str(ctx.cwd), box)
+    editor = editor_of(ctx)
+    if editor is not None:  # the editor's terminal shows it live (ACP)
+        argv = ["bash", "-c", command]
+        ran = await editor.run(box.wrap(argv, str(ctx.cwd)) if box else argv, str(ctx.cwd), timeout)
+        if ran is not None:
+            return terminal_result(command, ran, timeout, box)
     started = time.monotonic()
     try:
         code, proto, held = await execute(command, str(ctx.cwd), timeout, box)

@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from agent.base.record import RESULT_CAP, ToolResult, cap
+from agent.tools.editor_io import TerminalRun
 from agent.tools.textio import decode_output, printable
 
+if TYPE_CHECKING:
+    from agent.sandbox.runtime import Sandbox
+
 MARKER_ROOM = 48  # characters of one "[... N bytes not shown ...]" marker, with newlines
+MORE = "redirect the output to a file and read it with read_file or grep"
 NOTE_ROOM = 400  # characters of one stream's notes (sizes, encoding, invalid bytes, advice)
 
 
@@ -140,3 +147,28 @@ def headline(command: str) -> str:
     """A command's first line, short enough for a one-line summary."""
     first = command.strip().splitlines()[0] if command.strip() else ""
     return first if len(first) <= 60 else first[:59] + "…"
+
+
+TIMED_OUT = (
+    "[timed out after {:g} s — exit 124; the process group was killed. Do not retry blindly: "
+    "use a longer timeout (max 600), run_in_background, or a faster command]"
+)
+
+
+def terminal_result(
+    command: str, ran: TerminalRun, timeout: float, box: Sandbox | None
+) -> ToolResult:
+    """A command an editor's terminal ran, as the tool's result."""
+    if ran.code is None:
+        status, closing = f"timed out after {timeout:g} s · exit 124", TIMED_OUT.format(timeout)
+    else:
+        status = f"exit {ran.code}"
+        closing = f"[exit code {ran.code} · {ran.seconds:.1f} s]"
+    body = ran.output.rstrip("\n") or "(no output)"
+    if ran.truncated:
+        body = "[the terminal kept only the end of the output]\n" + body
+    text = cap(f"{body}\n{closing}", RESULT_CAP, how_to_see_more=MORE)
+    failed = ran.code != 0
+    note = box.blocked_note(text, failed) if box is not None else ""
+    display = f"bash {headline(command)} · {status}"
+    return ToolResult(f"{text}\n{note}" if note else text, is_error=failed, display=display)
