@@ -79,6 +79,16 @@ def fake_env(fake: FakeOpenAI, tmp_path: Path) -> dict[str, str]:
 
 
 @pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home directory of the test's own (HOME points at it: user settings, skills, commands
+    and agents live under it)."""
+    h = tmp_path / "home"
+    h.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(h))
+    return h
+
+
+@pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A project folder with one small file (modules that need more define their own)."""
     p = tmp_path / "proj"

@@ -131,3 +131,16 @@ def alive(pid: int) -> bool:
 def user_texts(body: dict[str, Any]) -> list[str]:
     """The user messages of one request the fake server received."""
     return [str(m["content"]) for m in body["messages"] if m["role"] == "user"]
+
+
+def refusing() -> tuple[list[Any], Any]:
+    """An asker that records each permission request and says no to it."""
+    from agent.permissions.asking import Answer, AskRequest
+
+    asked: list[AskRequest] = []
+
+    async def asker(req: AskRequest) -> Answer:
+        asked.append(req)
+        return Answer("n")
+
+    return asked, asker

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
+from helpers import refusing
 from rich.console import Console
 from routed_fake import RoutedFake, close_runs, is_child, make_run, serve, tool_names
 
@@ -18,7 +19,6 @@ from agent.app import Run, build
 from agent.base.events import Notice, Recorder
 from agent.commands.registry import LOAD_PROBLEMS, Ctx, all_commands, dispatch
 from agent.config.load import Flags
-from agent.permissions.asking import Answer, AskRequest
 from agent.ui.startup import configure
 
 COMMIT = (
@@ -26,14 +26,6 @@ COMMIT = (
     "\nargument-hint: [focus]\n---\nChanges:\n!`git status --short`\nLines: "
     "!`python3 -c 'print(6 * 7)'`\n\nWrite a commit message about $ARGUMENTS."
 )
-
-
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    h = tmp_path / "home"
-    h.mkdir()
-    monkeypatch.setenv("HOME", str(h))
-    return h
 
 
 @pytest.fixture
@@ -49,16 +41,6 @@ def repo(tmp_path: Path) -> Path:
 async def _closed() -> AsyncIterator[None]:
     yield
     await close_runs()
-
-
-def refusing() -> tuple[list[AskRequest], Any]:
-    asked: list[AskRequest] = []
-
-    async def asker(req: AskRequest) -> Answer:
-        asked.append(req)
-        return Answer("n")
-
-    return asked, asker
 
 
 def context(run: Run, root: Path, home: Path) -> Ctx:

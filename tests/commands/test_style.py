@@ -23,14 +23,6 @@ from agent.ui.startup import configure
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    h = tmp_path / "home"
-    h.mkdir()
-    monkeypatch.setenv("HOME", str(h))
-    return h
-
-
-@pytest.fixture
 async def ctx(fake: FakeOpenAI, project: Path, home: Path) -> AsyncIterator[Ctx]:
     env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "fake-model"}
     cfg = configure(Flags(), env, project)

@@ -8,15 +8,6 @@ import pytest
 
 
 @pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A home directory of the test's own (user skills, commands and agents live under it)."""
-    h = tmp_path / "home"
-    h.mkdir()
-    monkeypatch.setenv("HOME", str(h))
-    return h
-
-
-@pytest.fixture
 def repo(tmp_path: Path) -> Path:
     p = tmp_path / "repo"
     p.mkdir()

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
-from helpers import run_agent
+from helpers import refusing, run_agent
 from rich.console import Console
 from routed_fake import close_runs, make_run, tool_names
 from skill_files import write_skill
@@ -21,7 +21,6 @@ from agent.app import build
 from agent.base.events import Notice, Recorder
 from agent.commands.registry import Ctx, all_commands, dispatch
 from agent.config.load import Flags
-from agent.permissions.asking import Answer, AskRequest
 from agent.ui.startup import configure
 
 COUNT = (
@@ -44,16 +43,6 @@ def csv_skill(repo: Path, extra: str = "allowed-tools: Bash(python3:*)\n") -> Pa
     (folder / "scripts" / "count.py").write_text(COUNT)
     (folder / "reference.md").write_text("Columns are comma-separated.\n")
     return folder
-
-
-def refusing() -> tuple[list[AskRequest], Any]:
-    asked: list[AskRequest] = []
-
-    async def asker(req: AskRequest) -> Answer:
-        asked.append(req)
-        return Answer("n")
-
-    return asked, asker
 
 
 def tool_results(body: dict[str, Any]) -> list[str]:
