@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import codecs
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap, error
 from agent.base.words import plural
@@ -17,71 +15,20 @@ from agent.tools.common import ToolError, did_you_mean, guard, int_arg, resolve,
 from agent.tools.documents.nbedit import NOTEBOOK_EDIT
 from agent.tools.editor_io import buffer_text
 from agent.tools.edits import EDIT_FILE, WRITE_FILE
+from agent.tools.pages import (
+    COLLECT_CAP,
+    SIZE_CAP,
+    Page,
+    Read,
+    collect,
+    decode_page,
+    lines_of,
+    read_wide,
+)
 from agent.tools.stamps import stamped, stamps_of
 
 DEFAULT_LIMIT = 2000
 MAX_LINE = 2000  # characters kept of one line
-CHUNK = 1 << 20
-COLLECT_CAP = 1 << 20  # raw bytes gathered for one page; the result cap is far smaller anyway
-SIZE_CAP = 10 << 20  # above this a file is read only in part (no total line count)
-
-
-@dataclass
-class Page:
-    """Raw lines of one read: the lines, where they start, and what is known about the rest."""
-
-    lines: list[bytes] = field(default_factory=list)
-    first: int = 1  # line number of lines[0]
-    total: int | None = None  # None when the file was too big to count
-    size: int = 0
-    last_cut: bool = False  # the final line was not read to its end
-
-
-_Read = tuple[list[str], Page, list[str]]  # decoded lines, where they sit, notes for the model
-
-
-def _skip_lines(f: BinaryIO, data: bytes, count: int) -> tuple[bytes, int]:
-    """Drop `count` lines from the stream starting with `data`; returns (rest, lines dropped)."""
-    dropped = 0
-    while True:
-        newlines = data.count(b"\n")
-        if dropped + newlines >= count:
-            rest = data.split(b"\n", count - dropped)[-1]
-            return rest, count
-        dropped += newlines
-        data = f.read(CHUNK)
-        if not data:
-            return b"", dropped
-
-
-def _collect(f: BinaryIO, data: bytes, size: int, offset: int, limit: int) -> Page:
-    """Lines offset..offset+limit-1 of a byte-oriented file, reading only what is needed."""
-    data, dropped = _skip_lines(f, data, offset - 1)
-    acc, eof = bytearray(data), False
-    newlines = acc.count(b"\n")
-    while newlines < limit and len(acc) < COLLECT_CAP:
-        chunk = f.read(CHUNK)
-        if not chunk:
-            eof = True
-            break
-        acc += chunk
-        newlines += chunk.count(b"\n")
-    blob = bytes(acc)
-    parts = blob.split(b"\n", limit)
-    page = Page(lines=parts, first=dropped + 1)
-    if len(parts) > limit:
-        parts.pop()  # the unread rest
-    elif parts[-1] == b"":
-        parts.pop()  # nothing after the last newline
-    else:
-        page.last_cut = not eof  # stopped at COLLECT_CAP inside a line
-    if size <= SIZE_CAP:
-        total = dropped + blob.count(b"\n")
-        while chunk := f.read(CHUNK):
-            total += chunk.count(b"\n")
-        f.seek(max(size - 1, 0))
-        page.total = total + (1 if size and f.read(1) != b"\n" else 0)
-    return page
 
 
 def _sniff(path: Path, ctx: ToolContext) -> None:
@@ -105,32 +52,7 @@ def _cut(line: str) -> str:
     return f"{line[:MAX_LINE]}… [line cut: {len(line)} characters]"
 
 
-def _decode_page(page: Page, fmt_bom: tuple[str, bytes] | None) -> tuple[list[str], str, int]:
-    """Decode the page's lines; returns (lines, encoding note, undecodable count)."""
-    raw = b"\n".join(page.lines)
-    if fmt_bom:
-        encoding, bom = fmt_bom
-        if page.first == 1 and raw.startswith(bom):
-            raw = raw[len(bom) :]
-            if page.size == len(bom):  # nothing but the BOM: an empty file
-                page.lines, page.total = [], 0
-        note = f"{encoding} with BOM"
-        fallback = False
-    else:
-        encoding, note = textio.legacy_file(raw) or "utf-8", ""
-        fallback = encoding != "utf-8"
-    if page.last_cut:  # the read stopped inside a line, maybe inside a character: drop its start
-        decoder = codecs.getincrementaldecoder(encoding)("replace")
-        decoder.decode(raw, final=False)
-        raw = raw[: len(raw) - len(decoder.getstate()[0])]
-    text, _, bad = textio.decode(raw, textio.TextFormat(encoding, b"", "\n", fallback))
-    if fallback:
-        note = f"{encoding} (not valid UTF-8; decoded with a fallback guess)"
-    lines = [line.removesuffix("\r") for line in text.split("\n")]
-    return (lines if page.lines else []), note, bad
-
-
-def _read(path: Path, offset: int, limit: int, ctx: ToolContext) -> _Read:
+def _read(path: Path, offset: int, limit: int, ctx: ToolContext) -> Read:
     """Read one page of `path` as text lines; returns (lines, page, notes)."""
     _sniff(path, ctx)
     size = path.stat().st_size
@@ -146,48 +68,15 @@ def _read(path: Path, offset: int, limit: int, ctx: ToolContext) -> _Read:
             )
         if wide:
             f.seek(0)
-            lines, page, notes = _read_wide(f, size, offset, limit, wide)
+            lines, page, notes = read_wide(f, size, offset, limit, wide)
             page.size = size
             return lines, page, notes
-        page = _collect(f, head, size, offset, limit)
+        page = collect(f, head, size, offset, limit)
     page.size = size
-    lines, note, bad = _decode_page(page, bom)
+    lines, note, bad = decode_page(page, bom)
     notes = [f"encoding: {note}"] if note else []
     if bad:
         notes.append(f"{bad} undecodable byte sequence(s) shown as U+FFFD")
-    return lines, page, notes
-
-
-def _read_wide(f: BinaryIO, size: int, offset: int, limit: int, encoding: str) -> _Read:
-    """UTF-16/32 text (its newlines are not single bytes), decoded as a stream: lines past
-    the 10 MB mark can be read too; the total is counted for files up to that size."""
-    head = f.read(4)
-    found = textio.sniff_bom(head)
-    bom = found[1] if found else b""
-    f.seek(len(bom))
-    decoder = codecs.getincrementaldecoder(encoding)("replace")
-    lines: list[str] = []
-    seen, bad, rest, counting = 0, 0, "", size <= SIZE_CAP
-    while chunk := f.read(CHUNK):
-        text = rest + decoder.decode(chunk)
-        bad += text.count("\ufffd") - rest.count("\ufffd")
-        *done, rest = text.split("\n")
-        for line in done:
-            seen += 1
-            if offset <= seen < offset + limit:
-                lines.append(line.removesuffix("\r"))
-        if seen >= offset + limit - 1 and not counting:
-            break
-    else:
-        rest += decoder.decode(b"", final=True)
-        if rest:
-            seen += 1
-            if offset <= seen < offset + limit:
-                lines.append(rest.removesuffix("\r"))
-    page = Page(first=offset, total=seen if counting else None)
-    notes = [f"encoding: {encoding}" + (" with BOM" if bom else " (no BOM; detected)")]
-    if bad:
-        notes.append(f"{bad} undecodable sequence(s) shown as U+FFFD")
     return lines, page, notes
 
 
@@ -235,16 +124,6 @@ def _directory(path: Path, ctx: ToolContext) -> tuple[str, int]:
     return agentignore.listing(walk.Walker(path, []).children(), hide, shown(ctx, path))
 
 
-def _lines_of(text: str, offset: int, limit: int) -> _Read:
-    """A page of an editor buffer, as _read gives one of a file."""
-    every = text.split("\n")
-    if every and every[-1] == "":
-        every.pop()
-    lines = [line.removesuffix("\r") for line in every[offset - 1 : offset - 1 + limit]]
-    page = Page(first=offset, total=len(every), size=len(text.encode("utf-8", "replace")))
-    return lines, page, ["read from the editor's buffer"] if text else []
-
-
 @guard
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     path = resolve(ctx, str_arg(args, "path"))
@@ -268,7 +147,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             return stamped(ctx, path, before, doc)
     buffer = await buffer_text(path, ctx) if not doc else None
     if buffer is not None:  # the editor's text: unsaved changes included
-        lines, page, notes = _lines_of(buffer, offset, limit)
+        lines, page, notes = lines_of(buffer, offset, limit)
     else:
         lines, page, notes = await asyncio.to_thread(_read, path, offset, limit, ctx)
     notes[:0] = [doc] if isinstance(doc, str) and doc else []
