@@ -13,6 +13,7 @@ EPILOG = """examples:
   agent                                   the interactive REPL in this project
   agent "why does test_login fail?"       one question, the answer on stdout
   agent --output-format json "review the diff" > out.jsonl   in CI: JSON Lines, exit code
+  agent mcp serve | add | add-json | get | list | remove     MCP (agent mcp --help)
 
 With no prompt and a terminal, opens the REPL. Exit codes: 0 ok, 1 run failed,
 2 usage/config, 53 turn limit, 54 budget (USD), 55 token budget, 56 answer not
@@ -164,11 +165,21 @@ ONE_SHOT_FLAGS = {  # flags that make no sense in the REPL
 }
 
 
+# `agent mcp WORD …` is a subcommand only when WORD is one of these: `agent mcp is great` and
+# `agent "mcp list"` stay one-shot prompts.
+MCP_COMMANDS = ("serve", "add", "add-json", "get", "list", "remove", "-h", "--help")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv in (["--version"], ["-V"]):  # the fast path: no argparse, nothing else
         print(f"agent {__version__}")
         return EXIT_OK
+    if argv[:1] == ["mcp"] and argv[1:2] and argv[1] in MCP_COMMANDS:
+        # deferred: ~75 ms (settings, start-up, the mcp command line): only for `agent mcp …`
+        from agent.mcpcli.main import main as mcp_main
+
+        return mcp_main(argv[1:])
     p = parser()
     fmt = _format_asked(argv)
     if fmt != "text":  # a usage error still ends with the result line a wrapper waits for

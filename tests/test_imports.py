@@ -9,13 +9,15 @@ HEAVY = ("openai", "mcp", "rich", "prompt_toolkit", "httpx", "httpx2", "pydantic
 
 
 def modules_after(code: str) -> set[str]:
+    # after a marker: what the code prints (--help's text) is not module names
+    listing = "import sys; print('\\n@modules@'); print('\\n'.join(sys.modules))"
     out = subprocess.run(
-        [sys.executable, "-c", f"{code}\nimport sys; print('\\n'.join(sys.modules))"],
+        [sys.executable, "-c", f"{code}\n{listing}"],
         capture_output=True,
         text=True,
         check=True,
     )
-    return set(out.stdout.split())
+    return set(out.stdout.rsplit("@modules@", 1)[-1].split())
 
 
 def test_loop_imports_no_ui_or_commands() -> None:
