@@ -25,6 +25,7 @@ from agent.core.loop import Agent
 from agent.core.window import kept_policy
 from agent.hooks.checks import for_session as checks_for
 from agent.hooks.hooks import Hooks
+from agent.mcp.mentions import attach_resources
 from agent.mcp.tools import McpTools
 from agent.mcp.tools import start as start_mcp
 from agent.permissions.asking import Asker
@@ -110,7 +111,8 @@ class Run:
         mapper = self.repo_map if self.first_turn else None
         block = await mapper.block(prompt) if mapper is not None else ""
         pictures = await asyncio.to_thread(prompt_images, prompt, self.agent.ctx)
-        pictures += [i for i in images or [] if self.agent.ctx.images]
+        prompt, more = await attach_resources(prompt, self.mcp, self.agent.ctx)  # @server:uri
+        pictures += more + [i for i in images or [] if self.agent.ctx.images]
         try:
             return await self.agent.run_turn(self.user_message(prompt, block), pictures)
         finally:

@@ -100,11 +100,12 @@ class Target:
     """What one call acts on, read from its arguments: the facts permissions judge a call by.
 
     `what`: a file, a folder searched below, several files (a patch: `files` reads them from the
-    argument), a shell command, a URL the call sends data to, or a project action id; `arg`
+    argument), a shell command, a URL the call sends data to, a project action id, or an MCP
+    server (whose resource the call reads); `arg`
     names the argument holding it (`default` when absent) and `pattern_arg` a glob below a
     folder."""
 
-    what: Literal["file", "folder", "files", "command", "url", "action"]
+    what: Literal["file", "folder", "files", "command", "url", "action", "server"]
     arg: str
     default: str = ""
     pattern_arg: str = ""

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from agent.base.tokens import cost_report
-from agent.commands.registry import Ctx, command, help_rows, resolve
+from agent.commands.registry import Ctx, command, help_rows, live, resolve
 from agent.commands.style import side_reply
 from agent.core.report import context_report
 
@@ -27,7 +27,7 @@ async def help_cmd(ctx: Ctx, args: str) -> None:
     """List the commands, or show one command's full help."""
     name = args.strip().lstrip("/")
     if name:
-        cmd = resolve(ctx.commands, name)
+        cmd = resolve(live(ctx), name)
         if cmd is None:
             ctx.say(f"no command /{name}", "yellow")
             return
@@ -42,7 +42,7 @@ async def help_cmd(ctx: Ctx, args: str) -> None:
     table = Table(box=None, show_header=False, padding=(0, 1, 0, 2))
     table.add_column(max_width=32)
     table.add_column()
-    for usage, text, source in help_rows(ctx.commands):
+    for usage, text, source in help_rows(live(ctx)):
         extra = f" ({source.split(':')[0]})" if source != "built-in" else ""
         table.add_row(Text(usage, style="bold"), Text(text + extra))
     ctx.console.print(table)

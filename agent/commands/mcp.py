@@ -1,4 +1,5 @@
-"""/mcp: the session's MCP servers — status, tool counts, last error, log — and reconnecting one.
+"""/mcp: the session's MCP servers — status, what they offer (tools, resources, prompts), last
+error, log — and reconnecting one.
 
 `server_lines`, `detail_lines` and `reconnect` are plain functions any UI can use; importing this
 module registers the `/mcp` command (agent.commands loads it when present).
@@ -7,16 +8,22 @@ module registers the `/mcp` command (agent.commands loads it when present).
 from __future__ import annotations
 
 from agent.commands.registry import Ctx, command
+from agent.mcp.prompts import usage
 from agent.mcp.tools import McpTools
 
 MARKS = {"connected": "✓", "pending": "…", "failed": "✗", "timeout": "✗", "closed": "-"}
+SHOWN = {"pending": "connecting"}  # a status as /mcp says it
+MAX_SHOWN = 30  # resources or prompts of one server in `/mcp <server>`
 
 
 def server_lines(mcp: McpTools) -> list[str]:
-    """One line per server: mark, name, status, tool count, last error."""
+    """One line per server: mark, name, status, tool (resource, prompt) counts, last error."""
     lines = []
     for s in mcp.statuses():
-        line = f"{MARKS.get(s['status'], '?')} {s['name']}: {s['status']} · {s['tools']} tools"
+        status = SHOWN.get(s["status"], s["status"])
+        line = f"{MARKS.get(s['status'], '?')} {s['name']}: {status} · {s['tools']} tools"
+        for kind in ("resources", "prompts"):
+            line += f" · {s[kind]} {kind}" if s.get(kind) else ""
         if s.get("error") and s["status"] != "connected":
             line += f" · {s['error']}"
         lines.append(line)
@@ -27,16 +34,32 @@ def detail_lines(mcp: McpTools, name: str) -> list[str]:
     """One server: how it is reached, its log file, its tools under their registry names."""
     conn = mcp.manager.conns[name]
     spec = conn.spec
-    how = spec.url if spec.transport == "http" else " ".join([spec.command, *spec.args])
+    how = spec.url if spec.url else " ".join([spec.command, *spec.args])
     st = conn.state
-    out = [f"{name} ({spec.transport}): {st.status}", f"  {how}", f"  log: {conn.log_path}"]
+    status = SHOWN.get(st.status, st.status)
+    out = [f"{name} ({spec.transport}): {status}", f"  {how}", f"  log: {conn.log_path}"]
     if st.error:
         out.append(f"  last error: {st.error}")
     shown = {tool: reg for reg, (srv, tool) in mcp.names.items() if srv == name}
     for info in st.tools:
         ro = " (read-only)" if info.read_only else ""
         out.append(f"  {shown.get(info.name, '(not offered yet)')}{ro}: {info.description[:80]}")
-    return out
+    return out + _offered(mcp, name)
+
+
+def _offered(mcp: McpTools, name: str) -> list[str]:
+    """A server's resources (as `@` mentions them) and prompts (as commands)."""
+    out = []
+    resources = [(m, about) for m, about in mcp.mentionable() if m.startswith(f"{name}:")]
+    if resources:
+        out.append(f"  resources (mention as @{name}:<uri>):")
+        out += [f"    @{m}{f' — {about}' if about else ''}" for m, about in resources[:MAX_SHOWN]]
+    prompts = [(cmd, p) for cmd, server, p in mcp.prompts() if server == name]
+    if prompts:
+        out.append("  prompts (run as commands):")
+        out += [f"    /{cmd} {usage(p)}".rstrip() for cmd, p in prompts[:MAX_SHOWN]]
+    more = max(len(resources), len(prompts)) - MAX_SHOWN
+    return out + ([f"    … and more ({more})"] if more > 0 else [])
 
 
 async def reconnect(mcp: McpTools, name: str) -> str:
@@ -46,9 +69,10 @@ async def reconnect(mcp: McpTools, name: str) -> str:
     return text + (f" · {s['error']}" if s.get("error") else "")
 
 
-@command("mcp", usage="[<server> | reconnect <server>]")
+@command("mcp", usage="[<server> | reconnect <server> | login <server> | logout <server>]")
 async def mcp_cmd(ctx: Ctx, args: str) -> None:
-    """List MCP servers (status, tools, last error); show one; or reconnect one."""
+    """List MCP servers (status, tools, last error); show one; reconnect one; log in or out of
+    one (OAuth, HTTP and SSE servers)."""
     mcp = getattr(ctx.run, "mcp", None)
     if mcp is None:
         why = " (started with --no-mcp)" if getattr(ctx.cfg, "no_mcp", False) else ""
@@ -56,6 +80,11 @@ async def mcp_cmd(ctx: Ctx, args: str) -> None:
         return
     words = args.split()
     names = list(mcp.manager.conns)
+    if words[:1] in (["login"], ["logout"]):
+        from agent.commands.mcp_login import auth_command  # OAuth: agent.mcp.oauth
+
+        await auth_command(ctx, mcp, words)
+        return
     if words[:1] == ["reconnect"]:
         if len(words) < 2 or words[1] not in names:
             ctx.say(f"usage: /mcp reconnect <server> — servers: {', '.join(names)}", "yellow")

@@ -3,8 +3,9 @@
 Built-ins live in `builtin.py`, `project.py` and `style.py`; other modules add theirs with
 `register(...)` or `@command(...)` (session, MCP and action commands load here when present);
 user commands come from Markdown prompt files (agent.commands.user) and skills run as
-`/skill-name` (agent.commands.skill_run). Commands may run turns through the loop (`ctx.turn`);
-tools never call commands.
+`/skill-name` (agent.commands.skill_run). Commands that come and go during a session (an MCP
+server's prompts) are live sources (`LIVE`), asked each time (`live(ctx)`) by dispatch, /help
+and completion. Commands may run turns through the loop (`ctx.turn`); tools never call commands.
 """
 
 from __future__ import annotations
@@ -19,7 +20,17 @@ from agent.commands.command import Command, Ctx, Handler
 from agent.commands.skill_run import skill_commands
 from agent.commands.user import load_user_commands
 
-__all__ = ["ALIASES", "COMMANDS", "Command", "Ctx", "Handler", "all_commands", "command"]
+__all__ = [
+    "ALIASES",
+    "COMMANDS",
+    "LIVE",
+    "Command",
+    "Ctx",
+    "Handler",
+    "all_commands",
+    "command",
+    "live",
+]
 
 BUILTIN_MODULES = ("agent.commands.builtin", "agent.commands.project", "agent.commands.style")
 # Modules of later features; each registers its commands on import when it exists.
@@ -27,6 +38,7 @@ OPTIONAL_MODULES = (
     "agent.commands.session",
     "agent.commands.hooks",
     "agent.commands.mcp",
+    "agent.commands.mcp_prompts",
     "agent.commands.actions",
     "agent.commands.workflows",
     "agent.commands.code",
@@ -39,6 +51,8 @@ _NAME = re.compile(r"/([A-Za-z][\w:.-]*)(?:\s+(.*))?", re.S)
 COMMANDS: dict[str, Command] = {}  # name -> built-in or registered command
 ALIASES: dict[str, str] = {}
 LOAD_PROBLEMS: list[str] = []  # from the last all_commands(): optional modules that failed
+# Sources of commands that come and go during a session: each gives those of one session now.
+LIVE: list[Callable[[Ctx], dict[str, Command]]] = []
 
 
 def register(cmd: Command) -> Command:
@@ -107,6 +121,17 @@ def all_commands(
     return out
 
 
+def live(ctx: Ctx) -> dict[str, Command]:
+    """The session's commands now: the loaded ones and what the live sources offer (a loaded
+    command keeps its name)."""
+    out = ctx.commands
+    for source in LIVE:
+        extra = source(ctx)
+        if extra:
+            out = {**extra, **out}
+    return out
+
+
 def parse(line: str) -> tuple[str, str] | None:
     """`/name args` → (name, args); None when the line is not a command (e.g. `/usr/bin/x`,
     or `//text`, which sends `/text` as a message). `/?` is /help."""
@@ -125,9 +150,10 @@ async def dispatch(ctx: Ctx, line: str) -> bool:
     if parsed is None:
         return False
     name, args = parsed
-    cmd = resolve(ctx.commands, name)
+    commands = live(ctx)
+    cmd = resolve(commands, name)
     if cmd is None:
-        ctx.say(f"{unknown_command(name, ctx.commands)} — /help lists the commands", "yellow")
+        ctx.say(f"{unknown_command(name, commands)} — /help lists the commands", "yellow")
         return True
     await cmd.run(ctx, args)
     return True

@@ -11,6 +11,7 @@ from agent.commands.registry import (
     Ctx,
     command,
     dispatch,
+    live,
     parse,
     register,
     resolve,
@@ -116,7 +117,7 @@ def _loop_command(ctx: Ctx, prompt: str) -> bool:
     parsed = parse(prompt)
     if parsed is None:  # plain text, or a path such as /usr/bin/env
         return False
-    cmd = resolve(ctx.commands, parsed[0])
+    cmd = resolve(live(ctx), parsed[0])
     name = cmd.name if cmd is not None else ""
     if cmd is None:
         raise ValueError(f"unknown command /{parsed[0]} — /help lists the commands")

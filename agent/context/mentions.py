@@ -1,4 +1,5 @@
-"""What the user attaches to a message: `@path` file contents and `!command` output."""
+"""What the user attaches to a message: `@path` file contents and `!command` output (MCP
+resources named `@server:uri` are attached by agent.mcp.mentions, in the same shape)."""
 
 from __future__ import annotations
 
@@ -24,11 +25,16 @@ SHELL_NOTE_CHARS = 4_000  # of a !command's output added to the next message
 _MENTION = re.compile(r'(?<![\w@`])@(?:"([^"\n]+)"|([^\s`]+))')  # @path or @"a path"
 
 
+def mention_words(text: str) -> list[str]:
+    """What each `@` of `text` names, as written (`@"a b"` unquoted, trailing punctuation
+    dropped)."""
+    return [m.group(1) or m.group(2).rstrip(".,;:!?)]}'\"") for m in _MENTION.finditer(text)]
+
+
 def mentioned(text: str, cwd: Path) -> list[Path]:
     """Existing files and directories named by `@path` in `text` (in order, no repeats)."""
     out: list[Path] = []
-    for m in _MENTION.finditer(text):
-        raw = m.group(1) or m.group(2).rstrip(".,;:!?)]}'\"")
+    for raw in mention_words(text):
         p = Path(os.path.expanduser(raw))
         p = p if p.is_absolute() else cwd / p
         if p.exists() and p not in out:
@@ -181,11 +187,13 @@ async def bang(
             say(f"exit {code}", "dim")
 
 
-_PARTIAL = re.compile(r"\s*<(file|directory)\b[^\n]*\Z")  # cut inside the opening tag
-_ATTACHED = re.compile(r'\s*<(file|directory) path="[^"]*">\n.*?(?:\n</\1>|\Z)', re.S)
+_PARTIAL = re.compile(r"\s*<(file|directory|resource)\b[^\n]*\Z")  # cut inside the opening tag
+_ATTACHED = re.compile(
+    r'\s*<(file|directory|resource) (?:path|server)="[^"]*"[^>\n]*>\n.*?(?:\n</\1>|\Z)', re.S
+)
 
 
 def without_attachments(text: str) -> str:
-    """The user's words without the @file contents attached to them (for one-line summaries);
-    a block cut short by a length limit goes too."""
+    """The user's words without the @file (and @server:uri) contents attached to them (for
+    one-line summaries); a block cut short by a length limit goes too."""
     return _PARTIAL.sub("", _ATTACHED.sub("", text))

@@ -19,11 +19,9 @@ def editor_servers(servers: list[Any]) -> tuple[dict[str, Any], list[str]]:
                 "args": list(server.args),
                 "env": {v.name: v.value for v in server.env},
             }
-        elif isinstance(server, HttpMcpServer):
+        elif isinstance(server, (HttpMcpServer, SseMcpServer)):
             headers = {h.name: h.value for h in server.headers}
-            out[server.name] = {"type": "http", "url": server.url, "headers": headers}
-        elif isinstance(server, SseMcpServer):
-            notes.append(f"MCP server {server.name!r} from the editor: SSE is not supported yet")
+            out[server.name] = {"type": server.type, "url": server.url, "headers": headers}
         else:
             name = getattr(server, "name", "?")
             notes.append(f"MCP server {name!r} from the editor: unsupported transport")

@@ -117,7 +117,7 @@ class EditorAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=images, embedded_context=True),
-                mcp_capabilities=McpCapabilities(http=True, sse=False),
+                mcp_capabilities=McpCapabilities(http=True, sse=True),
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             agent_info=Implementation(name="agent", title="agent", version=__version__),

@@ -2,10 +2,12 @@
 
 Each server's task enters its async context managers (log file, transport, ClientSession) and
 leaves them itself, as anyio requires; everyone else talks to it through its inbox (a memory
-stream: "relist", "lost", "stop") or by scheduling a call on the loop and awaiting the future.
-The agent's loop never blocks on a server: it may be idle (REPL prompt), busy, or not even
-started yet (one-shot start-up). A server that does not finish `initialize` and `tools/list`
-within its timeout is marked "timeout" at once and torn down in the background.
+stream: "tools", "resources" or "prompts" to list again, "lost", "stop") or by scheduling a
+call on the loop and awaiting the future. The agent's loop never blocks on a server: it may be
+idle (REPL prompt), busy, or not even started yet (one-shot start-up). A server that does not
+finish `initialize` and listing what it offers within its timeout is marked "timeout" at once
+and torn down in the background. Transports: stdio, streamable HTTP, SSE. A server that dies
+after it was connected is restarted once, by the next call that needs it (`revive`).
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,34 +27,17 @@ from agent import __version__
 from agent.base.record import RESULT_CAP, ToolResult
 from agent.config import safefile
 from agent.config.statedir import ensure_home, project_state
+from agent.mcp.catalog import State, declared, listing
 from agent.mcp.config import ServerSpec
-from agent.mcp.results import call_failed, to_result, unavailable
+from agent.mcp.results import Failed, call_failed, explain, refused, to_result, unavailable
 
 if TYPE_CHECKING:
     from agent.sandbox.runtime import Sandbox
 
 CLOSE_TIMEOUT = 10.0  # seconds to stop every server (stdio: EOF, then SIGTERM, then SIGKILL)
-MAX_PAGES = 50  # tools/list pages read per listing
+SSE_IDLE = 24 * 3600.0  # seconds an SSE stream may stay quiet (an idle session is not dead)
 MODEL_KEYS = ("AGENT_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY")  # not handed to servers
-
-
-@dataclass(frozen=True)
-class ToolInfo:
-    """One tool as the server listed it (plain data, safe to read from any thread)."""
-
-    name: str
-    description: str
-    schema: dict[str, Any]
-    read_only: bool
-
-
-@dataclass(frozen=True)
-class State:
-    """Replaced as a whole on the MCP thread; readers take one reference."""
-
-    status: str = "pending"  # pending | connected | failed | timeout | closed
-    error: str = ""
-    tools: tuple[ToolInfo, ...] = ()
+CHANGED = {f"notifications/{k}/list_changed": k for k in ("tools", "resources", "prompts")}
 
 
 class Connection:
@@ -81,14 +66,32 @@ class Connection:
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
         self._log_start = 0
+        self.lives = 1  # automatic restarts left after dying mid-session (reconnect: 1 again)
+        self._connected_once = False  # this attempt reached "connected"
+        self._reviving = asyncio.Lock()
 
     # -- on the MCP loop ------------------------------------------------------------------
     def start(self) -> None:
         self.state = replace(self.state, status="pending", error="")
         self.settled.clear()
         self.ready = asyncio.Event()
-        self._stopping = False
+        self._stopping = self._connected_once = False
         self._task = asyncio.get_running_loop().create_task(self._serve())
+
+    async def restart(self) -> None:
+        """Stop, start, and return once the new attempt has settled."""
+        await self.stop()
+        self.start()
+        await self.ready.wait()
+
+    async def revive(self) -> None:
+        """Before a request: a server that died after it was connected is restarted, once a
+        session (a manual reconnect gives it that chance again); then it answers or stays
+        failed. Concurrent requests share one restart."""
+        async with self._reviving:
+            if self.state.status == "failed" and self._connected_once and self.lives > 0:
+                self.lives -= 1
+                await self.restart()
 
     async def stop(self) -> None:
         """End the session and its process; returns when the owner task has finished."""
@@ -104,33 +107,40 @@ class Connection:
         await asyncio.wait({task}, timeout=CLOSE_TIMEOUT)
 
     async def call(self, tool: str, args: dict[str, Any], room: int = RESULT_CAP) -> ToolResult:
+        timeout = self.spec.tool_timeout
+        try:
+            result = await self.request(
+                lambda s: s.call_tool(tool, args, read_timeout_seconds=timeout), tool
+            )
+        except Failed as e:
+            return e.result
+        return to_result(self.spec.name, result, room)
+
+    async def request(
+        self, ask: Callable[[Any], Awaitable[Any]], what: str, timed: bool = False
+    ) -> Any:
+        """`ask(session)`'s answer; Failed says why there is none (`timed`: within the
+        server's toolTimeout, for requests without a timeout of their own)."""
+        import anyio
         from mcp.shared.exceptions import MCPError
         from mcp.types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
-        session, state = self._session, self.state
+        session, state, name = self._session, self.state, self.spec.name
         if session is None or state.status != "connected":
-            return unavailable(self.spec.name, state.status, state.error)
+            raise Failed(unavailable(name, state.status, state.error))
         try:
-            result = await session.call_tool(
-                tool, args, read_timeout_seconds=self.spec.tool_timeout
-            )
+            with anyio.fail_after(self.spec.tool_timeout if timed else None):
+                return await ask(session)
         except MCPError as e:
-            if e.code == REQUEST_TIMEOUT:
-                return call_failed(
-                    self.spec.name,
-                    f"{tool} did not answer within {self.spec.tool_timeout:g}s",
-                    can_retry=False,
-                    hint="the call was cancelled; do not retry blindly",
-                )
-            if e.code == CONNECTION_CLOSED:
-                why = "the server closed the connection during the call (it may have crashed)"
-                return unavailable(self.spec.name, "failed", why)
-            return call_failed(self.spec.name, f"{tool} failed: {e.message}", can_retry=True)
+            kind = {REQUEST_TIMEOUT: "timeout", CONNECTION_CLOSED: "closed"}.get(e.code, "")
+            if kind == "closed" and not self._stopping:  # failed now: the next call revives it
+                self._settle("failed", "the server closed the connection" + self._log_tail())
+            raise Failed(refused(name, what, kind, e.message, self.spec.tool_timeout)) from None
+        except TimeoutError:
+            raise Failed(refused(name, what, "timeout", "", self.spec.tool_timeout)) from None
         except Exception as e:  # a transport or validation failure must not end the session
-            return call_failed(
-                self.spec.name, f"{tool} failed: {type(e).__name__}: {e}", can_retry=False
-            )
-        return to_result(self.spec.name, result, room)
+            why = f"{what} failed: {type(e).__name__}: {e}"
+            raise Failed(call_failed(name, why, can_retry=False)) from None
 
     async def _serve(self) -> None:
         import anyio
@@ -142,7 +152,7 @@ class Connection:
             with anyio.CancelScope() as self._scope:
                 await self._run(inbox, timer)
         except Exception as e:  # every failure becomes the server's status
-            self._settle("failed", _explain(e) + self._log_tail())
+            self._settle("failed", explain(e) + self._log_tail())
         finally:
             timer.cancel()
             self._session = self._inbox = self._scope = None
@@ -159,18 +169,20 @@ class Connection:
 
         async with contextlib.AsyncExitStack() as stack:
             session = await self._open(stack)
-            await session.initialize()
-            await self._list(session)
+            kinds = declared(await session.initialize())
+            for kind in kinds:
+                await self._list(session, kind)
             timer.cancel()
-            self._session = session
+            self._session, self._connected_once = session, True
             self._settle("connected", "")
             async for cmd in inbox:
                 if cmd == "stop":
                     return
                 if cmd == "lost":
                     raise ConnectionError("the server closed the connection (did it exit?)")
-                with anyio.fail_after(self.spec.timeout):  # "relist": tools/list_changed
-                    await self._list(session)
+                if cmd in kinds:  # its list_changed notification
+                    with anyio.fail_after(self.spec.timeout):
+                        await self._list(session, cmd)
 
     async def _open(self, stack: contextlib.AsyncExitStack) -> Any:
         import anyio
@@ -198,12 +210,23 @@ class Connection:
 
     async def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
         s = self.spec
+        if s.transport in ("http", "sse"):
+            from agent.mcp.oauth import auth_for  # stored OAuth tokens, refreshed; or a 401 probe
+
+            auth = auth_for(s)
         if s.transport == "http":
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            http = await stack.enter_async_context(create_mcp_http_client(headers=s.headers))
+            client = create_mcp_http_client(headers=s.headers, auth=auth)
+            http = await stack.enter_async_context(client)
             return streamable_http_client(s.url, http_client=http)
+        if s.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            return sse_client(
+                s.url, s.headers, timeout=s.timeout, sse_read_timeout=SSE_IDLE, auth=auth
+            )
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
         env = {k: v for k, v in os.environ.items() if k not in MODEL_KEYS} | s.env
@@ -225,24 +248,22 @@ class Connection:
         self._post("lost")
 
     async def _on_message(self, message: Any) -> None:
-        if getattr(message, "method", "") == "notifications/tools/list_changed":
-            self._post("relist")
+        kind = CHANGED.get(getattr(message, "method", None) or "")
+        if kind is not None:
+            self._post(kind)
         elif isinstance(message, Exception):
             self._note(f"transport error: {message!r}")
 
-    async def _list(self, session: Any) -> None:
-        from mcp.types import PaginatedRequestParams
-
-        tools: list[Any] = []
-        cursor = None
-        for _ in range(MAX_PAGES):
-            params = PaginatedRequestParams(cursor=cursor) if cursor else None
-            page = await session.list_tools(params=params)
-            tools += page.tools
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        self.state = replace(self.state, tools=tuple(_info(t) for t in tools))
+    async def _list(self, session: Any, kind: str) -> None:
+        """List one kind again; only a failing tools/list fails the connection."""
+        try:
+            found = await listing(session, kind)
+        except Exception as e:
+            if kind == "tools":
+                raise
+            self._note(f"{kind}/list failed: {explain(e)}")
+            return
+        self.state = replace(self.state, **{kind: found})  # type: ignore[arg-type]
         self._changed()
 
     def _on_timeout(self) -> None:
@@ -253,8 +274,8 @@ class Connection:
                 self._scope.cancel()
 
     def _settle(self, status: str, why: str) -> None:
-        if self.state.status == "timeout":
-            return  # the timeout's message explains more than the teardown's
+        if self.state.status == "timeout" or self.state.status == status == "failed":
+            return  # the first explanation is the one to keep (and was said)
         self.state = replace(self.state, status=status, error=why)
         if why:
             self._note(f"{status}: {why}")
@@ -282,22 +303,3 @@ class Connection:
         except OSError:
             return ""
         return f" (stderr: {lines[-1][:300]})" if lines else ""
-
-
-def _info(tool: Any) -> ToolInfo:
-    ann = getattr(tool, "annotations", None)
-    read_only = bool(ann and ann.read_only_hint is True and ann.destructive_hint is not True)
-    schema = dict(getattr(tool, "input_schema", None) or {})
-    schema.setdefault("type", "object")
-    if schema["type"] == "object":
-        schema.setdefault("properties", {})
-    description = tool.description or getattr(tool, "title", None) or tool.name
-    return ToolInfo(tool.name, description, schema, read_only)
-
-
-def _explain(e: BaseException) -> str:
-    """The innermost useful message of an exception (task groups wrap them in groups)."""
-    while getattr(e, "exceptions", None):  # an ExceptionGroup
-        e = e.exceptions[0]  # type: ignore[attr-defined]
-    text = str(e) or type(e).__name__
-    return text if isinstance(e, OSError) else f"{type(e).__name__}: {text}"

@@ -3,6 +3,7 @@
 Shape (the same in both places): `{"mcpServers": {name: {...}}}` with
 - stdio: `command`, `args`, `env`, `cwd`;
 - streamable HTTP: `"type": "http"`, `url`, `headers`;
+- SSE (the older HTTP transport): `"type": "sse"`, `url`, `headers`;
 - either: `timeout` (seconds to connect, default `mcpTimeout` or 30), `toolTimeout` (seconds per
   call, default `mcpToolTimeout` or 600), `disabled`.
 `${VAR}` and `${VAR:-default}` are expanded in every string (command, args, env, cwd, url,
@@ -30,7 +31,7 @@ class ServerSpec:
     """One server to connect to, validated and with variables expanded."""
 
     name: str
-    transport: str  # "stdio" | "http"
+    transport: str  # "stdio" | "http" | "sse"
     command: str = ""
     args: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
@@ -100,14 +101,17 @@ def _spec(name: str, raw: Any, x: _Expander, timeout: float, tool_timeout: float
         "timeout": _seconds(raw.get("timeout"), timeout),
         "tool_timeout": _seconds(raw.get("toolTimeout"), tool_timeout),
     }
-    if kind in HTTP_TYPES:
+    if kind in HTTP_TYPES or kind == "sse":
+        transport = "sse" if kind == "sse" else "http"
         url = x(raw.get("url") or "", "url")
         if not url.startswith(("http://", "https://")):
-            raise ValueError('"type": "http" needs a "url" starting with http:// or https://')
+            raise ValueError(
+                f'"type": "{transport}" needs a "url" starting with http:// or https://'
+            )
         headers = x.mapping(raw.get("headers"), "headers")
-        return ServerSpec(name, "http", url=url, headers=headers, **common)
+        return ServerSpec(name, transport, url=url, headers=headers, **common)
     if kind != "stdio":
-        raise ValueError(f'unsupported "type": {kind!r} (use "stdio" or "http")')
+        raise ValueError(f'unsupported "type": {kind!r} (use "stdio", "http" or "sse")')
     if not raw.get("command"):
         raise ValueError('needs a "command" (stdio) or "type": "http" with a "url"')
     args = raw.get("args") or []

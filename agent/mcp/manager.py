@@ -2,7 +2,8 @@
 
 The connections run on a private event loop in a daemon thread (see agent.mcp_client), so the
 agent's own loop never waits on a server and the REPL can sit at its prompt while servers
-connect, send notifications or die. Calls cross over as futures.
+connect, send notifications or die. Calls cross over as futures. A server that died during the
+session is restarted once, by the next request that needs it (Connection.revive).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from agent.base.record import RESULT_CAP, ToolResult
 from agent.mcp.client import CLOSE_TIMEOUT, Connection
 from agent.mcp.config import ServerSpec
-from agent.mcp.results import unavailable
+from agent.mcp.results import Failed, unavailable
 
 if TYPE_CHECKING:
     from agent.sandbox.runtime import Sandbox
@@ -52,6 +53,10 @@ class Manager:
         for name, c in self.conns.items():
             st = c.state
             item: dict[str, Any] = {"name": name, "status": st.status, "tools": len(st.tools)}
+            if st.resources:
+                item["resources"] = len(st.resources)
+            if st.prompts:
+                item["prompts"] = len(st.prompts)
             if st.error:
                 item["error"] = st.error
             out.append(item)
@@ -64,17 +69,44 @@ class Manager:
         conn = self.conns[server]
         if self._closed:
             return unavailable(server, "closed", "the session is shutting down")
-        return await asyncio.wrap_future(self._submit(conn.call(tool, args, room)))
+
+        async def call() -> ToolResult:
+            await conn.revive()
+            return await conn.call(tool, args, room)
+
+        return await asyncio.wrap_future(self._submit(call()))
+
+    async def read_resource(self, server: str, uri: str, wait: bool = False) -> Any:
+        """The server's `resources/read` result (`wait`: for a server still connecting, as
+        long as its connect timeout); Failed says why there is none."""
+        return await self._request(server, lambda s: s.read_resource(uri), f"reading {uri}", wait)
+
+    async def get_prompt(self, server: str, name: str, args: dict[str, str]) -> Any:
+        """The server's `prompts/get` result; Failed says why there is none."""
+        return await self._request(
+            server, lambda s: s.get_prompt(name, args or None), f"prompt {name}", True
+        )
+
+    async def _request(self, server: str, ask: Callable[[Any], Any], what: str, wait: bool) -> Any:
+        conn = self.conns[server]
+        if self._closed:
+            raise Failed(unavailable(server, "closed", "the session is shutting down"))
+
+        async def request() -> Any:
+            if wait and conn.state.status == "pending":
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(conn.ready.wait(), conn.spec.timeout)
+            await conn.revive()
+            return await conn.request(ask, what, timed=True)
+
+        return await asyncio.wrap_future(self._submit(request()))
 
     async def reconnect(self, server: str) -> dict[str, Any]:
-        """Stop and start one server; returns its status once it settles."""
-
-        async def again(c: Connection) -> None:
-            await c.stop()
-            c.start()
-            await c.ready.wait()
-
-        await asyncio.wrap_future(self._submit(again(self.conns[server])))
+        """Stop and start one server (it may be restarted once more if it dies again);
+        returns its status once it settles."""
+        conn = self.conns[server]
+        conn.lives = 1
+        await asyncio.wrap_future(self._submit(conn.restart()))
         return next(s for s in self.statuses() if s["name"] == server)
 
     def close(self) -> None:

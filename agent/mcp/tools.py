@@ -7,19 +7,22 @@ server annotates them `readOnlyHint: true` and not `destructiveHint: true`. Chan
 connecting, `tools/list_changed`, a reconnect) reach the registry only through `sync()`, which
 the loop calls at a turn boundary, so the request prefix never changes within a turn. A crashed
 server's tools stay listed and answer with an error saying so (no mid-session prefix change).
+While some server has resources, `list_mcp_resources` and `read_mcp_resource` follow the
+servers' tools (agent.mcp.resources). The MCP side also answers the UI: resources to mention
+(`@server:uri`) and prompts to run as commands (`/mcp__server__prompt`).
 This module imports the `mcp` SDK only through agent.mcp_manager, when servers are configured.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent.base.events import Notice, Sink
 from agent.base.record import Tool, ToolContext, ToolKind, ToolResult
+from agent.mcp.catalog import PromptInfo, sanitize
 from agent.permissions.rules import Rule
 
 if TYPE_CHECKING:  # annotations only: the manager imports the mcp SDK (~65 ms)
@@ -29,11 +32,8 @@ if TYPE_CHECKING:  # annotations only: the manager imports the mcp SDK (~65 ms)
 
 MAX_NAME = 64
 MAX_DESCRIPTION = 4000
-_BAD = re.compile(r"[^A-Za-z0-9_-]")
-
-
-def sanitize(text: str) -> str:
-    return _BAD.sub("_", text) or "_"
+RESOURCE_TOOLS = ("list_mcp_resources", "read_mcp_resource")
+__all__ = ["McpTools", "denied_by", "sanitize", "start", "tool_name"]
 
 
 def tool_name(server: str, tool: str, taken: set[str] | dict[str, Any]) -> str:
@@ -66,6 +66,7 @@ class McpTools:
         self._seen = -1  # the manager's version last applied
         self._unreported = False  # applied outside sync(): the loop must still refresh
         self._told: set[tuple[str, str]] = set()
+        self._prompts: tuple[int, list[tuple[str, str, PromptInfo]]] = (-1, [])
 
     def sync(self) -> bool:
         """At a turn boundary: apply changes; True when the list changed since the last sync."""
@@ -135,7 +136,47 @@ class McpTools:
                 names[name] = (server, info.name)
                 if not self.denied(name):
                     out[name] = self._tool(server, info, name)
+        conns = self.manager.conns.items()
+        if any(c.state.resources for n, c in conns if not self.hidden(n)):
+            from agent.mcp import resources  # deferred: only when a server has resources
+
+            for tool in resources.tools(self.manager, self.hidden):
+                names[tool.name] = ("", tool.name)
+                if tool.name not in taken and not self.denied(tool.name):
+                    out[tool.name] = tool
         return out, names
+
+    def hidden(self, server: str) -> bool:
+        """A neverAllow rule names the whole server (`mcp__github`): its resources are not
+        offered to the model either."""
+        return self.denied(f"mcp__{sanitize(server)}")
+
+    def mentionable(self) -> list[tuple[str, str]]:
+        """(`server:uri`, what it is) for `@` completion: resources, then templates."""
+        out = []
+        for server, conn in self.manager.conns.items():
+            for r in conn.state.resources:
+                about = r.name if r.name and r.name != r.uri else r.description
+                if r.template:
+                    about = f"template: {', '.join(r.params)}" + (f" · {about}" if about else "")
+                out.append((f"{server}:{r.uri}", about[:80]))
+        return out
+
+    def prompts(self) -> list[tuple[str, str, PromptInfo]]:
+        """(command name `mcp__server__prompt`, server, prompt) of every server that listed
+        prompts (one that died is restarted by running one); recomputed on state changes."""
+        seen, found = self._prompts
+        version = self.manager.version
+        if seen != version:
+            taken: set[str] = set()
+            found = []
+            for server, conn in self.manager.conns.items():
+                for p in conn.state.prompts:
+                    name = tool_name(server, p.name, taken)
+                    taken.add(name)
+                    found.append((name, server, p))
+            self._prompts = (version, found)
+        return found
 
     def _tool(self, server: str, info: Any, name: str) -> Tool:
         manager, tool = self.manager, info.name
@@ -152,7 +193,11 @@ class McpTools:
 
 def denied_by(never_allow: list[str]) -> Callable[[str], bool]:
     """Whole-tool deny rules (`mcp__github`, `mcp__x__y`, `mcp__*`): such tools are not offered."""
-    rules = [Rule(r, r.strip()) for r in never_allow if "(" not in r and r.startswith("mcp__")]
+    rules = [
+        Rule(r, r.strip())
+        for r in never_allow
+        if "(" not in r and (r.startswith("mcp__") or r.strip() in RESOURCE_TOOLS)
+    ]
     return lambda name: any(r.covers_tool(name) for r in rules)
 
 

@@ -1,4 +1,5 @@
-"""Completion at the prompt: `/commands` (help as meta) and `@path` mentions of project files."""
+"""Completion at the prompt: `/commands` (help as meta), `@path` mentions of project files and
+`@server:uri` mentions of MCP resources (a template with its `{parameters}` to fill in)."""
 
 from __future__ import annotations
 
@@ -58,12 +59,15 @@ async def project_paths(cwd: Path) -> list[str]:
 
 
 class ReplCompleter(Completer):
-    """Completes `/name` at the start of the input and `@path` anywhere."""
+    """Completes `/name` at the start of the input and `@path` or `@server:uri` anywhere."""
 
     def __init__(
-        self, commands: Callable[[], dict[str, Any]], paths: Callable[[], list[str]]
+        self,
+        commands: Callable[[], dict[str, Any]],
+        paths: Callable[[], list[str]],
+        resources: Callable[[], list[tuple[str, str]]] = list,  # (`server:uri`, what it is)
     ) -> None:
-        self.commands, self.paths = commands, paths
+        self.commands, self.paths, self.resources = commands, paths, resources
 
     def get_completions(self, document: Any, complete_event: Any) -> Iterator[Completion]:
         text = document.text_before_cursor
@@ -73,9 +77,11 @@ class ReplCompleter(Completer):
         m = _MENTION.search(text)
         if m:
             frag = m.group(1)
-            for p in rank_paths(self.paths(), frag.lstrip('"')):
+            about = dict(self.resources())  # ranked with the files: `@dem` finds demo:…
+            for p in rank_paths([*self.paths(), *about], frag.lstrip('"')):
                 shown = f'"{p}"' if any(c.isspace() for c in p) else p  # @"my notes.txt"
-                yield Completion(shown, start_position=-len(frag), display=p)
+                yield Completion(shown, start_position=-len(frag), display=p,
+                                 display_meta=about.get(p, ""))  # fmt: skip
 
     def _commands(self, word: str) -> Iterator[Completion]:
         # deferred: ~60 ms: commands load after the prompt is drawn

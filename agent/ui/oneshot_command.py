@@ -4,7 +4,8 @@
 Your own and the project's commands, /review, /security-review, /simplify, /batch, /init and
 the informational ones run; a command that needs a live session (/resume, /rewind, /loop…) is
 refused with exit code 2 before anything starts, and so is an unknown `/word` (a leading `//`
-sends the text with one slash). What a command prints goes to stdout in text mode and becomes
+sends the text with one slash). An MCP server's prompt (`/mcp__server__prompt`) is looked up
+once the servers have connected. What a command prints goes to stdout in text mode and becomes
 the `result` of the JSON `result` event when it ran no model turn.
 """
 
@@ -18,8 +19,8 @@ from rich.console import Console
 
 from agent.app import Run
 from agent.base.events import TurnEnd
-from agent.commands.command import Command, Ctx
-from agent.commands.registry import all_commands, parse, resolve, unknown_command
+from agent.commands.command import Command, Ctx, Handler
+from agent.commands.registry import all_commands, live, parse, resolve, unknown_command
 
 
 def command_of(prompt: str, root: Path, trusted: bool = False) -> tuple[Command, str] | str | None:
@@ -33,11 +34,24 @@ def command_of(prompt: str, root: Path, trusted: bool = False) -> tuple[Command,
     name, args = parsed
     commands = all_commands(root, trusted=trusted)
     cmd = resolve(commands, name)
+    if cmd is None and name.startswith("mcp__"):  # a prompt: known once its server is up
+        return Command(name, "", _prompt(name)), args
     if cmd is None:
         return unknown_command(name, commands)
     if cmd.repl_only:
         return f"/{cmd.name} needs the interactive REPL: run `agent`, then /{cmd.name}"
     return cmd, args
+
+
+def _prompt(name: str) -> Handler:
+    async def run(ctx: Ctx, args: str) -> None:
+        cmd = resolve(live(ctx), name)
+        if cmd is None:
+            ctx.say(unknown_command(name, live(ctx)))
+            return
+        await cmd.run(ctx, args)
+
+    return run
 
 
 async def run_command(run: Run, found: tuple[Command, str], out: IO[str] | None) -> TurnEnd:

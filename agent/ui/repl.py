@@ -81,7 +81,7 @@ class Repl(ReplHost):
         self.ctrl_c = 0.0
         self.stats: tuple[float, float | None, float] = (0.0, 0.0, 0.0)
         self.keys = Interrupts(self.cancel_turn)
-        completer = ReplCompleter(lambda: self.commands, lambda: self.paths)
+        completer = ReplCompleter(self.commands_now, lambda: self.paths, self.resources_now)
         self.session = make_session(self, completer, user_dir() / "history")
 
     # -- the main loop -------------------------------------------------------------------
@@ -233,6 +233,19 @@ class Repl(ReplHost):
         from agent.ui.completion import project_paths
 
         self.paths = await project_paths(self.cfg.cwd)
+
+    def commands_now(self) -> dict[str, Command]:
+        """The loaded commands and, once the session runs, its MCP servers' prompts."""
+        if self.ctx is None:
+            return self.commands
+        from agent.commands.registry import live  # loaded with the commands, after the prompt
+
+        return live(self.ctx)
+
+    def resources_now(self) -> list[tuple[str, str]]:
+        """What `@server:uri` completes to: the MCP servers' resources listed so far."""
+        mcp = self.run.mcp if self.run is not None else None
+        return mcp.mentionable() if mcp is not None else []
 
     def refresh_stats(self) -> None:
         if self.run is not None:

@@ -10,7 +10,7 @@ from agent.base.frontmatter import FrontMatterError, names_of, parse, split, tex
 
 def test_plain_quoted_and_commented_values() -> None:
     fields, body = split(
-        "---\nname: pdf-tools\ndescription: \"Fill PDF forms: \\\"fast\\\"\"  # quoted\n"
+        '---\nname: pdf-tools\ndescription: "Fill PDF forms: \\"fast\\""  # quoted\n'
         "hint: 'it''s'\nmodel: sonnet # a comment\n---\n\n# Body\ntext\n"
     )
     assert fields == {

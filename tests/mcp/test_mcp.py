@@ -47,13 +47,15 @@ def test_stdio_and_http_specs_with_expansion_and_timeouts() -> None:
                 "headers": {"Authorization": "Bearer ${TOKEN}", "X-Empty": "${NOPE}"},
                 "timeout": 2,
             },
+            "old": {"type": "sse", "url": "http://127.0.0.1:9/sse", "headers": {"K": "${TOKEN}"}},
             "off": {"command": "x", "disabled": True},
         },
     }
     env = {"TOOLS": "/opt/t", "TOKEN": "s3cret", "PATHPART": "mcp"}
     specs, warnings = load_specs(Settings(settings), env)
-    assert [s.name for s in specs] == ["local", "remote"]
-    local, remote = specs
+    assert [s.name for s in specs] == ["local", "old", "remote"]
+    local, old, remote = specs
+    assert old.transport == "sse" and old.headers == {"K": "s3cret"}  # SSE: as HTTP
     assert local.transport == "stdio" and local.command == "/opt/t/srv"
     assert local.args == ("--token", "s3cret")
     assert local.env == {"KEY": "s3cret", "MODE": "fast"}
@@ -69,7 +71,8 @@ def test_stdio_and_http_specs_with_expansion_and_timeouts() -> None:
     [
         ({"args": ["x"]}, 'needs a "command"'),
         ({"type": "http"}, 'needs a "url"'),
-        ({"type": "sse", "url": "http://x"}, "unsupported"),
+        ({"type": "sse"}, '"type": "sse" needs a "url"'),
+        ({"type": "websocket", "url": "ws://x"}, 'unsupported "type"'),
         ({"command": "x", "args": "not-a-list"}, '"args" must be a list'),
         ({"command": "x", "env": ["A=1"]}, "env must be an object"),
         ("just a string", "expected an object"),
@@ -256,3 +259,47 @@ def test_untrusted_dotenv_cannot_steer_the_users_server(
     [spec] = [s for s in load_specs(trusted.options, trusted.env)[0] if s.name == "gh"]
     assert spec.url == "http://evil/mcp"
     assert trusted.env_ignored == ()
+
+
+def test_prompt_arguments_by_position_or_name() -> None:
+    from agent.mcp.catalog import PromptArg, PromptInfo
+    from agent.mcp.prompts import arguments, usage
+
+    p = PromptInfo("review", "", (PromptArg("code", "what to review", True), PromptArg("lang")))
+    assert usage(p) == "<code> [lang]"
+    assert arguments(p, "r", ["a", "b", "c"]) == {"code": "a", "lang": "b c"}
+    assert arguments(p, "r", ["Lang=go", "x", "y"]) == {"lang": "go", "code": "x y"}
+    assert arguments(p, "r", ["k=v"]) == {"code": "k=v"}  # not an argument's name: a value
+    with pytest.raises(ValueError, match=r"^/r needs <code> \(what to review\); usage: /r <code>"):
+        arguments(p, "r", ["lang=go"])
+    bare = PromptInfo("hi", "")
+    assert arguments(bare, "hi", []) == {}
+    with pytest.raises(ValueError, match=r"/hi takes no arguments \(got 'x'\); usage: /hi$"):
+        arguments(bare, "hi", ["x"])
+
+
+def test_resource_records_mentions_and_contents(tmp_path: Path) -> None:
+    from agent.mcp.catalog import ResourceInfo
+    from agent.mcp.mentions import named
+    from agent.mcp.resources import contents
+
+    t = ResourceInfo("repo://{owner}/{name}{?ref,depth}{+path}", "r", template=True)
+    assert t.params == ("owner", "name", "ref", "depth", "path")
+    assert ResourceInfo("file:///{x}", "plain").params == ()
+    text = "see @gh:repo://a/b, @gh:repo://a/b again, (@x:y) and @a@b and @gh:"
+    assert named(text, ["gh", "x"], tmp_path) == [("gh", "repo://a/b"), ("x", "y")]
+    result = NS(
+        contents=[
+            TextResourceContents(uri="m://a", mime_type="text/plain", text="one"),
+            BlobResourceContents(
+                uri="m://b",
+                mime_type="application/json",
+                blob=base64.b64encode(b'{"k": 1}').decode(),
+            ),
+        ]
+    )
+    assert contents(result, 1000, images=True) == (
+        '[m://a (text/plain)]\none\n\n[m://b (application/json)]\n{"k": 1}',
+        [],
+    )
+    assert contents(NS(contents=[]), 1000, images=False) == ("(the resource is empty)", [])

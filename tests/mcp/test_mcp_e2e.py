@@ -229,3 +229,24 @@ def test_reference_filesystem_server_via_npx(
     assert "running on stdio" not in r.stderr  # the server's banner went to its log
     assert "running on stdio" in (project_state(project) / "mcp-fs.log").read_text()
     assert not leftovers(project)
+
+
+def test_one_shot_prompt_command_and_resource_mention(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    """`agent "/mcp__demo__review …"` runs the server's prompt once servers connected;
+    `@demo:uri` in a one-shot prompt attaches the resource."""
+    user_settings(fake_env, {"mcpServers": {"demo": {"command": sys.executable, "args": [DEMO]}}})
+    fake.script(text("looks fine"), text("swordfish"))
+    r = run(fake_env, project, "/mcp__demo__review 'x = 1' language=python")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "looks fine"
+    sent = fake.requests[0]["messages"][-1]["content"]
+    assert sent.endswith("Please review this python code:\nx = 1")
+    r = run(fake_env, project, "what is the password in @demo:demo://notes?")
+    assert r.returncode == 0, r.stderr
+    sent = fake.requests[1]["messages"][-1]["content"]
+    assert sent.endswith('uri="demo://notes">\n# Notes\nthe password is swordfish\n</resource>')
+    r = run(fake_env, project, "/mcp__demo__nope")
+    assert "unknown command /mcp__demo__nope" in r.stdout
+    assert not leftovers(project)

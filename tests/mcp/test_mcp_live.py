@@ -5,73 +5,43 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace as NS
 from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
-from helpers import MCP_SERVERS, alive
+from helpers import alive
+from live_servers import DEMO, SILENT, call, demo, http_server, pids, session
+from live_servers import command as _command
 
 from agent.base.record import ToolContext
-from agent.commands.mcp import detail_lines, mcp_cmd, server_lines
-from agent.commands.registry import Ctx
+from agent.commands.mcp import detail_lines, server_lines
 from agent.config.statedir import project_state
 from agent.config.view import Settings
 from agent.context.spill import SPILL_ROOM, Spill
 from agent.mcp.config import ServerSpec, load_specs
-from agent.mcp.manager import Manager
-from agent.mcp.tools import McpTools, denied_by
+from agent.mcp.tools import RESOURCE_TOOLS, McpTools
 
-HERE = MCP_SERVERS
-DEMO, SILENT = str(HERE / "demo.py"), str(HERE / "silent.py")
-
-
-@pytest.fixture
-def pids(tmp_path: Path) -> Iterator[Path]:
-    """Servers record their pids here; after the test none of them may still run."""
-    d = tmp_path / "pids"
-    d.mkdir()
-    yield d
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and any(alive(int(p.name)) for p in d.iterdir()):
-        time.sleep(0.1)
-    assert not [p.name for p in d.iterdir() if alive(int(p.name))], "orphan MCP server"
-
-
-def demo(pids: Path, name: str = "demo", **kw: Any) -> ServerSpec:
-    env = {"MCP_DEMO_PIDS": str(pids), **kw.pop("env", {})}
-    return ServerSpec(name, "stdio", command=sys.executable, args=(DEMO,), env=env, **kw)
-
-
-def session(
-    specs: list[ServerSpec], root: Path, deny: tuple[str, ...] = (), told: list[str] | None = None
-) -> McpTools:
-    manager = Manager(specs, root)
-    manager.start()
-    return McpTools(manager, {}, denied_by(list(deny)), None if told is None else told.append)
-
-
-async def call(mt: McpTools, tool: str, /, **args: Any) -> Any:
-    return await mt.tools[tool].run(args, ToolContext(cwd=Path.cwd()))
+__all__ = ["http_server", "pids"]  # fixtures
 
 
 async def test_stdio_tools_results_and_timeouts(tmp_path: Path, pids: Path) -> None:
     mt = session([demo(pids, tool_timeout=1)], tmp_path, deny=("mcp__demo__audio",))
     try:
         mt.wait()
-        assert mt.statuses() == [{"name": "demo", "status": "connected", "tools": 11}]
+        assert mt.statuses() == [
+            {"name": "demo", "status": "connected", "tools": 11, "resources": 5, "prompts": 3}
+        ]
         names = list(mt.tools)
         assert names[0] == "mcp__demo__echo" and "mcp__demo__audio" not in names  # denied
         echo = mt.tools["mcp__demo__echo"]
         assert echo.description == "[MCP server demo] Echo the text back."
         assert echo.parameters["properties"]["text"]["type"] == "string"
-        assert [n for n, t in mt.tools.items() if t.read_only] == ["mcp__demo__peek"]
+        read_only = [n for n, t in mt.tools.items() if t.read_only]
+        assert read_only == ["mcp__demo__peek", *RESOURCE_TOOLS]  # the resource tools last
         assert (await call(mt, "mcp__demo__echo", text="hi")).output == "echo: hi"
         fail = await call(mt, "mcp__demo__fail", message="no disk")
         assert fail.is_error and "no disk" in fail.output
@@ -107,29 +77,40 @@ async def test_stdio_tools_results_and_timeouts(tmp_path: Path, pids: Path) -> N
         await mt.aclose()
 
 
-async def test_crash_then_clear_errors_then_reconnect(tmp_path: Path, pids: Path) -> None:
+async def _crash(mt: McpTools) -> dict[str, Any]:
+    crash = await call(mt, "mcp__demo__crash")
+    assert crash.is_error and "closed the connection during the call" in crash.output
+    for _ in range(50):
+        if mt.statuses()[0]["status"] == "failed":
+            break
+        await asyncio.sleep(0.05)
+    [status] = mt.statuses()
+    assert status["status"] == "failed"
+    return status
+
+
+async def test_crash_restart_once_then_failed_then_reconnect(tmp_path: Path, pids: Path) -> None:
     told: list[str] = []
     mt = session([demo(pids)], tmp_path, told=told)
     try:
         mt.wait()
         assert mt.sync()  # the first tool list reaches the loop
-        crash = await call(mt, "mcp__demo__crash")
-        assert crash.is_error and "closed the connection during the call" in crash.output
-        for _ in range(50):
-            if mt.statuses()[0]["status"] == "failed":
-                break
-            await asyncio.sleep(0.05)
-        [status] = mt.statuses()
-        assert status["status"] == "failed"
+        status = await _crash(mt)
         assert "crashing on purpose" in status["error"]  # the server's last stderr line
         assert not mt.sync()  # the tools stay listed: the request prefix does not change
         assert told == [f"MCP server 'demo' failed: {status['error']} (/mcp for details)"]
-        mt.sync()
-        assert len(told) == 1  # said once
+        # The next call restarts it (once), and is answered by the new process.
+        assert (await call(mt, "mcp__demo__echo", text="x")).output == "echo: x"
+        assert mt.statuses()[0]["status"] == "connected"
+        assert not mt.sync()  # the same tools: no prefix change
+        # It dies again: now it stays failed, and says what to do.
+        await _crash(mt)
         after = await call(mt, "mcp__demo__echo", text="x")
         assert after.is_error and "not connected (failed" in after.output
         assert "/mcp reconnect demo" in after.output
-        assert server_lines(mt)[0].startswith("✗ demo: failed · 11 tools · the server closed")
+        assert server_lines(mt)[0].startswith(
+            "✗ demo: failed · 11 tools · 5 resources · 3 prompts · the server closed"
+        )
         said = await _command(mt, "reconnect demo")
         assert "demo: connected · 11 tools" in said
         assert (await call(mt, "mcp__demo__echo", text="back")).output == "echo: back"
@@ -138,14 +119,6 @@ async def test_crash_then_clear_errors_then_reconnect(tmp_path: Path, pids: Path
         assert any("mcp__demo__peek (read-only)" in line for line in details)
     finally:
         await mt.aclose()
-
-
-async def _command(mt: McpTools, args: str) -> str:
-    printed: list[str] = []
-    console = NS(print=lambda text="", **kw: printed.append(str(text)))
-    ctx = Ctx(run=NS(mcp=mt, cfg=NS(no_mcp=False)), console=console, turn=None)  # type: ignore[arg-type]
-    await mcp_cmd(ctx, args)
-    return "\n".join(printed)
 
 
 async def test_dead_missing_and_stubborn_servers_do_not_hold_up_start(
@@ -171,7 +144,7 @@ async def test_dead_missing_and_stubborn_servers_do_not_hold_up_start(
         assert "never answering" in by["dead"]["error"]
         assert by["nope"]["status"] == "failed" and "No such file" in by["nope"]["error"]
         assert by["demo"]["status"] == "connected"
-        assert [n for n in mt.tools if not n.startswith("mcp__demo__")] == []
+        assert [n for n in mt.tools if not n.startswith("mcp__demo__")] == [*RESOURCE_TOOLS]
         assert await call(mt, "mcp__demo__echo", text="ok")
     finally:
         t1 = time.monotonic()
@@ -183,30 +156,6 @@ async def test_dead_missing_and_stubborn_servers_do_not_hold_up_start(
 def _stubborn_is_gone(pidfile: Path) -> None:
     assert not alive(int(pidfile.read_text()))
     pidfile.unlink()  # not a pid-named file: the `pids` check would choke on it
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture
-def http_server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    port = _free_port()
-    log = (tmp_path / "http.log").open("wb")
-    proc = subprocess.Popen([sys.executable, DEMO, "--http", str(port)], stderr=log, stdout=log)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            break
-        except OSError:
-            time.sleep(0.1)
-    yield proc, f"http://127.0.0.1:{port}/mcp"
-    proc.kill()
-    proc.wait()
-    log.close()
 
 
 async def test_streamable_http_headers_and_server_death(

@@ -16,7 +16,7 @@ def test_help_fits_and_every_flag_is_described() -> None:
     for action in parser()._actions:
         assert action.help, f"{action.option_strings or action.dest} has no description"
     examples = r.stdout.split("examples:", 1)[1].split("\n\n", 1)[0].strip().splitlines()
-    assert len(examples) == 3
+    assert len(examples) == 4 and "agent mcp serve" in examples[-1]
     assert examples[0].split()[0] == "agent"  # the REPL
     assert any("--output-format json" in e for e in examples)  # CI
     assert "141" in r.stdout
