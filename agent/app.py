@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import astuple, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
-from agent.actions.tool import ActionRunner, project_actions
+from agent.actions.tool import ActionRunner
 from agent.base.events import FanOut, Notice, Sink, TurnEnd
 from agent.base.messages import Message
 from agent.base.record import RESULT_CAP, Image, Middleware, Tool, ToolContext
 from agent.config.load import Config
-from agent.config.providers import accepts_images, prefers_patches
 from agent.context.compaction import Policy
 from agent.context.economy import Economy
 from agent.context.memory import env_block, system_prompt
@@ -31,22 +30,18 @@ from agent.mcp.tools import start as start_mcp
 from agent.permissions.asking import Asker
 from agent.permissions.audit import Audit, Denials
 from agent.permissions.gate import Gate
-from agent.permissions.rules import Vocabulary
 from agent.sandbox.runtime import Sandbox, for_session, sandbox_of
 from agent.session.checkpoints import Snapshots
-from agent.session.listing import prune_notice
+from agent.session.opening import open_store
 from agent.session.recorder import SessionRecorder
-from agent.session.resume import restore
-from agent.session.store import SessionFile, new_id, prune, summarize
+from agent.session.store import SessionFile
 from agent.skills.catalog import Catalog
 from agent.skills.session import for_session as skills_for
-from agent.skills.tool import skill_tool
-from agent.subagents.defs import AgentDef
-from agent.tools import builtin_tools, registry
-from agent.tools.stamps import FileStamps
+from agent.tools import session_context
 from agent.workflows.planning import Review
+from agent.workflows.registry import session_tools
 from agent.workflows.setup import attach as attach_workflows
-from agent.workflows.setup import stop_background, subagent_tools
+from agent.workflows.setup import stop_background
 
 PLAN_ON = (
     "[Plan mode is on: use only read-only tools (read_file, glob, grep, read-only commands); "
@@ -126,9 +121,7 @@ class Run:
 
     def system_prompt(self) -> str:
         """The system prompt as it would be built now (memory files re-read, the language)."""
-        cfg = self.cfg
-        built = system_prompt(cfg.cwd, cfg.root, trusted=cfg.trusted, language=self.language)
-        return dressed(built, cfg.automation)  # --system-prompt-file, --output-schema…
+        return _system_prompt(self.cfg, self.language)
 
     def replace_history(self, history: list[Message]) -> None:
         """Put `history` (no system prompt) in the agent after /rewind or /resume."""
@@ -171,36 +164,17 @@ class Run:
         return sandbox_of(self.agent.ctx.sandbox) or Sandbox()
 
 
-def _sessions(cfg: Config, resume_id: str | None) -> tuple[SessionFile, Snapshots, list[Any], str]:
-    """The session store (its history when resuming), and what pruning removed, to be said."""
-    store = SessionFile(cfg.root, resume_id or new_id())
-    snapshots = Snapshots(store)
-    history = restore(store, snapshots) if resume_id else []
-    keep, days = astuple(cfg.options.retention)  # the user's, or a trusted project's
-    removed = prune(cfg.root, keep, days, protect=store.id)  # never the one being resumed
-    return store, snapshots, history, prune_notice(removed, keep, days) if removed else ""
+def _system_prompt(cfg: Config, language: str) -> str:
+    built = system_prompt(cfg.cwd, cfg.root, trusted=cfg.trusted, language=language)
+    return dressed(built, cfg.automation)  # --system-prompt-file, --output-schema…
 
 
-def _tools(
-    cfg: Config, session_id: str, out: Sink, skills: Catalog
-) -> tuple[dict[str, Tool], ActionRunner | None, tuple[dict[str, AgentDef], list[str]]]:
-    """The session's registry (built-ins, skill, subagent tools, run_action; a tool a neverAllow
-    rule names whole is not offered), the project's action runner, the agent definitions."""
-    patch = cfg.options.apply_patch
-    tools = registry(builtin_tools(prefers_patches(cfg.model) if patch is None else patch))
-    if skills.skills:
-        tools["skill"] = skill_tool(skills)
-    task_tools, agent_defs, def_warnings = subagent_tools(cfg)
-    tools.update(task_tools)
-    actions = project_actions(cfg, session_id, out)
-    if actions is not None and actions.exposed:
-        action_tool = actions.tool()
-        tools[action_tool.name] = action_tool  # last: a fixed position keeps the prefix stable
-    vocab = Vocabulary.of(tools.values())
-    disabled = {vocab.tool(r) for r in cfg.permissions.get("neverAllow", []) if "(" not in r}
-    disabled |= {n for n, t in tools.items() if t.serves and t.serves in disabled}  # bash_output
-    tools = {n: t for n, t in tools.items() if n not in disabled}
-    return tools, actions, (agent_defs, def_warnings)
+def _sandbox(cfg: Config, out: Sink) -> Sandbox:
+    """The OS sandbox commands run in; said once when the kernel refuses it."""
+    box = for_session(cfg)
+    if box.problem:
+        out.emit(Notice(f"no sandbox: {box.problem}; commands will be asked about instead"))
+    return box
 
 
 def _pipeline(
@@ -231,21 +205,6 @@ def _pipeline(
     return gate, hooks, (Audit(cfg.root, store.id, out), hooks, gate, snapshots)
 
 
-def _context(cfg: Config, session_id: str, out: Sink, economy: Economy) -> ToolContext:
-    web = cfg.options.web  # local docs servers, intranet hosts
-    return ToolContext(
-        cwd=cfg.cwd,
-        session_id=session_id,
-        sink=out,
-        allowed_hosts=web.allowed_hosts,
-        allow_private_hosts=web.allow_private_hosts,
-        web_search=cfg.options.web_search,
-        result_room=SPILL_ROOM if economy.spill is not None else RESULT_CAP,
-        files=FileStamps(),  # stale-read protection for the file tools
-        images=accepts_images(cfg.model) if cfg.options.images is None else cfg.options.images,
-    )
-
-
 def _economy(cfg: Config, store: SessionFile, gate: Gate) -> Economy:
     """What keeps tool results small (setting toolResults); long outputs go to the session
     folder, where the session's read-only tools may read them."""
@@ -257,35 +216,30 @@ def _economy(cfg: Config, store: SessionFile, gate: Gate) -> Economy:
 
 def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | None = None) -> Run:
     """Everything a session needs, wired at the three seams; `resume_id` continues one."""
-    store, snapshots, history, pruned = _sessions(cfg, resume_id)
+    opened = open_store(cfg.root, resume_id, cfg.options.retention)
+    store, snapshots, history = opened.store, opened.snapshots, opened.history
     session_id = store.id
-    before = summarize(store.path) if resume_id else None
     recorder = SessionRecorder(store, cfg.provider, snapshots)
     denials = Denials()
     out = FanOut(sink, denials, recorder)
     recorder.report_to(out)  # a session file that cannot be written any more is said once
-    if pruned:
-        out.emit(Notice(pruned))
+    if opened.pruned:
+        out.emit(Notice(opened.pruned))
     skills = skills_for(cfg.root, cfg.trusted, out)
-    tools, actions, (agent_defs, def_warnings) = _tools(cfg, session_id, out, skills)
-    box = for_session(cfg)  # the OS sandbox commands run in; said once when the kernel refuses
-    if box.problem:
-        out.emit(Notice(f"no sandbox: {box.problem}; commands will be asked about instead"))
+    tools, actions, (agent_defs, def_warnings) = session_tools(cfg, session_id, out, skills)
+    box = _sandbox(cfg, out)
     # connects in the background; tools join at a turn boundary
     mcp = start_mcp(cfg, tools, out, box if box.mcp else None)
     gate, hooks, layers = _pipeline(cfg, store, tools, snapshots, out, asker)
     economy = _economy(cfg, store, gate)
-    ctx = _context(cfg, session_id, out, economy)
-    ctx.sandbox, gate.sandboxed = box, box.active
-    if actions is not None:
-        actions.sandbox = box
-    hooks.box = box if box.hooks else None
+    room = SPILL_ROOM if economy.spill is not None else RESULT_CAP
+    ctx = session_context(cfg, session_id, out, room)
+    _share_box(box, ctx, gate, hooks, actions)
     checks = checks_for(cfg.options.checks, cfg.cwd, tools, out, box, cfg.trusted)
     if checks is not None:
         layers = (*layers, checks)  # innermost: it sees the calls that really ran
     language = cfg.options.language
-    prompt = system_prompt(cfg.cwd, cfg.root, trusted=cfg.trusted, language=language)
-    prompt = dressed(prompt, cfg.automation)  # the command line's additions
+    prompt = _system_prompt(cfg, language)
     agent = Agent(
         llm=LLM(cfg),
         tools=tools,
@@ -315,10 +269,27 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
         agent, session_id, denials, cfg, hooks, gate, store, recorder, actions=actions, mcp=mcp
     )
     run.first_turn, run.language, run.skills = not history, language, skills
-    skills.unlock = gate
-    ctx.planning = Review(gate, run.set_mode)  # exit_plan_mode: approve, then leave plan mode
+    _finish(run, opened.ran_in)
+    return run
+
+
+def _share_box(
+    box: Sandbox, ctx: ToolContext, gate: Gate, hooks: Hooks, actions: ActionRunner | None
+) -> None:
+    """The session's sandbox, for the tools, the gate (fewer prompts), actions and hooks."""
+    ctx.sandbox, gate.sandboxed = box, box.active
+    if actions is not None:
+        actions.sandbox = box
+    hooks.box = box if box.hooks else None
+
+
+def _finish(run: Run, ran_in: str) -> None:
+    """What needs the Run itself: skills and plan approval through its gate and modes, the
+    repository map warming up, the note for a session resumed elsewhere."""
+    cfg, ctx = run.cfg, run.agent.ctx
+    run.skills.unlock = run.gate
+    ctx.planning = Review(run.gate, run.set_mode)  # exit_plan_mode: approve, then leave plan
     run.repo_map = RepoMapper(cfg.cwd, cfg.options.repo_map_tokens, ctx)
     run.repo_map.warm()  # reads the project's code while the user types
-    if before is not None and before.cwd and before.cwd != str(cfg.cwd):
-        run.moved_from = before.cwd
-    return run
+    if ran_in and ran_in != str(cfg.cwd):
+        run.moved_from = ran_in

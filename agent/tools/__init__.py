@@ -11,7 +11,15 @@ May import: code (tree-sitter tags), sandbox, permissions (paths, secrets), base
 
 from __future__ import annotations
 
-from agent.base.record import Tool
+from typing import TYPE_CHECKING
+
+from agent.base.record import Tool, ToolContext
+from agent.config.providers import accepts_images
+from agent.tools.stamps import FileStamps
+
+if TYPE_CHECKING:
+    from agent.base.events import Sink
+    from agent.config.load import Config
 
 
 def builtin_tools(apply_patch: bool = False) -> tuple[Tool, ...]:
@@ -44,3 +52,21 @@ def stop_background() -> None:
     bg = sys.modules.get("agent.tools.shell_bg")  # never loaded = nothing to stop
     if bg is not None:
         bg.shutdown()
+
+
+def session_context(cfg: Config, session_id: str, sink: Sink, result_room: int) -> ToolContext:
+    """What the session's tools may use (web settings, stale-read record, whether the model
+    takes images); the app adds the sandbox, planning and the editor."""
+    web = cfg.options.web  # local docs servers, intranet hosts
+    images = accepts_images(cfg.model) if cfg.options.images is None else cfg.options.images
+    return ToolContext(
+        cwd=cfg.cwd,
+        session_id=session_id,
+        sink=sink,
+        allowed_hosts=web.allowed_hosts,
+        allow_private_hosts=web.allow_private_hosts,
+        web_search=cfg.options.web_search,
+        result_room=result_room,
+        files=FileStamps(),  # stale-read protection for the file tools
+        images=images,
+    )
