@@ -6,9 +6,8 @@ import asyncio
 import contextlib
 import datetime
 import importlib
-import io
 import logging
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +15,6 @@ from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
 from acp.schema import (
     AgentCapabilities,
     AuthenticateResponse,
-    AvailableCommand,
-    AvailableCommandInput,
-    AvailableCommandsUpdate,
     ClientCapabilities,
     CurrentModeUpdate,
     Implementation,
@@ -34,22 +30,22 @@ from acp.schema import (
     SessionListCapabilities,
     SessionMode,
     SessionModeState,
-    UnstructuredCommandInput,
 )
-from rich.console import Console
 
 from agent import __version__
 from agent.app import Run, build
 from agent.base.events import TurnEnd
-from agent.commands.registry import Command, Ctx, all_commands, dispatch, parse
+from agent.commands.registry import all_commands, parse
 from agent.config.load import Config, ConfigError, Flags
 from agent.config.providers import accepts_images
 from agent.config.settings import MODES
 from agent.editor import replay
 from agent.editor.asking import EditorAsker
 from agent.editor.bridge import EditorBridge
+from agent.editor.commands import announce, run_command
 from agent.editor.mcp import editor_servers
 from agent.editor.prompt import convert
+from agent.editor.session import Session
 from agent.editor.updates import EditorSink
 from agent.session.listing import list_sessions
 from agent.ui.startup import configure
@@ -62,16 +58,6 @@ MODE_TEXT = {
     "dontAsk": ("Don't ask", "Deny what is not allowed by a rule, never ask"),
     "bypassPermissions": ("Bypass", "Allow everything except deny rules and protected paths"),
 }
-HIDDEN = {"exit", "quit"}  # commands that make no sense in an editor's panel
-
-
-@dataclass
-class Session:
-    run: Run
-    sink: EditorSink
-    commands: dict[str, Command] = field(default_factory=dict)
-    task: asyncio.Task[TurnEnd | None] | None = None
-    cancelled: bool = False
 
 
 def stop_reason(end: TurnEnd | None, finish_reason: str) -> str:
@@ -161,29 +147,11 @@ class EditorAgent:
         ]
         return SessionModeState(current_mode_id=run.gate.mode, available_modes=modes)
 
-    def _announce_commands(self, session: Session) -> None:
-        """The slash commands that work in an editor, sent once the session id is known."""
-        shown = [
-            AvailableCommand(
-                name=c.name,
-                description=c.help.strip().split("\n")[0][:200] or c.name,
-                input=AvailableCommandInput(root=UnstructuredCommandInput(hint=c.usage))
-                if c.usage
-                else None,
-            )
-            for c in session.commands.values()
-            if not c.repl_only and c.name not in HIDDEN
-        ]
-        update = AvailableCommandsUpdate(
-            session_update="available_commands_update", available_commands=shown
-        )
-        asyncio.get_running_loop().call_later(0.05, session.sink.send, update)
-
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> NewSessionResponse:
         session = await self._open(self._config(cwd, mcp_servers))
-        self._announce_commands(session)
+        announce(session, later=True)
         return NewSessionResponse(session_id=session.run.session_id, modes=self._modes(session.run))
 
     async def load_session(
@@ -196,7 +164,7 @@ class EditorAgent:
         for update in replay.updates(session.run.agent.messages[1:], session.run.agent.tools):
             session.sink.send(update)
         await session.sink.flush()
-        self._announce_commands(session)
+        announce(session, later=True)
         return LoadSessionResponse(modes=self._modes(session.run))
 
     async def list_sessions(
@@ -262,23 +230,11 @@ class EditorAgent:
         """One prompt: a slash command (its printed output sent as the answer), or a turn."""
         from agent.context.mentions import attach
 
+        announce(session)  # commands that arrived since (an MCP server's prompts)
         run = session.run
         if parse(text) is None:
             return await run.turn(attach(text, run.cfg.cwd), images)
-        ends: list[TurnEnd] = []
-
-        async def turn(prompt: str) -> TurnEnd:
-            ends.append(await run.turn(prompt, images))
-            return ends[-1]
-
-        buffer = io.StringIO()
-        console = Console(file=buffer, highlight=False, color_system=None, soft_wrap=True)
-        ctx = Ctx(run, console, turn, session.sink, session.commands)
-        await dispatch(ctx, text)
-        printed = buffer.getvalue().strip()
-        if printed:
-            session.sink.send(update_agent_message_text(f"```\n{printed}\n```\n"))
-        return ends[-1] if ends else None
+        return await run_command(session, text, images)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         session = self.sessions.get(session_id)

@@ -71,6 +71,11 @@ async def test_the_editor_s_mcp_servers_are_started(fake: FakeOpenAI, project: P
         fake.script(tool_calls([("mcp__demo__echo", {"text": "hi"})]), text("echoed"))
         await ask(conn, sid, "echo hi")
     assert (project / "started").exists()
+    announced = [
+        {c.name for c in u.available_commands} for u in client.of("available_commands_update")
+    ]
+    assert "mcp__demo__review" not in announced[0]  # the server was not up at session/new
+    assert "mcp__demo__review" in announced[-1]  # told again once its prompts arrived
     tools = [t["function"]["name"] for t in fake.requests[0]["tools"]]
     assert "mcp__demo__echo" in tools
     assert "echo: hi" in fake.requests[-1]["messages"][-1]["content"]
