@@ -53,8 +53,8 @@ class EditorAsker:
     async def __call__(self, req: AskRequest) -> Answer:
         await self.flush()  # the tool_call update goes out before the request that names it
         opts, answers = options(req)
-        shown = req.body or req.diff
-        details = f"{req.reason}\n\n{shown}" if shown else req.reason
+        shown = req.body or (f"```diff\n{req.diff.rstrip()}\n```" if req.diff else "")
+        details = f"{req.reason}\n\n{shown}" if shown else req.reason  # Markdown in the panel
         call = ToolCallUpdate(
             tool_call_id=req.call_id or f"ask-{req.tool}",
             title=f"{req.tool}: {req.target}",

@@ -254,3 +254,21 @@ async def test_a_failed_turn_is_an_error_and_the_session_goes_on(
         again = await ask(conn, sid, "second")
     assert "the request was malformed" in str(failed.value.data)
     assert again.stop_reason == "end_turn" and client.said().endswith("fine now")
+
+
+async def test_an_edit_s_permission_request_shows_its_diff(fake: FakeOpenAI, project: Path) -> None:
+    edit = {"path": "notes.txt", "old_string": "mango", "new_string": "kiwi"}
+    fake.script(
+        tool_calls([("read_file", {"path": "notes.txt"})]),
+        tool_calls([("edit_file", edit)], ids=["call_e"]),
+        text("changed"),
+    )
+    client = EditorClient()
+    async with editor(fake, project, client) as (conn, sid):
+        await ask(conn, sid, "change the word")
+    [(call, options)] = client.asked
+    shown = call.content[0].content.text
+    assert call.tool_call_id == "call_e" and "```diff\n" in shown
+    assert "-the secret word is mango" in shown and "+the secret word is kiwi" in shown
+    assert [o.name for o in options][1].startswith("Always allow")
+    assert (project / "notes.txt").read_text() == "the secret word is kiwi\n"
