@@ -19,7 +19,7 @@ from routed_fake import close_runs, make_run
 
 from agent.base.record import ToolContext, ToolResult
 from agent.tools import files
-from agent.tools.documents import csvtable, sheets
+from agent.tools.documents import csvtable, docx, sheets
 from agent.tools.stamps import FileStamps
 
 openpyxl = pytest.importorskip("openpyxl")
@@ -67,6 +67,20 @@ async def test_pdf_text_per_page_with_markers_and_paging(tmp_path: Path) -> None
     assert r.display == "read_file r.pdf · page 2"
     r = await read(tmp_path, "r.pdf", offset=9)
     assert r.is_error and "past the last page" in r.output
+
+
+async def test_a_pdf_page_or_docx_line_over_the_budget_says_how_to_see_it_whole(
+    tmp_path: Path,
+) -> None:
+    page = "\n".join(f"line {i} of a long page" for i in range(700))  # ~16 K characters
+    make_pdf(tmp_path / "long.pdf", ["short", page])
+    r = await read(tmp_path, "long.pdf", offset=2)
+    assert "characters cut ... (page 2 is longer than one read shows" in r.output
+    assert "pdftotext -f 2 -l 2 long.pdf page2.txt, then read_file page2.txt" in r.output
+    make_docx(tmp_path / "w.docx", para("word " * 3_000))
+    r = await read(tmp_path, "w.docx")
+    assert "characters cut ... (line 1 is longer than one read shows" in r.output
+    assert "pandoc w.docx -t plain -o w.txt (it wraps long lines), then read_file w.txt" in r.output
 
 
 async def test_a_locked_pdf_says_so_and_an_owner_password_alone_does_not_lock(
@@ -171,12 +185,59 @@ async def test_a_huge_sheet_is_read_in_bounded_work(
     r = await read(tmp_path, "big.xlsx", offset=900, limit=10_000)
     assert "| 900 | 899 |" in r.output and "| 1000 | 999 |" in r.output
     assert "stopped after reading 1,000 rows" in r.output and "use offset=1001" in r.output
-    monkeypatch.setattr(sheets, "SHARED_CAP", 10)
+    monkeypatch.setattr(sheets, "SHARED_CAP", 100_000)
+    r = await read(tmp_path, "big.xlsx")  # ~700 KB of sheet XML: streamed, not counted
+    assert not r.is_error, r.output
     workbook(tmp_path / "w.xlsx")
     with zipfile.ZipFile(tmp_path / "w.xlsx", "a") as z:
-        z.writestr("xl/sharedStrings.xml", "<sst>" + "x" * 100 + "</sst>")
+        z.writestr("xl/sharedStrings.xml", "<sst>" + "x" * 200_000 + "</sst>")
     r = await read(tmp_path, "w.xlsx")
-    assert r.is_error and "text cells, more than can be loaded" in r.output
+    assert r.is_error and "more than can be loaded here" in r.output
+
+
+async def test_shared_strings_under_another_name_count_against_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wb = openpyxl.Workbook()
+    wb.active["A1"] = "placeholder"
+    wb.save(tmp_path / "s.xlsx")
+    with zipfile.ZipFile(tmp_path / "s.xlsx") as z:
+        parts = {i.filename: z.read(i.filename) for i in z.infolist()}
+    sheet = parts["xl/worksheets/sheet1.xml"].decode()
+    cell = '<c r="A1" t="inlineStr"><is><t>placeholder</t></is></c>'
+    parts["xl/worksheets/sheet1.xml"] = sheet.replace(cell, '<c r="A1" t="s"><v>0</v></c>').encode()
+    main = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+    text = "1" + "s" * 300_000
+    parts["xl/strings.xml"] = f'<sst xmlns="{main}"><si><t>{text}</t></si></sst>'.encode()
+    strings = "application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"
+    override = f'<Override PartName="/xl/strings.xml" ContentType="{strings}"/></Types>'
+    parts["[Content_Types].xml"] = parts["[Content_Types].xml"].replace(
+        b"</Types>", override.encode()
+    )
+    with zipfile.ZipFile(tmp_path / "s.xlsx", "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in parts.items():
+            z.writestr(name, data)
+    r = await read(tmp_path, "s.xlsx")
+    assert not r.is_error and "| 1 | 1sss" in r.output, r.output[:300]
+    monkeypatch.setattr(sheets, "SHARED_CAP", 200_000)
+    r = await read(tmp_path, "s.xlsx")
+    assert r.is_error and "more than can be loaded here" in r.output
+
+
+async def test_a_time_out_is_told_apart_from_the_scan_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sheets, "MAX_SECONDS", 0.0)  # as if opening took all the time there is
+    wb = openpyxl.Workbook()
+    wb.active.append(["only"])
+    wb.save(tmp_path / "one.xlsx")
+    r = await read(tmp_path, "one.xlsx")
+    assert not r.is_error and "| 1 | only |" in r.output
+    assert "stopped" not in r.output and "offset=" not in r.output
+    workbook(tmp_path / "w.xlsx")
+    r = await read(tmp_path, "w.xlsx", sheet="Sales")
+    assert "Sales: stopped after reading 1 rows (the 0 s a call may take ran out)" in r.output
+    assert "use offset=2 to read on" in r.output
 
 
 # CSV
@@ -196,6 +257,18 @@ async def test_csv_dialect_header_count_and_table(tmp_path: Path) -> None:
     (tmp_path / "t.tsv").write_text("a\tb\n1\t2\n")
     r = await read(tmp_path, "t.tsv")
     assert "tab-separated" in r.output and "| 1 | 1 | 2 |" in r.output
+
+
+async def test_the_csv_row_the_budget_stops_at_is_counted_and_read_on(tmp_path: Path) -> None:
+    per_row = 100 + 3 + 8  # one 100-character cell, as csvtable budgets a row
+    n = csvtable.BUDGET // per_row + 1  # the last row is the first that does not fit
+    rows = "".join(f"{i:0100d}\n" for i in range(1, n + 1))
+    (tmp_path / "edge.csv").write_text("value\n" + rows)
+    r = await read(tmp_path, "edge.csv")
+    assert f"{n} data rows" in r.output, r.output[:200]
+    assert f"use offset={n} to read on" in r.output
+    r = await read(tmp_path, "edge.csv", offset=n)
+    assert f"| {n} | {n:0100d} |" in r.output
 
 
 async def test_a_large_csv_is_streamed_not_loaded(
@@ -249,6 +322,25 @@ async def test_a_word_document_as_markdown(tmp_path: Path) -> None:
     r = await read(tmp_path, "r.docx", offset=7, limit=3)
     assert r.output.splitlines()[1:4] == ["- first point", "  - nested point", "1. step one"]
     assert "use offset=10 to read on" in r.output
+
+
+async def test_a_word_list_level_is_clamped_and_a_huge_body_is_read_in_bounded_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    body = para("deep", num=(1, 150)) + para("deeper", num=(1, int("9" * 30)))
+    make_docx(tmp_path / "deep.docx", body)
+    r = await read(tmp_path, "deep.docx")
+    assert not r.is_error, r.output
+    assert r.output.splitlines()[1:] == ["  " * 8 + "- deep", "  " * 8 + "- deeper"]
+    # a body of many elements is streamed and cut off with a note, not built whole in memory
+    monkeypatch.setattr(docx, "MAX_ELEMENTS", 2_000)
+    make_docx(tmp_path / "big.docx", "<w:p/>" * 5_000 + para("after"))
+    r = await read(tmp_path, "big.docx")
+    assert not r.is_error and "after" not in r.output
+    assert "only the first 2,000 XML elements of the document were read" in r.output
+    make_docx(tmp_path / "ok.docx", "<w:p/>" * 500 + para("after"))
+    r = await read(tmp_path, "ok.docx")
+    assert r.output.splitlines()[1:] == ["after"] and "XML elements" not in r.output
 
 
 async def test_a_damaged_word_document_is_a_clear_error(tmp_path: Path) -> None:

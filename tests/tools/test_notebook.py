@@ -103,6 +103,34 @@ async def test_offset_and_limit_count_cells(tmp_path: Path) -> None:
     assert r.is_error and "past the last cell" in r.output
 
 
+async def test_a_cell_too_long_to_show_whole_says_how_to_see_it_and_is_not_replaced(
+    tmp_path: Path,
+) -> None:
+    big = "".join(f"value_{i} = {i}\n" for i in range(1_500))  # ~22 K characters
+    medium = "".join(f"v{i} = {i}\n" for i in range(900))  # ~8 K: shown whole
+    noisy = [stream(f"{i}: " + "y" * 1_900 + "\n") for i in range(20)]
+    nb = notebook([code(big, cell_id="big"), code(medium, outputs=noisy, cell_id="mid")])
+    path = write_notebook(tmp_path / "n.ipynb", nb)
+    ctx = ctx_for(tmp_path)
+    r = await files.READ_FILE.run({"path": "n.ipynb", "limit": 1}, ctx)
+    assert "value_0 = 0\n" in r.output and "value_1499 = 1499" in r.output
+    assert "value_700 = 700\n" not in r.output
+    assert "characters of this cell's source cut" in r.output
+    jq = """jq -r '.cells[0].source | if type == "array" then join("") else . end' n.ipynb"""
+    assert f"see all of it with bash: {jq} > cell0.txt, then read_file cell0.txt" in r.output
+    r = await files.READ_FILE.run({"path": "n.ipynb", "offset": 2}, ctx)
+    assert medium.rstrip("\n") in r.output  # the source whole; the outputs cut instead
+    assert "(outputs only: the source above is whole)" in r.output
+    r = await NOTEBOOK_EDIT.run({"path": "n.ipynb", "cell_id": "big", "new_source": "x = 1"}, ctx)
+    assert r.is_error and "seen only in part, so notebook_edit will not replace it" in r.output
+    assert "cell0.txt" in r.output and "delete the cell and insert" in r.output
+    assert cells(path)[0]["source"] == code(big)["source"]
+    r = await NOTEBOOK_EDIT.run({"path": "n.ipynb", "cell_id": "mid", "new_source": "x = 1"}, ctx)
+    assert not r.is_error, r.output
+    r = await NOTEBOOK_EDIT.run({"path": "n.ipynb", "index": 0, "edit_mode": "delete"}, ctx)
+    assert not r.is_error, r.output
+
+
 async def test_a_notebook_that_is_not_json_reads_as_text_and_is_not_edited(
     tmp_path: Path,
 ) -> None:

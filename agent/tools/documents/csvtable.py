@@ -74,7 +74,8 @@ def _name(delimiter: str) -> str:
 
 
 def _take(rows: Iterator[list[str]], first: int, limit: int | None) -> tuple[list[list[str]], int]:
-    """Data rows from `first` on that fit the budget; returns them and the rows read so far."""
+    """Data rows from `first` on that fit the budget; returns them and the rows read so far
+    (the one that did not fit included: it was read, and counts)."""
     taken: list[list[str]] = []
     used, seen = 0, 0
     for row in rows:
@@ -83,7 +84,7 @@ def _take(rows: Iterator[list[str]], first: int, limit: int | None) -> tuple[lis
             continue
         used += sum(min(len(c), 200) + 3 for c in row) + 8
         if taken and used > BUDGET:
-            return taken, seen - 1
+            return taken, seen
         taken.append([str(first + len(taken)), *row])
         if limit is not None and len(taken) >= limit:
             break

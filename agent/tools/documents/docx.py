@@ -16,7 +16,10 @@ from agent.base.words import plural
 from agent.tools.common import ToolError
 from agent.tools.documents.paging import Ask, finish, fit, more, span, table
 
-XML_CAP = 64 << 20  # bytes of an XML part (unpacked) parsed at most
+XML_CAP = 64 << 20  # bytes of word/document.xml (unpacked) read at most
+SIDE_CAP = 4 << 20  # bytes of styles.xml or numbering.xml (unpacked) parsed, else left out
+MAX_ELEMENTS = 1_000_000  # XML elements of the body read (~100 bytes of memory each)
+MAX_DEPTH = 8  # list levels 0-8: Word's own nine
 _HEADING = re.compile(r"^(?:heading|überschrift|titre|título|titolo)\s*([1-9])$", re.I)
 
 
@@ -38,18 +41,67 @@ def _child(el: Any, *path: str) -> Any:
     return el
 
 
-def _xml(z: zipfile.ZipFile, member: str) -> Any:
+def _small(digits: str, top: int) -> int:
+    """A number attribute ("3"), at most `top`: a huge one neither costs memory nor fails."""
+    digits = digits.lstrip("0")[:6] or "0"
+    return min(int(digits), top) if digits.isdigit() else 0
+
+
+def _side(z: zipfile.ZipFile, member: str, notes: list[str]) -> Any:
+    """styles.xml or numbering.xml parsed whole (None: absent, or too large and left out)."""
     try:
         info = z.getinfo(member)
     except KeyError:
         return None
+    if info.file_size > SIDE_CAP:
+        notes.append(
+            f"{member} is {info.file_size >> 20} MB unpacked and was not read: headings and "
+            "list kinds may not be recognised"
+        )
+        return None
+    return ET.fromstring(z.read(member))
+
+
+def _body(z: zipfile.ZipFile, styles: Styles, notes: list[str], name: str) -> Iterator[str] | None:
+    """The body's blocks as Markdown, parsed as a stream: each block is dropped once turned to
+    text, and reading stops after MAX_ELEMENTS elements with a note (None: no such part)."""
+    try:
+        info = z.getinfo("word/document.xml")
+    except KeyError:
+        return None
     if info.file_size > XML_CAP:
         raise ToolError(
-            f"{member} in this file is {info.file_size >> 20} MB unpacked: too large to parse",
+            f"word/document.xml in this file is {info.file_size >> 20} MB unpacked: too large",
             can_retry=False,
             hint="convert it with bash (`pandoc FILE -t markdown`) and read the result",
         )
-    return ET.fromstring(z.read(member))
+
+    def blocks() -> Iterator[str]:
+        depth, count, body = 0, 0, None
+        with z.open(info) as stream:
+            for event, el in ET.iterparse(stream, events=("start", "end")):
+                if event == "start":
+                    depth, count = depth + 1, count + 1
+                    if depth == 2 and _local(el.tag) == "body":
+                        body = el
+                    if count > MAX_ELEMENTS:
+                        notes.append(
+                            f"only the first {MAX_ELEMENTS:,} XML elements of the document were "
+                            "read (memory is bounded): the rest of it is left out here; convert "
+                            "it with bash (`pandoc FILE -t markdown`) and read the result"
+                        )
+                        return
+                    continue
+                depth -= 1
+                if depth == 2 and body is not None:  # a paragraph, table... of the body: done
+                    yield from _blocks([el], styles)
+                    body.clear()
+                elif depth == 1 and el is not body:
+                    el.clear()  # what the document holds besides its body
+        if body is None:
+            raise ToolError(f"{name} is a zip archive but not a Word document", can_retry=False)
+
+    return blocks()
 
 
 class Styles:
@@ -104,7 +156,7 @@ def _paragraph(p: Any, styles: Styles) -> str:
     outline = (
         _attr(_child(ppr, "outlineLvl"), "val") if _child(ppr, "outlineLvl") is not None else ""
     )
-    level = styles.headings.get(style) or (int(outline) + 1 if outline.isdigit() else 0)
+    level = styles.headings.get(style) or (_small(outline, 9) + 1 if outline.isdigit() else 0)
     if 1 <= level <= 6:
         return "#" * level + " " + " ".join(text.split())
     num = _child(ppr, "numPr")
@@ -112,7 +164,7 @@ def _paragraph(p: Any, styles: Styles) -> str:
         num_id = _attr(_child(num, "numId"), "val")
         ilvl = _attr(_child(num, "ilvl"), "val") if _child(num, "ilvl") is not None else "0"
         if num_id != "0":
-            depth = int(ilvl) if ilvl.isdigit() else 0
+            depth = _small(ilvl, MAX_DEPTH)
             return "  " * depth + styles.marker(num_id, ilvl) + " " + text.replace("\n", " ")
     return text
 
@@ -144,11 +196,25 @@ def _blocks(body: Any, styles: Styles) -> Iterator[str]:
                 yield from _blocks(inner, styles)
 
 
-def _markdown(path: Path, name: str) -> list[str]:
+def _markdown(path: Path, name: str) -> tuple[list[str], list[str]]:
+    """The document's Markdown lines, and notes on what was left out."""
+    notes: list[str] = []
+    lines: list[str] = []
     try:
         with zipfile.ZipFile(path) as z:
-            doc = _xml(z, "word/document.xml")
-            styles = Styles(_xml(z, "word/styles.xml"), _xml(z, "word/numbering.xml"))
+            styles = Styles(
+                _side(z, "word/styles.xml", notes), _side(z, "word/numbering.xml", notes)
+            )
+            body = _body(z, styles, notes, name)
+            if body is None:
+                raise ToolError(f"{name} is a zip archive but not a Word document", can_retry=False)
+            previous_list = False
+            for block in body:
+                is_list = block.lstrip().startswith(("- ", "1. "))
+                if lines and not (is_list and previous_list):
+                    lines.append("")  # blank line between blocks, not between list items
+                lines += block.split("\n")
+                previous_list = is_list
     except zipfile.BadZipFile:
         raise ToolError(
             f"{name} is not a readable Word document: not a zip archive (corrupt, truncated, or "
@@ -156,24 +222,15 @@ def _markdown(path: Path, name: str) -> list[str]:
             can_retry=False,
             hint="check it with bash (`file`); convert a .doc with `libreoffice --convert-to docx`",
         ) from None
-    if doc is None or _child(doc, "body") is None:
-        raise ToolError(f"{name} is a zip archive but not a Word document", can_retry=False)
-    lines: list[str] = []
-    previous_list = False
-    for block in _blocks(_child(doc, "body"), styles):
-        is_list = block.lstrip().startswith(("- ", "1. "))
-        if lines and not (is_list and previous_list):
-            lines.append("")  # blank line between blocks, not between list items
-        lines += block.split("\n")
-        previous_list = is_list
-    return lines
+    return lines, notes
 
 
 def read(path: Path, ask: Ask) -> ToolResult:
-    lines = _markdown(path, ask.name)
+    lines, cut = _markdown(path, ask.name)
     total = len(lines)
     if total == 0:
-        return ToolResult("[the document has no text]", display=f"read_file {ask.name} · empty")
+        text = "[the document has no text]" + "".join(f"\n[{n}]" for n in cut)
+        return ToolResult(text, display=f"read_file {ask.name} · empty")
     start = ask.offset - 1
     if start >= total:
         raise ToolError(
@@ -181,9 +238,14 @@ def read(path: Path, ask: Ask) -> ToolResult:
             hint="offset counts lines of the Markdown shown, from 1",
         )
     stop = total if ask.limit is None else min(total, start + ask.limit)
-    shown, _ = fit(lines[start:stop])
+    out = f"{Path(ask.name).stem}.txt"
+    whole = (
+        f"(line {start + 1} is longer than one read shows; see all of it with bash: pandoc "
+        f"{ask.name} -t plain -o {out} (it wraps long lines), then read_file {out})"
+    )
+    shown, _ = fit(lines[start:stop], whole=whole)
     last = start + len(shown)
     note = more("lines", start + 1, last, total, last + 1)
     head = f"[Word document as Markdown: {plural(total, 'line')}]"
     where = span(ask.name, "line", start + 1, last, (start, last) == (0, total))
-    return finish(head + "\n" + "\n".join(shown), [note], where)
+    return finish(head + "\n" + "\n".join(shown), [note, *cut], where)

@@ -22,7 +22,7 @@ from agent.tools import atomic, textio
 from agent.tools.common import ToolError, guard, int_arg, resolve, shown, str_arg
 from agent.tools.current import Current, encoded
 from agent.tools.difftext import unified_diff
-from agent.tools.documents.notebook import parse, source_of
+from agent.tools.documents.notebook import SOURCE_SHOWN, parse, source_of, whole_source
 from agent.tools.edits import DIFF_CAP_DISPLAY, DIFF_CAP_MODEL, PREVIEW_BYTES, load, printable
 from agent.tools.stamps import fresh, seen
 
@@ -162,7 +162,24 @@ def plan(args: dict[str, Any], path: Path) -> Change:
     style, note = _style(text, nb)
     cells: list[Any] = nb["cells"]
     at = _cell_at(cells, args, mode)
+    if mode == "replace" and at is not None and isinstance(cells[at], dict):
+        _seen_whole(at, source_of(cells[at]), path.name)
     return _apply(args, mode, cur, nb, cells, at, style, note)
+
+
+def _seen_whole(at: int, source: str, name: str) -> None:
+    """Refuse to replace a cell read_file shows only in part: a rewrite from a partial view
+    would lose what was not seen."""
+    if len(source.rstrip("\n")) <= SOURCE_SHOWN:
+        return
+    raise ToolError(
+        f"cell {at}'s source is {len(source):,} characters, more than read_file shows whole "
+        f"({SOURCE_SHOWN:,}): it was seen only in part, so notebook_edit will not replace it",
+        can_retry=False,
+        hint=f"see all of it {whole_source(at, name)}; then change it with a short Python script "
+        "in bash (json.load the notebook, set cells[N]['source'], json.dump with indent=1), "
+        "or, to rewrite it whole, delete the cell and insert the new source at the same index",
+    )
 
 
 def _apply(

@@ -11,13 +11,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agent.base.record import ToolResult
+from agent.base.record import ToolResult, cap
 from agent.base.words import plural
 from agent.tools.common import ToolError
-from agent.tools.documents.paging import Ask, AsText, finish, fit, size_text, span
+from agent.tools.documents.paging import BUDGET, Ask, AsText, finish, fit, size_text, span
 
 READ_LIMIT = 100 << 20  # a larger notebook is not parsed
 OUTPUT_CAP = 2_000  # characters of one output shown (its head and tail)
+SOURCE_SHOWN = 10_000  # characters of a cell's source shown whole; a longer one only in part
+LABEL_CAP = 100  # characters of a cell's type or id in its heading
 # CSI sequences (colours, cursor moves) and OSC sequences (hyperlinks, titles)
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 TEXT_MIMES = ("text/plain", "text/markdown")
@@ -111,23 +113,50 @@ def _output(out: Any) -> list[str]:
     return [f"[{label}]", *_rich(data)] if data else [f"[{label}: no data]"]
 
 
-def render_cell(index: int, cell: Any) -> str:
+def whole_source(index: int, name: str, cells_path: str = ".cells") -> str:
+    """How to see cell `index`'s whole source when read_file shows only part of it."""
+    field = "source" if cells_path == ".cells" else "input"
+    jq = f'{cells_path}[{index}].{field} | if type == "array" then join("") else . end'
+    return f"with bash: jq -r '{jq}' {name} > cell{index}.txt, then read_file cell{index}.txt"
+
+
+def _source(index: int, source: str, name: str, cells_path: str) -> str:
+    if len(source) <= SOURCE_SHOWN:
+        return source
+    head, tail = SOURCE_SHOWN * 2 // 3, SOURCE_SHOWN // 3
+    how = whole_source(index, name, cells_path)
+    return (
+        f"{source[:head]}\n[… {len(source) - head - tail:,} characters of this cell's source "
+        f"cut: it is longer than read_file shows; see all of it {how}; notebook_edit will not "
+        f"replace this cell …]\n{source[-tail:]}"
+    )
+
+
+def render_cell(index: int, cell: Any, name: str = "FILE", cells_path: str = ".cells") -> str:
+    """One cell within BUDGET characters: its source whole up to SOURCE_SHOWN characters (a
+    longer one cut, saying how to see it), outputs cut to what room is left."""
     if not isinstance(cell, dict):
         return f"[cell {index} · not an object]"
     kind = str(cell.get("cell_type", "?"))
-    head = [f"cell {index}", kind]
+    head = [f"cell {index}", kind[:LABEL_CAP]]
     if kind == "code":
         count = cell.get("execution_count", cell.get("prompt_number"))
-        head.append(f"execution_count {count}" if count is not None else "not run")
+        head.append(f"execution_count {str(count)[:LABEL_CAP]}" if count is not None else "not run")
     if cell.get("id"):
-        head.append(f"id {cell['id']}")
-    lines = [f"[{' · '.join(head)}]", source_of(cell).rstrip("\n")]
+        head.append(f"id {str(cell['id'])[:LABEL_CAP]}")
+    source = _source(index, source_of(cell).rstrip("\n"), name, cells_path)
+    top = f"[{' · '.join(head)}]\n{source}"
+    lines = []
     outputs = cell.get("outputs")
     for out in outputs if isinstance(outputs, list) else []:
         lines += _output(out)
     if isinstance(cell.get("attachments"), dict):
-        lines += [f"[attachment {k}]" for k in cell["attachments"]]
-    return "\n".join(lines)
+        lines += [f"[attachment {str(k)[:LABEL_CAP]}]" for k in cell["attachments"]]
+    if not lines:
+        return top
+    rest = "\n".join(lines)
+    room = max(BUDGET - len(top) - 1, 300)
+    return top + "\n" + cap(rest, room, how_to_see_more="(outputs only: the source above is whole)")
 
 
 def _describe(nb: dict[str, Any], count: int) -> str:
@@ -164,7 +193,8 @@ def read(path: Path, ask: Ask) -> ToolResult:
             hint="offset counts cells from 1",
         )
     stop = total if ask.limit is None else min(total, start + ask.limit)
-    blocks, _ = fit(render_cell(i, cells[i]) for i in range(start, stop))
+    where = ".cells" if "cells" in nb else ".worksheets[0].cells"
+    blocks, _ = fit(render_cell(i, cells[i], ask.name, where) for i in range(start, stop))
     last = start + len(blocks) - 1
     note = ""
     if last < total - 1:

@@ -34,15 +34,16 @@ class AsText(Exception):
         self.note = note
 
 
-def fit(blocks: Iterable[str], budget: int = BUDGET) -> tuple[list[str], bool]:
-    """The leading blocks that fit in `budget` characters (at least one, capped), and whether
-    the budget stopped it. Consumes `blocks` lazily: nothing past the budget is produced."""
+def fit(blocks: Iterable[str], budget: int = BUDGET, whole: str = "") -> tuple[list[str], bool]:
+    """The leading blocks that fit in `budget` characters (at least one, capped: `whole` says
+    how to see such a block whole), and whether the budget stopped it. Consumes `blocks`
+    lazily: nothing past the budget is produced."""
     out: list[str] = []
     used = 0
     for block in blocks:
         if out and used + len(block) + 1 > budget:
             return out, True
-        out.append(block if out else cap(block, budget))
+        out.append(block if out else cap(block, budget, how_to_see_more=whole))
         used += len(out[-1]) + 1
     return out, False
 

@@ -66,7 +66,12 @@ def read(path: Path, ask: Ask) -> ToolResult:
             hint="offset counts pages from 1",
         )
     stop = total if ask.limit is None else min(total, start + ask.limit)
-    blocks, _ = fit(_page(reader, n, total) for n in range(start, stop))
+    whole = (
+        f"(page {start + 1} is longer than one read shows; see all of it with bash: "
+        f"pdftotext -f {start + 1} -l {start + 1} {ask.name} page{start + 1}.txt, then "
+        f"read_file page{start + 1}.txt)"
+    )
+    blocks, _ = fit((_page(reader, n, total) for n in range(start, stop)), whole=whole)
     last = start + len(blocks)
     notes = [more("pages", start + 1, last, total, last + 1)]
     if reader.is_encrypted:  # opened without a password: only an owner password is set

@@ -2,8 +2,9 @@
 dimensions, then its first rows as a Markdown table of cell values, a formula shown beside its
 computed value when the file holds both. `sheet` picks one sheet; offset/limit count rows.
 Time and memory stay bounded on huge files: at most MAX_SCAN rows are read per call (the
-result says how many were), and a workbook whose shared strings alone are too big to load is
-refused with what to do instead."""
+result says how many were, and whether time ran out), and a workbook whose parts loaded whole
+(shared strings, styles, found by content type) are too big to load is refused with what
+to do instead."""
 
 from __future__ import annotations
 
@@ -16,13 +17,14 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree as ET
 
 from agent.base.record import ToolResult
 from agent.base.words import plural
 from agent.tools.common import ToolError
 from agent.tools.documents.paging import BUDGET, Ask, finish, more, need, table
 
-SHARED_CAP = 64 << 20  # bytes of shared strings (loaded whole by openpyxl), unpacked
+SHARED_CAP = 64 << 20  # bytes of XML loaded whole by openpyxl (shared strings...), unpacked
 MAX_SCAN = 1_000_000  # rows read in one call, the skipped ones before `offset` included
 MAX_SECONDS = 15.0  # and for no longer than this
 MIN_SHEET_BUDGET = 1_500  # characters each sheet gets when all are shown
@@ -37,14 +39,42 @@ class Rows:
     rows: list[tuple[int, list[Any]]] = field(default_factory=list)
     scanned: int = 0  # rows read from the file
     bounded: bool = False  # stopped by MAX_SCAN or MAX_SECONDS, not by the end or the budget
+    timed_out: bool = False  # by MAX_SECONDS
     ended: bool = False  # the sheet's last row was read
 
 
+_TYPES_CAP = 1 << 20  # bytes of [Content_Types].xml parsed
+_SHEET_TYPES = ("worksheet+xml", "chartsheet+xml", "macrosheet+xml", "dialogsheet+xml")
+
+
+def _streamed(z: zipfile.ZipFile) -> set[str]:
+    """The parts openpyxl streams rather than loads whole: the sheets, as the package's
+    content types name them (openpyxl finds every part that way, whatever its name)."""
+    try:
+        info = z.getinfo("[Content_Types].xml")
+    except KeyError:
+        return set()
+    if info.file_size > _TYPES_CAP:
+        return set()  # nothing counts as streamed: every XML part counts against the cap
+    try:
+        root = ET.fromstring(z.read(info))
+    except ET.ParseError:
+        return set()
+    return {
+        str(el.get("PartName", "")).lstrip("/")
+        for el in root
+        if el.tag.rsplit("}", 1)[-1] == "Override"
+        and str(el.get("ContentType", "")).endswith(_SHEET_TYPES)
+    }
+
+
 def _check(path: Path, name: str) -> None:
-    """A zip with a workbook in it, whose shared strings can be loaded."""
+    """A zip with a workbook in it, whose parts loaded whole (shared strings, styles, ...:
+    every XML part but the sheets, found by content type) fit in SHARED_CAP."""
     try:
         with zipfile.ZipFile(path) as z:
             names = {i.filename: i.file_size for i in z.infolist()}
+            streamed = _streamed(z)
     except zipfile.BadZipFile:
         raise ToolError(
             f"{name} is not a readable Excel workbook: not a zip archive (corrupt, truncated, or "
@@ -54,10 +84,15 @@ def _check(path: Path, name: str) -> None:
         ) from None
     if "xl/workbook.xml" not in names:
         raise ToolError(f"{name} is a zip archive but not an Excel workbook", can_retry=False)
-    shared = names.get("xl/sharedStrings.xml", 0)
-    if shared > SHARED_CAP:
+    loaded = sum(
+        size
+        for member, size in names.items()
+        if member.lower().endswith((".xml", ".rels")) and member not in streamed
+    )
+    if loaded > SHARED_CAP:
         raise ToolError(
-            f"{name} holds {shared >> 20} MB of text cells, more than can be loaded here",
+            f"{name} holds {loaded >> 20} MB of text cells, styles and other parts loaded whole, "
+            "more than can be loaded here",
             can_retry=False,
             hint="export the sheet you need to CSV (e.g. `libreoffice --convert-to csv`) and "
             "read that, or query it with a short Python script",
@@ -133,6 +168,12 @@ def _scan(ws: Any, first: int, limit: int | None, budget: int, started: float) -
     got = Rows()
     used = 0
     for number, row in enumerate(ws.iter_rows(values_only=True), start=1):
+        # bounded before a row is taken, so that a sheet whose last row was read has ended;
+        # the first row is always read, however long the workbook took to open
+        late = got.scanned and time.monotonic() - started > MAX_SECONDS
+        if got.scanned >= MAX_SCAN or late:
+            got.bounded, got.timed_out = True, bool(late)
+            return got
         got.scanned += 1
         if number >= first and any(v is not None and v != "" for v in row):
             cells = list(row)
@@ -145,9 +186,6 @@ def _scan(ws: Any, first: int, limit: int | None, budget: int, started: float) -
             if limit is not None and number >= first + limit - 1:
                 return got
         elif limit is not None and number >= first + limit - 1:
-            return got
-        if got.scanned >= MAX_SCAN or time.monotonic() - started > MAX_SECONDS:
-            got.bounded = True
             return got
     got.ended = True
     return got
@@ -197,10 +235,15 @@ def _sheet(
     ws.reset_dimensions()  # a stated size can be wrong: read what is there
     got = _scan(ws, ask.offset, ask.limit, budget, started)
     head = f"## {title} ({dims})"
+    why = (
+        f"the {MAX_SECONDS:.0f} s a call may take ran out"
+        if got.timed_out
+        else f"at most {MAX_SCAN:,} rows are read per call"
+    )
     if not got.rows and got.bounded:
         return head, [
-            f"{title}: stopped after reading {got.scanned:,} rows, before row {ask.offset} (time "
-            "and memory are bounded per call): export the sheet to CSV to read further"
+            f"{title}: stopped after reading {got.scanned:,} rows, before row {ask.offset} "
+            f"({why}): export the sheet to CSV to read further"
         ]
     if not got.rows:
         where = "" if ask.offset == 1 else f" from row {ask.offset} on"
@@ -212,8 +255,8 @@ def _sheet(
     last = got.rows[-1][0]
     if got.bounded:
         notes.append(
-            f"{title}: stopped after reading {got.scanned:,} rows (time and memory are bounded "
-            f"per call); use offset={last + 1} to read on"
+            f"{title}: stopped after reading {got.scanned:,} rows ({why}); use "
+            f"offset={got.scanned + 1} to read on"
         )
     elif not got.ended:
         stated = total if total is not None and total > last else None
