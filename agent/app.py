@@ -29,7 +29,7 @@ from agent.mcp.tools import McpTools
 from agent.mcp.tools import start as start_mcp
 from agent.permissions.asking import Asker
 from agent.permissions.audit import Audit, Denials
-from agent.permissions.gate import Gate
+from agent.permissions.gate import GRANT, Gate
 from agent.sandbox.runtime import Sandbox, for_session, sandbox_of
 from agent.session.checkpoints import Snapshots
 from agent.session.opening import open_store
@@ -108,10 +108,9 @@ class Run:
         pictures = await asyncio.to_thread(prompt_images, prompt, self.agent.ctx)
         prompt, more = await attach_resources(prompt, self.mcp, self.agent.ctx)  # @server:uri
         pictures += more + [i for i in images or [] if self.agent.ctx.images]
-        try:
-            return await self.agent.run_turn(self.user_message(prompt, block), pictures)
-        finally:
-            self.gate.end_turn()  # what a skill in use allowed ends with the turn
+        grant = GRANT.get()  # a command's or skill's allowed-tools, for this turn alone
+        around = (lambda: self.gate.start_turn(grant), self.gate.end_turn)
+        return await self.agent.run_turn(self.user_message(prompt, block), pictures, around)
 
     def set_mode(self, mode: str) -> None:
         """Shift-Tab: the permission mode the gate and hooks use, recorded in the session."""

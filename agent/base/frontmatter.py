@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Union
 
 Value = Union[str, list[str], dict[str, "Value"]]  # noqa: UP007 (a runtime alias on 3.10)
@@ -54,6 +55,19 @@ class _Lines:
 
     def fail(self, problem: str, i: int | None = None) -> FrontMatterError:
         return FrontMatterError(self.first + (self.at if i is None else i), problem)
+
+
+def read_file(path: Path, max_bytes: int) -> str:
+    """A small Markdown file's text: a regular file (after links) of at most `max_bytes` —
+    a device or a pipe a link points to is never read. OSError says what is wrong."""
+    real = path.resolve()
+    if not real.is_file():
+        raise OSError(f"not a regular file: {real}")
+    with open(real, "rb") as f:
+        data = f.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise OSError(f"over {max_bytes // 1000} KB")
+    return data.decode("utf-8", errors="replace")
 
 
 def split(text: str) -> tuple[dict[str, Value], str]:

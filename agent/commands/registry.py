@@ -108,7 +108,10 @@ def all_commands(
     project's skills too). None shadows one before it; a name clash goes to LOAD_PROBLEMS."""
     problems = load_modules()
     out = dict(COMMANDS)
-    for cmd in [*load_user_commands(root, home, problems), *skill_commands(root, home, trusted)]:
+    for cmd in [
+        *load_user_commands(root, home, problems, trusted),
+        *skill_commands(root, home, trusted),
+    ]:
         taken = resolve(out, cmd.name)
         if taken is not None:
             why = f"/{cmd.name} of {cmd.source} is hidden by /{taken.name} ({taken.source})"

@@ -9,6 +9,7 @@ from pathlib import Path
 from agent.commands.command import Command, Ctx, Handler
 from agent.commands.user import expand
 from agent.context.mentions import attach
+from agent.permissions.gate import GRANT
 from agent.skills.catalog import discover
 from agent.skills.tool import render
 
@@ -30,7 +31,7 @@ def skill_commands(root: Path, home: Path | None, trusted: bool) -> list[Command
 
 def _runner(name: str) -> Handler:
     async def run(ctx: Ctx, args: str) -> None:
-        skill = ctx.run.skills.use(name)  # in use now: its allowed-tools hold for this turn
+        skill = ctx.run.skills.use(name, grant=False)  # its rules go with its own turn
         if skill is None:
             ctx.say(f"the skill {name!r} is not loaded in this session (/skills lists them)")
             return
@@ -39,8 +40,15 @@ def _runner(name: str) -> Handler:
         except (OSError, ValueError) as e:
             ctx.say(f"cannot read {skill.path}: {e}", "red")
             return
-        used = "$ARGUMENTS" in body or "$1" in body
-        text = render(skill, expand(body, args) if used else body, "" if used else args)
-        await ctx.turn(attach(text, ctx.cfg.cwd))
+        filled = expand(body, args)
+        if args and filled == f"{body}\n\n{args}":  # no placeholder took them
+            text = render(skill, body, args)
+        else:
+            text = render(skill, filled)
+        grant = GRANT.set(skill.allowed_tools)
+        try:
+            await ctx.turn(attach(text, ctx.cfg.cwd))
+        finally:
+            GRANT.reset(grant)
 
     return run

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,10 +24,10 @@ from agent.base import frontmatter
 from agent.base.frontmatter import names_of, text_of
 from agent.commands.command import Command, Ctx, Handler
 from agent.context.mentions import attach
+from agent.permissions.gate import GRANT
 
 MAX_BYTES = 200_000  # a command file larger than this is skipped
-_POSITIONAL = re.compile(r"\$([1-9])")
-_NAMED = re.compile(r"\$([A-Z][A-Z0-9_]*)")
+_PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9]|[A-Z][A-Z0-9_]*)")
 _KEY_VALUE = re.compile(r"([A-Z][A-Z0-9_]*)=(.*)", re.S)
 _BANG = re.compile(r"!`([^`\n]+)`")
 
@@ -64,17 +65,27 @@ def split_args(args: str) -> list[str]:
 
 
 def expand(body: str, args: str) -> str:
-    """The prompt for `/name args`: placeholders filled, or the arguments appended."""
+    """The prompt for `/name args`: placeholders filled in one pass over the body (text the
+    arguments bring is never expanded again), or the arguments appended."""
     words = split_args(args)
     named = {m[1]: m[2] for w in words if (m := _KEY_VALUE.fullmatch(w))}
-    used = "$ARGUMENTS" in body or bool(_POSITIONAL.search(body))
-    out = body.replace("$ARGUMENTS", args)
-    out = _POSITIONAL.sub(
-        lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", out
-    )
-    if named:
-        used = used or any(f"${k}" in body for k in named)
-        out = _NAMED.sub(lambda m: named.get(m.group(1), m.group(0)), out)
+    used = False
+
+    def fill(m: re.Match[str]) -> str:
+        nonlocal used
+        key = m.group(1)
+        if key == "ARGUMENTS":
+            used = True
+            return args
+        if key.isdigit():
+            used = True
+            return words[int(key) - 1] if int(key) <= len(words) else ""
+        if key in named:
+            used = True
+            return named[key]
+        return m.group(0)  # `$HOME` in a shell snippet stays as written
+
+    out = _PLACEHOLDER.sub(fill, body)
     if args and not used:
         out = f"{out}\n\n{args}"
     return out
@@ -95,11 +106,9 @@ def _files(base: Path) -> list[tuple[str, Path]]:
 def _command(name: str, path: Path, place: Place) -> Command | str:
     """The command a file makes, or what is wrong with it."""
     try:
-        if path.stat().st_size > MAX_BYTES:
-            return f"{path}: over {MAX_BYTES // 1000} KB, not loaded"
-        meta, body = parse_file(path.read_text(encoding="utf-8", errors="replace"))
+        meta, body = parse_file(frontmatter.read_file(path, MAX_BYTES))
     except OSError as e:
-        return f"{path}: unreadable ({e})"
+        return f"{path}: not loaded ({e})"
     except frontmatter.FrontMatterError as e:
         return f"{path}: not loaded: front matter {e}"
     help = meta.get("description") or next(
@@ -113,14 +122,25 @@ def _command(name: str, path: Path, place: Place) -> Command | str:
 
 
 def load_user_commands(
-    root: Path, home: Path | None = None, problems: list[str] | None = None
+    root: Path,
+    home: Path | None = None,
+    problems: list[str] | None = None,
+    trusted: bool = False,
 ) -> list[Command]:
-    """Every place's commands, the first found of a name kept; what was skipped or hidden goes
-    to `problems`."""
+    """Every place's commands, the first found of a name kept (the project's only once it is
+    trusted: a repository's prompts and their allowed-tools are its code); what was skipped or
+    hidden goes to `problems`."""
     home = home or Path.home()
     found: dict[str, tuple[Command, Path]] = {}
     said = problems if problems is not None else []
+    mine = {p.folder.resolve() for p in places(root, home) if not p.project}
+    untrusted = 0
     for place in places(root, home):
+        if place.project and place.folder.resolve() in mine:
+            continue  # the project is the home directory: these are the user's
+        if place.project and not trusted:
+            untrusted += len(_files(place.folder))
+            continue
         for name, path in _files(place.folder):
             if name in found:
                 if not same_file(path, found[name][1]):  # a copy or a link: nothing to say
@@ -131,6 +151,8 @@ def load_user_commands(
                 said.append(got)
             else:
                 found[name] = got, path
+    if untrusted:
+        said.append(f"{untrusted} project command(s) not loaded: the project is not trusted")
     return [cmd for cmd, _ in found.values()]
 
 
@@ -143,37 +165,51 @@ def same_file(a: Path, b: Path) -> bool:
 
 
 def runner(body: str, rules: tuple[str, ...] = (), *, project: bool = False) -> Handler:
-    """The handler of a prompt command: `rules` allowed for its turn (a project's only when
-    the project is trusted), its "!`command`"s run, the body expanded, sent through the loop."""
+    """The handler of a prompt command: its "!`command`"s run (from the body only, never from
+    the arguments), the arguments filled in, sent through the loop with `rules` allowed for
+    that turn alone (a project's only when the project is trusted)."""
 
     async def run(ctx: Ctx, args: str) -> None:
-        if ctx.cfg.trusted or not project:
-            ctx.run.gate.allow_for_turn(rules)
-        text = expand(body, args)
-        if _BANG.search(text):
-            text = await _run_bangs(ctx, text)
-        await ctx.turn(attach(text, ctx.cfg.cwd))  # `/explain @src/app.py`
+        allowed = rules if ctx.cfg.trusted or not project else ()
+        outputs = await _run_bangs(ctx, body, allowed) if _BANG.search(body) else []
+        marked = _BANG.sub(lambda m: f"\x00{m.start()}\x00", body) if outputs else body
+        text = expand(marked, args)
+        for mark, output in outputs:
+            text = text.replace(mark, output, 1)
+        grant = GRANT.set(allowed)
+        try:
+            await ctx.turn(attach(text, ctx.cfg.cwd))  # `/explain @src/app.py`
+        finally:
+            GRANT.reset(grant)
 
     return run
 
 
-async def _run_bangs(ctx: Ctx, text: str) -> str:
-    """Each "!`command`" replaced by its output, run as a call of the registry's command tool
-    (permission rules, hooks and the sandbox apply; a denied one says so)."""
-    from agent.base.record import Call
+async def _run_bangs(ctx: Ctx, body: str, allowed: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(marker, output) of each "!`command`" of the body, run as a call of the registry's
+    command tool (permission rules — and the command's `allowed`, while they run —, hooks and
+    the sandbox apply; a denied one says so)."""
+    gate = ctx.run.gate
+    gate.allow_for_turn(allowed)
+    try:
+        return await _bangs(ctx, body)
+    finally:
+        gate.end_turn()
+
+
+async def _bangs(ctx: Ctx, body: str) -> list[tuple[str, str]]:
+    from agent.base.record import RESULT_CAP, Call, cap
 
     shell = next(
         (t for t in ctx.agent.tools.values() if t.target and t.target.what == "command"), None
     )
-    parts: list[str] = []
-    last = 0
-    for i, m in enumerate(_BANG.finditer(text)):
-        parts.append(text[last : m.start()])
-        last = m.end()
+    out: list[tuple[str, str]] = []
+    for m in _BANG.finditer(body):
+        mark = f"\x00{m.start()}\x00"
         if shell is None or shell.target is None:
-            parts.append(f"[not run: no shell tool in this session: {m.group(1)}]")
+            out.append((mark, f"[not run: no shell tool in this session: {m.group(1)}]"))
             continue
-        call = Call(f"command-{i}", shell.name, {shell.target.arg: m.group(1)})
+        call = Call(f"command-{uuid.uuid4().hex[:8]}", shell.name, {shell.target.arg: m.group(1)})
         result = await ctx.agent.dispatcher.run_one(call, ctx.agent.ctx, ctx.agent.sink)
-        parts.append(result.output.strip())
-    return "".join(parts) + text[last:]
+        out.append((mark, cap(result.output.strip(), RESULT_CAP)))
+    return out

@@ -11,7 +11,7 @@ from agent.config import settings as st
 from agent.config.automation import Automation, automation_from
 from agent.config.envfiles import load_env_files
 from agent.config.prices import Price, price_for
-from agent.config.providers import PRESETS, Provider, preset, with_overrides
+from agent.config.providers import PRESETS, Provider, hide_key, preset, with_overrides
 from agent.config.settings import ConfigError
 from agent.config.trust import is_own, is_trusted
 from agent.config.view import Settings
@@ -175,6 +175,7 @@ def pick_provider(flags: Flags, env: dict[str, str], s: dict[str, Any]) -> Provi
 def api_key(p: Provider, env: dict[str, str], s: dict[str, Any]) -> str:
     """AGENT_API_KEY, else the provider's variable; exit 2 naming the variable if required."""
     var = s.get("apiKeyEnv") or p.api_key_env
+    hide_key(var)  # commands the model runs never see it
     key = env.get("AGENT_API_KEY") or env.get(var, "")
     if key:
         return key

@@ -130,3 +130,19 @@ def with_overrides(p: Provider, settings: dict[str, Any]) -> Provider:
     """Apply `contextLimit`, `thinkingModel`, prices… from merged settings to a preset."""
     changes = {field_: settings[key] for key, field_ in OVERRIDES.items() if key in settings}
     return replace(p, **changes) if changes else p
+
+
+_HIDDEN: set[str] = set()  # a custom `apiKeyEnv` this run reads its key from
+
+
+def hide_key(name: str) -> None:
+    """Count `name` among the model key variables (config calls it with `apiKeyEnv`)."""
+    if name:
+        _HIDDEN.add(name)
+
+
+def model_key_names() -> frozenset[str]:
+    """The variables that hold model API keys: commands the model runs and MCP servers never
+    get them, so that a prompt injection cannot print the key."""
+    presets = (p.api_key_env for p in PRESETS.values() if p.api_key_env)
+    return frozenset({"AGENT_API_KEY", *presets, *_HIDDEN})

@@ -90,11 +90,23 @@ class Agent:
         """Re-read `tools` (MCP changes) at the next turn start, never mid-turn: cache-stable."""
         self._tools_stale = True
 
-    async def run_turn(self, content: str, images: list[Image] | None = None) -> TurnEnd:
+    async def run_turn(
+        self,
+        content: str,
+        images: list[Image] | None = None,
+        around: tuple[Callable[[], None], Callable[[], None]] | None = None,
+    ) -> TurnEnd:
         """Run one user turn to its end; returns (and emits) the TurnEnd. A second caller
-        (a /loop run, a command) waits until the running turn has ended."""
+        (a /loop run, a command) waits until the running turn has ended; `around`: what to do
+        once the turn is this caller's, and when it ends (the turn's own permissions)."""
         async with self._turn_lock:
-            return await self._run_turn(content, images or [])
+            if around is not None:
+                around[0]()
+            try:
+                return await self._run_turn(content, images or [])
+            finally:
+                if around is not None:
+                    around[1]()
 
     async def _run_turn(self, content: str, images: list[Image]) -> TurnEnd:
         if self.tool_sync is not None and self.tool_sync():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import threading
 import time
@@ -15,6 +16,7 @@ from acp import tool_terminal_ref
 from acp.schema import ClientCapabilities, EnvVariable, ToolCallProgress
 
 from agent.base.record import CALL_ID
+from agent.config.providers import model_key_names
 from agent.tools.editor_io import TerminalRun
 
 log = logging.getLogger("agent.editor")
@@ -33,12 +35,27 @@ class EditorBridge:
         self.terminals = bool(caps.terminal)
         self.loop = asyncio.get_running_loop()
         self.thread = threading.get_ident()  # the loop's: requests wait for replies elsewhere
+        self.shown: dict[Path, str] = {}  # path -> hash of the buffer read_file last showed
 
     def _call(self, request: Any) -> Any:
-        """Run a request on the loop from a worker thread and wait for its reply."""
+        """Run a request on the loop from a worker thread and wait for its reply; one that
+        takes too long is cancelled (a late write must not land over a later one)."""
         if threading.get_ident() == self.thread:
+            request.close()
             raise RuntimeError("editor file requests are made from worker threads")
-        return asyncio.run_coroutine_threadsafe(request, self.loop).result(REPLY_WAIT)
+        future = asyncio.run_coroutine_threadsafe(request, self.loop)
+        try:
+            return future.result(REPLY_WAIT)
+        except BaseException:
+            future.cancel()
+            raise
+
+    def remember(self, path: Path, text: str) -> None:
+        self.shown[path] = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def changed(self, path: Path, text: str) -> bool:
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        return self.shown.get(path, digest) != digest
 
     def read(self, path: Path) -> str | None:
         if not self.can_read:
@@ -58,9 +75,10 @@ class EditorBridge:
         )
         try:
             self._call(request)
-        except Exception as e:
-            log.warning("fs/write_text_file %s failed (%s); writing the disk", path, e)
-            return False
+        except Exception as e:  # the editor may or may not have written it: never guess
+            why = f"the editor did not confirm writing {path.name}: {e or 'no reply'}"
+            raise OSError(why) from e
+        self.remember(path, text)  # what the buffer holds now is what the model wrote
         return True
 
     async def run(self, argv: list[str], cwd: str, timeout: float) -> TerminalRun | None:
@@ -72,7 +90,8 @@ class EditorBridge:
             command=argv[0],
             args=argv[1:],
             cwd=cwd,
-            env=[EnvVariable(name="PYTHONIOENCODING", value="utf-8")],
+            env=[EnvVariable(name="PYTHONIOENCODING", value="utf-8")]
+            + [EnvVariable(name=k, value="") for k in sorted(model_key_names())],  # not for them
             output_byte_limit=OUTPUT_LIMIT,
         )
         tid = created.terminal_id

@@ -17,7 +17,7 @@ from acp.schema import (
 from rich.console import Console
 
 from agent.base.events import TurnEnd
-from agent.commands.registry import Command, Ctx, dispatch, live
+from agent.commands.registry import Command, Ctx, dispatch, live, parse, resolve
 from agent.editor.session import Session
 
 HIDDEN = {"exit", "quit"}  # commands that make no sense in an editor's panel
@@ -61,7 +61,14 @@ async def run_command(session: Session, text: str, images: list[Any]) -> TurnEnd
         return ends[-1]
 
     buffer = io.StringIO()
-    await dispatch(_ctx(session, turn, buffer), text)
+    ctx = _ctx(session, turn, buffer)
+    parsed = parse(text)
+    found = resolve(live(ctx), parsed[0]) if parsed else None
+    if found is not None and (found.repl_only or found.name in HIDDEN):
+        why = f"/{found.name} needs the terminal: run `agent` there, then /{found.name}\n"
+        session.sink.send(update_agent_message_text(why))
+        return None
+    await dispatch(ctx, text)
     printed = buffer.getvalue().strip()
     if printed:
         session.sink.send(update_agent_message_text(f"```\n{printed}\n```\n"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,10 @@ from agent.permissions.decide import apply_hook, facts, verdict, workspace_of
 from agent.permissions.facts import Decision, Facts
 from agent.permissions.paths import Workspace
 from agent.permissions.rules import RuleSet, Vocabulary, compile_rules
+
+# The allowed-tools a command or skill grants the turn it sends (set in the command's task, so
+# only that task's turn takes them: a /loop turn waiting for the lock never does).
+GRANT: ContextVar[tuple[str, ...]] = ContextVar("agent_turn_grant", default=())
 
 
 class Gate:
@@ -54,8 +59,12 @@ class Gate:
         self.rule_ws = replace(self.rule_ws, reads=self.ws.reads)
 
     def allow_for_turn(self, rules: tuple[str, ...] | list[str]) -> None:
-        """Allow what `rules` name until end_turn (a skill in use, a command's allowed-tools)."""
+        """Allow what `rules` name until the turn ends (a skill the model loads mid-turn)."""
         self.turn_rules += [r for r in rules if r not in self.turn_rules]
+
+    def start_turn(self, rules: tuple[str, ...]) -> None:
+        """A turn begins (its lock held): only what its own command granted holds."""
+        self.turn_rules = list(rules)
 
     def end_turn(self) -> None:
         self.turn_rules.clear()
@@ -120,7 +129,8 @@ class Gate:
         d, f = self.decide(call)
         d = apply_hook(d, call.hook_decision)
         if d.kind == "ask":
-            failure = asking.doomed(self, call)
+            # an editor's unsaved buffer may hold what the disk does not: the tool will tell
+            failure = asking.doomed(self, call) if ctx.editor is None else None
             if failure is not None:  # asking about a call that cannot work helps no one
                 call.decision, call.source, call.reason = "skip", "invalid", "the call would fail"
                 return failure

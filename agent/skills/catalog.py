@@ -41,8 +41,7 @@ class Skill:
 
     def body(self) -> str:
         """The instructions (read anew, so an edit made during the session is seen)."""
-        text = self.path.read_text(encoding="utf-8", errors="replace")
-        return frontmatter.split(text)[1]
+        return frontmatter.split(frontmatter.read_file(self.path, MAX_BYTES))[1]
 
 
 @dataclass(frozen=True)
@@ -68,12 +67,9 @@ def places(root: Path, home: Path) -> tuple[Place, ...]:
 def parse_skill(path: Path, source: str) -> Skill | str:
     """One SKILL.md, or what is wrong with it."""
     try:
-        if path.stat().st_size > MAX_BYTES:
-            return f"{path}: over {MAX_BYTES // 1000} KB, skipped"
-        text = path.read_text(encoding="utf-8")
-        fields, body = frontmatter.split(text)
-    except (OSError, UnicodeDecodeError) as e:
-        return f"{path}: unreadable ({e})"
+        fields, body = frontmatter.split(frontmatter.read_file(path, MAX_BYTES))
+    except OSError as e:
+        return f"{path}: not loaded ({e})"
     except frontmatter.FrontMatterError as e:
         return f"{path}: front matter {e}"
     if not fields:
@@ -113,15 +109,18 @@ class Catalog:
     # protected paths, which the gate applies first).
     unlock: Unlock | None = None
 
-    def use(self, name: str) -> Skill | None:
-        """The skill called `name`, now in use; None when there is none."""
+    def use(self, name: str, grant: bool = True) -> Skill | None:
+        """The skill called `name`, now in use (`grant`: its allowed-tools hold for the rest of
+        the running turn; a command passes them with the turn it sends instead); None when
+        there is none."""
         skill = self.skills.get(name) or self.skills.get(name.strip().lstrip("/").lower())
         if skill is None:
             return None
         self.used.add(skill.name)
         if self.unlock is not None:
             self.unlock.allow_reads(skill.folder)
-            self.unlock.allow_for_turn(skill.allowed_tools)
+            if grant:
+                self.unlock.allow_for_turn(skill.allowed_tools)
         return skill
 
     def block(self) -> str:

@@ -29,6 +29,7 @@ from agent.base import frontmatter
 from agent.base.frontmatter import names_of, text_of
 
 _NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,63}")
+MAX_BYTES = 200_000  # a definition larger than this is skipped
 
 
 @dataclass(frozen=True)
@@ -50,9 +51,9 @@ Known = Mapping[str, tuple[str, ...]]
 def parse_def(path: Path, known: Known) -> AgentDef | str:
     """One definition file, or the reason it was skipped."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        return f"{path}: unreadable ({e})"
+        text = frontmatter.read_file(path, MAX_BYTES)
+    except OSError as e:
+        return f"{path}: not loaded ({e})"
     try:
         fields, body = frontmatter.split(text)
     except frontmatter.FrontMatterError as e:

@@ -39,6 +39,15 @@ class EditorIO(Protocol):
         write the disk."""
         ...
 
+    def remember(self, path: Path, text: str) -> None:
+        """read_file showed the model this text of `path`."""
+        ...
+
+    def changed(self, path: Path, text: str) -> bool:
+        """Whether the buffer's `text` differs from what read_file last showed (the user typed
+        since): an edit must not overwrite what the model never saw."""
+        ...
+
     async def run(self, argv: list[str], cwd: str, timeout: float) -> TerminalRun | None:
         """Run `argv` in an editor terminal; None when the editor has no terminals."""
         ...
@@ -58,4 +67,8 @@ async def buffer_text(path: Path, ctx: ToolContext) -> str | None:
     size = (await asyncio.to_thread(path.stat)).st_size
     if size > BUFFER_MAX or path.suffix.lower().lstrip(".") in BINARY_EXTENSIONS:
         return None
-    return await asyncio.to_thread(editor.read, path)
+    real = await asyncio.to_thread(path.resolve)
+    text = await asyncio.to_thread(editor.read, real)
+    if text is not None:
+        editor.remember(real, text)
+    return text

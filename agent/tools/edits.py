@@ -35,11 +35,20 @@ def load(path: Path, ctx: ToolContext | None = None) -> Current:
     if editor is None or not cur.exists or not plain(cur) or len(cur.raw) > BUFFER_MAX:
         return cur
     text = editor.read(cur.path)
-    if text is None or text == cur.text:
+    if text is None or _lf(text) == _lf(cur.text):  # the same text: keep the disk's line ends
         return cur
+    if editor.changed(cur.path, text):
+        raise ToolError(
+            f"{path.name} was changed in the editor since you last read it (unsaved edits)",
+            hint="read it again with read_file, then make the change",
+        )
     if cur.fmt.newline != "\n" and cur.fmt.newline not in text:
         text = textio.with_newlines(text, cur.fmt.newline)  # editors hold "\n" lines
     return replace(cur, text=text, raw=text.encode("utf-8"))
+
+
+def _lf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def commit(ctx: ToolContext, path: Path, cur: Current, new_text: str, verb: str) -> ToolResult:
@@ -150,7 +159,7 @@ async def _write(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
     def work() -> ToolResult:
         fresh(ctx, path)
-        return seen(ctx, path, commit(ctx, path, *plan("write_file", args, path), "Wrote"))
+        return seen(ctx, path, commit(ctx, path, *plan("write_file", args, path, ctx), "Wrote"))
 
     return await asyncio.to_thread(work)
 

@@ -240,7 +240,7 @@ async def _bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         argv = ["bash", "-c", command]
         ran = await editor.run(box.wrap(argv, str(ctx.cwd)) if box else argv, str(ctx.cwd), timeout)
         if ran is not None:
-            return terminal_result(command, ran, timeout, box)
+            return terminal_result(command, ran, timeout, box, ctx.result_room)
     started = time.monotonic()
     try:
         code, proto, held = await execute(command, str(ctx.cwd), timeout, box)

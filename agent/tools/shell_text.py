@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from agent.base.record import RESULT_CAP, ToolResult, cap
+from agent.config.providers import model_key_names
 from agent.tools.editor_io import TerminalRun
 from agent.tools.textio import decode_output, printable
 
@@ -139,8 +140,10 @@ def _end(text: str, room: int) -> str:
 
 
 def child_env() -> dict[str, str]:
-    """The environment for commands: ours, with Python forced to write UTF-8."""
-    return {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    """The environment for commands: ours without the model API keys (a prompt injection must
+    not print them), with Python forced to write UTF-8."""
+    hidden = model_key_names()
+    return {**{k: v for k, v in os.environ.items() if k not in hidden}, "PYTHONIOENCODING": "utf-8"}
 
 
 def headline(command: str) -> str:
@@ -156,9 +159,10 @@ TIMED_OUT = (
 
 
 def terminal_result(
-    command: str, ran: TerminalRun, timeout: float, box: Sandbox | None
+    command: str, ran: TerminalRun, timeout: float, box: Sandbox | None, room: int = RESULT_CAP
 ) -> ToolResult:
-    """A command an editor's terminal ran, as the tool's result."""
+    """A command an editor's terminal ran, as the tool's result (within `room`: more when the
+    loop saves long results to the session folder)."""
     if ran.code is None:
         status, closing = f"timed out after {timeout:g} s · exit 124", TIMED_OUT.format(timeout)
     else:
@@ -167,7 +171,7 @@ def terminal_result(
     body = ran.output.rstrip("\n") or "(no output)"
     if ran.truncated:
         body = "[the terminal kept only the end of the output]\n" + body
-    text = cap(f"{body}\n{closing}", RESULT_CAP, how_to_see_more=MORE)
+    text = cap(f"{body}\n{closing}", room, how_to_see_more=MORE)
     failed = ran.code != 0
     note = box.blocked_note(text, failed) if box is not None else ""
     display = f"bash {headline(command)} · {status}"

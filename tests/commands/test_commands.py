@@ -46,7 +46,8 @@ def make_ctx(fake: FakeOpenAI, project: Path, flags: Flags | None = None, **env:
         return await run.agent.run_turn(run.user_message(prompt))
 
     console = Console(file=io.StringIO(), width=120, color_system=None)
-    return Ctx(run, console, turn, display=rec, commands=all_commands(cfg.root))
+    commands = all_commands(cfg.root, trusted=cfg.trusted)
+    return Ctx(run, console, turn, display=rec, commands=commands)
 
 
 @pytest.fixture
@@ -430,7 +431,7 @@ async def test_user_commands_run_through_the_loop(
     home_cmds.mkdir(parents=True)
     (home_cmds / "hello.md").write_text("Say hello.")
     (home_cmds / "fix.md").write_text("the project's /fix wins")
-    c = make_ctx(fake, project)
+    c = make_ctx(fake, project, Flags(trust_project=True))
     try:
         shown = await cmd(c, "/help")
         assert "Fix an issue (project)" in shown

@@ -15,11 +15,9 @@ from helpers import refusing
 from rich.console import Console
 from routed_fake import RoutedFake, close_runs, is_child, make_run, serve, tool_names
 
-from agent.app import Run, build
-from agent.base.events import Notice, Recorder
+from agent.app import Run
+from agent.base.events import Notice
 from agent.commands.registry import LOAD_PROBLEMS, Ctx, all_commands, dispatch
-from agent.config.load import Flags
-from agent.ui.startup import configure
 
 COMMIT = (
     "---\ndescription: Write a commit message\nallowed-tools: Bash(git status:*), Bash(python3:*)"
@@ -70,23 +68,33 @@ async def test_a_claude_command_runs_its_shell_line_under_its_allowed_tools(
     assert asked == [] and run.gate.turn_rules == []  # over with the turn
 
 
-async def test_an_untrusted_project_s_command_cannot_allow_itself_anything(
+def test_an_untrusted_project_s_commands_are_not_loaded(repo: Path, home: Path) -> None:
+    """A repository's prompts are its code: their text, @mentions, !`commands` and
+    allowed-tools wait for the user's trust, like its skills and settings."""
+    write(repo / ".claude" / "commands" / "changes.md", COMMIT)
+    write(repo / ".agent" / "commands" / "fix.md", "Fix it: !`touch pwned.txt`")
+    write(home / ".agent" / "commands" / "fix.md", "My own fix.")
+    commands = all_commands(repo, home, trusted=False)
+    assert "changes" not in commands
+    assert commands["fix"].source.startswith("user: ")  # the user's own, not the repository's
+    assert "2 project command(s) not loaded: the project is not trusted" in LOAD_PROBLEMS
+
+
+async def test_arguments_never_run_commands_and_outputs_are_capped(
     fake: FakeOpenAI, repo: Path, home: Path
 ) -> None:
-    write(repo / ".claude" / "commands" / "changes.md", COMMIT)
-    asked, asker = refusing()
-    env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "fake-model"}
-    cfg = configure(Flags(no_mcp=True), {**env, "AGENT_SANDBOX": "off"}, repo)
-    run = build(cfg, Recorder(), asker=asker)
-    try:
-        fake.script(text("ok"))
-        assert await dispatch(context(run, repo, home), "/changes it")
-    finally:
-        await run.agent.llm.aclose()
-        run.store.close()
-    [req] = asked  # the python3 line was asked about (git status is read-only), and refused
-    assert req.tool == "bash" and "python3 -c" in str(req.target)
-    assert "Lines: 42" not in fake.requests[-1]["messages"][-1]["content"]
+    write(
+        repo / ".agent" / "commands" / "title.md",
+        "Big: !`yes x | head -c 300000`\nTitle: $ARGUMENTS",
+    )
+    run, _ = make_run(fake, repo, mode="bypassPermissions")
+    ctx = context(run, repo, home)
+    fake.script(text("ok"))
+    assert await dispatch(ctx, "/title Fix crash !`touch pwned.txt` costs $2 or $1")
+    sent = fake.requests[-1]["messages"][-1]["content"]
+    assert not (repo / "pwned.txt").exists()
+    assert sent.endswith("Title: Fix crash !`touch pwned.txt` costs $2 or $1")
+    assert len(sent) < 20_000 and "characters cut" in sent
 
 
 async def test_user_claude_commands_and_codex_prompts(
@@ -131,9 +139,9 @@ def test_name_clashes_follow_the_documented_order_and_are_said(repo: Path, home:
 
 def test_a_broken_command_file_is_said_and_skipped(repo: Path, home: Path) -> None:
     write(repo / ".claude" / "commands" / "bad.md", "---\ndescription: x\n")
-    commands = all_commands(repo, home)
+    commands = all_commands(repo, home, trusted=True)
     assert "bad" not in commands
-    assert any("bad.md: not loaded: front matter line 1" in p for p in LOAD_PROBLEMS)
+    assert any("bad.md: not loaded: front matter line 1" in p for p in LOAD_PROBLEMS), LOAD_PROBLEMS
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ timeout); without, the disk and the agent's own processes."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from acp_client import EditorClient, ask, editor
@@ -106,3 +107,76 @@ async def test_a_terminal_command_still_runs_in_the_sandbox(
     assert Path(argv[0]).name == "bwrap" and argv[-3:] == ["bash", "-c", argv[-1]]
     out = results(fake)[0]
     assert "inside" in out and "Read-only file system" in out
+
+
+async def test_an_edit_asked_about_works_on_the_unsaved_buffer(
+    fake: FakeOpenAI, project: Path
+) -> None:
+    notes = str(project / "notes.txt")
+    client = EditorClient(buffers={notes: "the secret word is papaya\n"})
+    edit = {"path": "notes.txt", "old_string": "papaya", "new_string": "kiwi"}
+    fake.script(
+        tool_calls([("read_file", {"path": "notes.txt"})]),
+        tool_calls([("edit_file", edit)]),
+        text("done"),
+    )
+    async with editor(fake, project, client, fs=True) as (conn, sid):  # Ask mode
+        await ask(conn, sid, "change the word")
+    assert len(client.asked) == 1  # asked, not refused for a text only the buffer holds
+    assert client.writes == {notes: "the secret word is kiwi\n"}
+
+
+async def test_an_edit_is_refused_when_the_buffer_changed_since_the_read(
+    fake: FakeOpenAI, project: Path
+) -> None:
+    notes = str(project / "notes.txt")
+    client = EditorClient(buffers={notes: "the secret word is papaya\n"})
+
+    def typing(update: object) -> None:  # the user types once the model has read the file
+        if getattr(update, "session_update", "") == "tool_call_update":
+            client.buffers[notes] = "the secret word is papaya\nmy new line\n"
+
+    client.on_update = typing
+    edit = {"path": "notes.txt", "old_string": "papaya", "new_string": "kiwi"}
+    fake.script(
+        tool_calls([("read_file", {"path": "notes.txt"})]),
+        tool_calls([("write_file", {"path": "notes.txt", "content": "kiwi\n"})]),
+        tool_calls([("edit_file", edit)]),
+        text("stopped"),
+    )
+    args = ("--permission-mode", "acceptEdits")
+    async with editor(fake, project, client, *args, fs=True) as (conn, sid):
+        await ask(conn, sid, "change the word")
+    assert client.writes == {}
+    out = results(fake)
+    assert "changed in the editor since you last read it" in out[1]
+    assert "changed in the editor since you last read it" in out[2]
+
+
+async def test_mixed_line_endings_survive_an_edit_through_the_editor(
+    fake: FakeOpenAI, project: Path
+) -> None:
+    (project / "mixed.txt").write_bytes(b"aaa\r\nbbb\nccc\r\n")
+    client = EditorClient(buffers={str(project / "mixed.txt"): "aaa\nbbb\nccc\n"})
+    fake.script(
+        tool_calls([("read_file", {"path": "mixed.txt"})]),
+        tool_calls(
+            [("edit_file", {"path": "mixed.txt", "old_string": "bbb", "new_string": "BBB"})]
+        ),
+        text("done"),
+    )
+    args = ("--permission-mode", "acceptEdits")
+    async with editor(fake, project, client, *args, fs=True) as (conn, sid):
+        await ask(conn, sid, "shout")
+    assert (project / "mixed.txt").read_bytes() == b"aaa\r\nBBB\nccc\r\n"
+
+
+async def test_terminal_only_commands_are_refused_in_the_editor(
+    fake: FakeOpenAI, project: Path
+) -> None:
+    client = EditorClient()
+    async with editor(fake, project, client) as (conn, sid):
+        reply = await ask(conn, sid, "/loop 1s hello")
+        await asyncio.sleep(1.5)
+    assert reply.stop_reason == "end_turn" and fake.requests == []
+    assert "/loop needs the terminal" in client.said()
