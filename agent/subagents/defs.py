@@ -88,14 +88,24 @@ def parse_def(path: Path, known: Known) -> AgentDef | str:
 
 
 def load_defs(
-    root: Path, known: Known, home: Path | None = None
+    root: Path, known: Known, home: Path | None = None, trusted: bool = True
 ) -> tuple[dict[str, AgentDef], list[str]]:
     """Definitions by name in a fixed (sorted) order, and warnings for skipped files;
-    `known`: the tools of the registry a definition may list."""
+    `known`: the tools of the registry a definition may list. A project's definitions (system
+    prompts, models, tools: the repository's code) load only once it is `trusted`."""
     home = home or Path.home()
     found: dict[str, AgentDef] = {}
     warnings: list[str] = []
-    for scope in (home, root):  # the project's win over the user's
+    scopes = [(home, False)] + ([(root, True)] if root.resolve() != home.resolve() else [])
+    for scope, project in scopes:  # the project's win over the user's
+        if project and not trusted:
+            waiting = [p for d in (".claude", ".agent") for p in (root / d / "agents").glob("*.md")]
+            if waiting:
+                warnings.append(
+                    f"{len(waiting)} project agent definition(s) not loaded: "
+                    "the project is not trusted"
+                )
+            continue
         here: dict[str, AgentDef] = {}
         for d in (scope / ".claude" / "agents", scope / ".agent" / "agents"):  # .agent wins
             for path in sorted(d.glob("*.md")) if d.is_dir() else ():
