@@ -29,25 +29,47 @@ def prompt_commands(ctx: Ctx) -> dict[str, Command]:
     }  # fmt: skip
 
 
+class PromptError(Exception):
+    """A prompt command that did not run: misused (`usage`: a wrong or missing argument) or
+    refused by its server."""
+
+    def __init__(self, message: str, usage: bool) -> None:
+        super().__init__(message)
+        self.usage = usage
+
+
+def find_prompt(ctx: Ctx, name: str) -> tuple[str, PromptInfo] | None:
+    """(server, prompt) of the command `/name` among the prompts listed now."""
+    mcp = getattr(ctx.run, "mcp", None)
+    if mcp is None:
+        return None
+    return next(((server, p) for n, server, p in mcp.prompts() if n == name), None)
+
+
+async def send_prompt(ctx: Ctx, name: str, server: str, prompt: PromptInfo, args: str) -> None:
+    """Get the prompt from its server and send it as the user's turn; PromptError when not."""
+    try:
+        values = arguments(prompt, name, split_args(args))
+    except ValueError as e:
+        raise PromptError(str(e), usage=True) from None
+    mcp = ctx.run.mcp
+    assert mcp is not None  # the command exists only with MCP servers
+    try:
+        result = await mcp.manager.get_prompt(server, prompt.name, values)
+    except Failed as e:
+        raise PromptError(f"/{name}: {reason(e.result)}", usage=False) from None
+    text = as_turn(result)
+    if not text.strip():
+        raise PromptError(f"/{name}: the server returned an empty prompt; nothing sent", False)
+    await ctx.turn(text)
+
+
 def _runner(name: str, server: str, prompt: PromptInfo) -> Handler:
     async def run(ctx: Ctx, args: str) -> None:
         try:
-            values = arguments(prompt, name, split_args(args))
-        except ValueError as e:
+            await send_prompt(ctx, name, server, prompt, args)
+        except PromptError as e:
             ctx.say(str(e), "yellow")
-            return
-        mcp = ctx.run.mcp
-        assert mcp is not None  # the command exists only with MCP servers
-        try:
-            result = await mcp.manager.get_prompt(server, prompt.name, values)
-        except Failed as e:
-            ctx.say(f"/{name}: {reason(e.result)}", "yellow")
-            return
-        text = as_turn(result)
-        if not text.strip():
-            ctx.say(f"/{name}: the server returned an empty prompt; nothing sent", "yellow")
-            return
-        await ctx.turn(text)
 
     return run
 

@@ -95,4 +95,66 @@ def read_schema(path: str) -> dict[str, Any]:
         raise ConfigError(
             f"--output-schema {path}: not a valid JSON Schema at {where}: {e.message}"
         ) from None
+    bad = unresolvable_ref(schema)
+    if bad is not None:
+        raise ConfigError(f"--output-schema {path}: {bad}")
     return schema
+
+
+_DATA_KEYWORDS = {"const", "enum", "default", "examples"}  # values, not schemas: no $ref there
+
+
+def schema_registry(schema: dict[str, Any]) -> Any:
+    """A `referencing` registry of `schema` and the resources it embeds, and nothing else: it
+    retrieves nothing (a remote `$ref` is never downloaded)."""
+    from jsonschema_specifications import REGISTRY as METASCHEMAS  # bundled, not fetched
+
+    resource = _specification(schema).create_resource(schema)
+    return METASCHEMAS.with_resource(resource.id() or "", resource).crawl()
+
+
+def _specification(schema: dict[str, Any]) -> Any:
+    from referencing.jsonschema import DRAFT202012, specification_with
+
+    dialect = schema.get("$schema")
+    return specification_with(dialect if isinstance(dialect, str) else "", default=DRAFT202012)
+
+
+def unresolvable_ref(schema: dict[str, Any]) -> str | None:
+    """Why a `$ref` of `schema` cannot be followed (one that points nowhere in it, or outside
+    it: remote schemas are not fetched); None when every one can."""
+    from referencing.exceptions import Unresolvable
+
+    registry = schema_registry(schema)
+    spec = _specification(schema)
+    root = spec.create_resource(schema)
+
+    def walk(node: Any, resolver: Any, where: str) -> str | None:
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                if (why := walk(item, resolver, f"{where}/{i}")) is not None:
+                    return why
+            return None
+        if not isinstance(node, dict):
+            return None
+        if node is not schema and isinstance(node.get("$id"), str):
+            resolver = resolver.in_subresource(spec.create_resource(node))
+        for key in ("$ref", "$dynamicRef", "$recursiveRef"):
+            ref = node.get(key)
+            if isinstance(ref, str):
+                try:
+                    resolver.lookup(ref)
+                except Unresolvable:
+                    place = where or "the top level"
+                    return (
+                        f'the reference {key} "{ref}" at {place} cannot be resolved (only '
+                        "references within the schema file are followed; nothing is downloaded)"
+                    )
+        for key, value in node.items():
+            if key in _DATA_KEYWORDS:
+                continue
+            if (why := walk(value, resolver, f"{where}/{key}")) is not None:
+                return why
+        return None
+
+    return walk(schema, registry.resolver(base_uri=root.id() or ""), "")

@@ -19,6 +19,7 @@ through a link (agent.config.safefile); the rest of the file is kept as it was p
 from __future__ import annotations
 
 import json
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -135,13 +136,22 @@ def remove(src: Source, name: str) -> None:
     _write(src, {**data, "mcpServers": servers})
 
 
+def _mode_of(path: Path) -> int:
+    """The permissions the rewritten file gets: those it has (a private file stays private),
+    0600 for a new one (it may hold headers with credentials)."""
+    try:
+        return stat.S_IMODE(path.lstat().st_mode)
+    except OSError:
+        return 0o600
+
+
 def _write(src: Source, data: dict[str, Any]) -> None:
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     was_own = src.scope == "local" and (not src.path.exists() or is_own(src.path))
     try:
         if src.scope == "local":
             ensure_agent_dir(src.root)  # with the .gitignore that keeps the file personal
-        safefile.write_atomic(src.root, src.path, text.encode("utf-8"))
+        safefile.write_atomic(src.root, src.path, text.encode("utf-8"), mode=_mode_of(src.path))
     except safefile.SymlinkRefused as e:
         raise ConfigError(f"{e}; not written") from None
     except OSError as e:

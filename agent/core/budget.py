@@ -4,7 +4,9 @@ A session has one Budget, shared by every copy of its client (subagents, compact
 questions): all that the run asks of the provider counts. Before a request goes out its cost is
 estimated, and it is not sent when what was spent, what requests still in flight may cost and
 this estimate together would pass a cap — the turn ends with its own subtype instead
-(`error_max_budget_usd`, `error_max_tokens_total`). The estimate errs high:
+(`error_max_budget_usd`, `error_max_tokens_total`). Each attempt of a request is checked,
+retries included, and an attempt that fails (a cut stream, an error from the provider) is
+counted as well: its input by estimate and the text it streamed. The estimate errs high:
 
 - input: the whole request (messages and tool list) by the token estimate of agent.base.tokens,
   which is a little high and never low, all priced as cache misses (a provider's prompt cache
@@ -69,14 +71,21 @@ class Budget:
         tools: list[dict[str, Any]],
         price: Price | None,
         request: Callable[[], Awaitable[Reply]],
+        partial: Callable[[], str] = lambda: "",
     ) -> Reply:
-        """Send `request` if its estimate fits the caps (else raise BudgetStop), and count it."""
+        """Send `request` — one attempt: the client guards each retry anew — if its estimate
+        fits the caps (else raise BudgetStop), and count it. An attempt that fails is counted
+        too, as the provider may well bill it: its input by estimate and the text it streamed
+        before it failed (`partial`)."""
         size = estimate_messages(messages) + estimate_tools(tools) + max(self.longest, OUTPUT_FLOOR)
         usd = 0.0 if price is None else price.cost(size - self._out(), 0, self._out())
         self._check(size, usd, price)
         self.held_tokens, self.held_usd = self.held_tokens + size, self.held_usd + usd
         try:
             reply = await request()
+        except BaseException:
+            self.spent.add(_failed(size - self._out(), partial()), price)
+            raise
         finally:
             self.held_tokens, self.held_usd = self.held_tokens - size, self.held_usd - usd
         usage = reply.usage or _estimated(reply, size - self._out())
@@ -114,6 +123,12 @@ class Budget:
             "spent_usd": None if cost is None else round(cost, 6),
             "spent_tokens": self.tokens,
         }
+
+
+def _failed(prompt: int, streamed: str) -> dict[str, int]:
+    """Usage of an attempt that failed: its input by estimate, and what it streamed."""
+    out = estimate(streamed)
+    return {"input_tokens": prompt, "output_tokens": out, "cached_tokens": 0, "reasoning_tokens": 0}
 
 
 def _estimated(reply: Reply, prompt: int) -> dict[str, int]:

@@ -122,14 +122,28 @@ class LLM:
     ) -> Reply:
         """Stream one reply, retrying what can be retried; raises LLMError otherwise.
         `no_tools` keeps the tool list (a cache-identical prefix) but asks for a text answer.
-        With a spending cap, a request that would pass it is not sent (agent.core.budget)."""
+        With a spending cap, an attempt (a retry too) that would pass it is not sent, and
+        failed attempts count against it (agent.core.budget)."""
+        return await self._complete(messages, tools, sink, step, no_tools)
+
+    async def _attempt(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        kw: dict[str, Any],
+        asm: Assembler,
+    ) -> Reply:
+        """One attempt of the request, within the budget when there is one."""
         if self.budget is None:
-            return await self._complete(messages, tools, sink, step, no_tools)
+            return await self._once(kw, asm)
 
         def request() -> Awaitable[Reply]:
-            return self._complete(messages, tools, sink, step, no_tools)
+            return self._once(kw, asm)
 
-        return await self.budget.guard(messages, tools, self.price(), request)
+        def partial() -> str:
+            return "".join(asm.text) + "".join(asm.reasoning)
+
+        return await self.budget.guard(messages, tools, self.price(), request, partial)
 
     async def _complete(
         self,
@@ -151,7 +165,7 @@ class LLM:
                 kw = self.request(messages, tools)
                 if no_tools and tools and "tool_choice" not in adapted:
                     kw["tool_choice"] = "none"
-                return await self._once(kw, asm)
+                return await self._attempt(messages, tools, kw, asm)
             except Exception as e:
                 decision = self._classify(e, adapted)
                 if decision is None:

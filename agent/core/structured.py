@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.base.events import TurnEnd
+from agent.config.automation import schema_registry
 
 FAILED = "error_output_schema"
 ERROR_LIMIT = 20  # validation errors listed; the rest are counted
@@ -46,21 +47,28 @@ def check(text: str, schema: dict[str, Any]) -> Checked:
     fenced = _FENCE.match(raw)
     raw = fenced.group(1).strip() if fenced else raw
     try:
-        value = json.loads(raw)
+        value = json.loads(raw, parse_constant=_no_constant)
     except ValueError as e:
         said = "the answer is empty" if not raw else f"the answer is not JSON ({e})"
         return Checked(errors=[said])
     from jsonschema import validators  # deferred: ~60 ms: only with --output-schema
+    from referencing.exceptions import Unresolvable
 
     kind = validators.validator_for(schema)
-    found = sorted(
-        kind(schema, format_checker=kind.FORMAT_CHECKER).iter_errors(value),
-        key=lambda e: [str(p) for p in e.absolute_path],
-    )
+    checker = kind(schema, format_checker=kind.FORMAT_CHECKER, registry=schema_registry(schema))
+    try:
+        found = sorted(checker.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path])
+    except Unresolvable as e:  # checked at start-up (agent.config.automation): not expected
+        return Checked(errors=[f"the schema has a reference that cannot be resolved ({e})"])
     errors = [f"{e.json_path}: {e.message}" for e in found[:ERROR_LIMIT]]
     if len(found) > ERROR_LIMIT:
         errors.append(f"… and {len(found) - ERROR_LIMIT} more")
     return Checked(None if errors else value, errors)
+
+
+def _no_constant(name: str) -> Any:
+    """NaN and Infinity, which json.loads accepts: not JSON, and not for stdout."""
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def repair_message(errors: list[str]) -> str:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from agent import __version__
 from agent.base.record import RESULT_CAP, ToolResult
 from agent.config import safefile
+from agent.config.providers import model_key_names
 from agent.config.statedir import ensure_home, project_state
 from agent.mcp.catalog import State, declared, listing
 from agent.mcp.config import ServerSpec
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 
 CLOSE_TIMEOUT = 10.0  # seconds to stop every server (stdio: EOF, then SIGTERM, then SIGKILL)
 SSE_IDLE = 24 * 3600.0  # seconds an SSE stream may stay quiet (an idle session is not dead)
-MODEL_KEYS = ("AGENT_API_KEY", "DEEPSEEK_API_KEY", "OPENAI_API_KEY")  # not handed to servers
 CHANGED = {f"notifications/{k}/list_changed": k for k in ("tools", "resources", "prompts")}
 
 
@@ -64,6 +64,7 @@ class Connection:
         self._scope: Any = None
         self._log: Any = None
         self._task: asyncio.Task[None] | None = None
+        self._generation = 0  # of the current attempt: a stale task's changes are ignored
         self._stopping = False
         self._log_start = 0
         self.lives = 1  # automatic restarts left after dying mid-session (reconnect: 1 again)
@@ -76,7 +77,8 @@ class Connection:
         self.settled.clear()
         self.ready = asyncio.Event()
         self._stopping = self._connected_once = False
-        self._task = asyncio.get_running_loop().create_task(self._serve())
+        self._generation += 1
+        self._task = asyncio.get_running_loop().create_task(self._serve(self._generation))
 
     async def restart(self) -> None:
         """Stop, start, and return once the new attempt has settled."""
@@ -104,7 +106,12 @@ class Connection:
             self._scope.cancel()
         else:
             task.cancel()
-        await asyncio.wait({task}, timeout=CLOSE_TIMEOUT)
+        done, _ = await asyncio.wait({task}, timeout=CLOSE_TIMEOUT)
+        if not done:  # a hung server: cancel the attempt outright, and wait for it to end
+            if self._scope is not None:
+                self._scope.cancel()
+            task.cancel()
+            await asyncio.wait({task}, timeout=CLOSE_TIMEOUT)
 
     async def call(self, tool: str, args: dict[str, Any], room: int = RESULT_CAP) -> ToolResult:
         timeout = self.spec.tool_timeout
@@ -133,7 +140,8 @@ class Connection:
                 return await ask(session)
         except MCPError as e:
             kind = {REQUEST_TIMEOUT: "timeout", CONNECTION_CLOSED: "closed"}.get(e.code, "")
-            if kind == "closed" and not self._stopping:  # failed now: the next call revives it
+            if kind == "closed" and not self._stopping and session is self._session:
+                # failed now: the next call revives it
                 self._settle("failed", "the server closed the connection" + self._log_tail())
             raise Failed(refused(name, what, kind, e.message, self.spec.tool_timeout)) from None
         except TimeoutError:
@@ -142,37 +150,45 @@ class Connection:
             why = f"{what} failed: {type(e).__name__}: {e}"
             raise Failed(call_failed(name, why, can_retry=False)) from None
 
-    async def _serve(self) -> None:
+    async def _serve(self, gen: int) -> None:
+        """The owner task of attempt `gen`; once a newer attempt has started (a reconnect
+        that gave up waiting for this one), nothing it does touches the connection's state."""
         import anyio
 
-        timer = asyncio.get_running_loop().call_later(self.spec.timeout, self._on_timeout)
+        timer = asyncio.get_running_loop().call_later(self.spec.timeout, self._on_timeout, gen)
         send, inbox = anyio.create_memory_object_stream[str](64)
-        self._inbox = send
         try:
-            with anyio.CancelScope() as self._scope:
-                await self._run(inbox, timer)
+            with anyio.CancelScope() as scope:
+                if gen == self._generation:
+                    self._inbox, self._scope = send, scope
+                await self._run(inbox, timer, gen)
         except Exception as e:  # every failure becomes the server's status
-            self._settle("failed", explain(e) + self._log_tail())
+            if gen == self._generation:
+                self._settle("failed", explain(e) + self._log_tail())
         finally:
             timer.cancel()
-            self._session = self._inbox = self._scope = None
             send.close()
             inbox.close()
-            if self.state.status in ("pending", "connected"):
-                why = "stopped" if self._stopping else "the connection ended" + self._log_tail()
-                self._settle("closed" if self._stopping else "failed", why)
-            self.settled.set()
-            self.ready.set()
+            if gen == self._generation:
+                self._session = self._inbox = self._scope = None
+                if self.state.status in ("pending", "connected"):
+                    why = "stopped" if self._stopping else "the connection ended"
+                    why += "" if self._stopping else self._log_tail()
+                    self._settle("closed" if self._stopping else "failed", why)
+                self.settled.set()
+                self.ready.set()
 
-    async def _run(self, inbox: Any, timer: asyncio.TimerHandle) -> None:
+    async def _run(self, inbox: Any, timer: asyncio.TimerHandle, gen: int) -> None:
         import anyio
 
         async with contextlib.AsyncExitStack() as stack:
-            session = await self._open(stack)
+            session = await self._open(stack, gen)
             kinds = declared(await session.initialize())
             for kind in kinds:
-                await self._list(session, kind)
+                await self._list(session, kind, gen)
             timer.cancel()
+            if gen != self._generation:
+                return
             self._session, self._connected_once = session, True
             self._settle("connected", "")
             async for cmd in inbox:
@@ -182,9 +198,9 @@ class Connection:
                     raise ConnectionError("the server closed the connection (did it exit?)")
                 if cmd in kinds:  # its list_changed notification
                     with anyio.fail_after(self.spec.timeout):
-                        await self._list(session, cmd)
+                        await self._list(session, cmd, gen)
 
-    async def _open(self, stack: contextlib.AsyncExitStack) -> Any:
+    async def _open(self, stack: contextlib.AsyncExitStack, gen: int) -> Any:
         import anyio
         from mcp import ClientSession
         from mcp.types import Implementation
@@ -199,11 +215,15 @@ class Connection:
         to_session, from_transport = anyio.create_memory_object_stream[Any](0)
         group = await stack.enter_async_context(anyio.create_task_group())
         stack.callback(group.cancel_scope.cancel)
-        group.start_soon(self._forward, read, to_session)
+        group.start_soon(self._forward, read, to_session, gen)
+
+        async def on_message(message: Any) -> None:
+            await self._on_message(message, gen)
+
         session = ClientSession(
             from_transport,
             write,
-            message_handler=self._on_message,
+            message_handler=on_message,
             client_info=Implementation(name="agent", version=__version__),
         )
         return await stack.enter_async_context(session)
@@ -229,7 +249,8 @@ class Connection:
             )
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
-        env = {k: v for k, v in os.environ.items() if k not in MODEL_KEYS} | s.env
+        hidden = model_key_names()  # never handed to servers
+        env = {k: v for k, v in os.environ.items() if k not in hidden} | s.env
         cwd = self.root / s.cwd if s.cwd else None
         argv = [s.command, *s.args]
         if self.box is not None:
@@ -237,7 +258,7 @@ class Connection:
         params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
         return stdio_client(params, errlog=self._log)
 
-    async def _forward(self, source: Any, sink: Any) -> None:
+    async def _forward(self, source: Any, sink: Any, gen: int) -> None:
         """Pass messages on to the session; the transport's end means the server is gone."""
         import anyio
 
@@ -245,16 +266,16 @@ class Connection:
             with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):
                 async for item in source:
                     await sink.send(item)
-        self._post("lost")
+        self._post("lost", gen)
 
-    async def _on_message(self, message: Any) -> None:
+    async def _on_message(self, message: Any, gen: int) -> None:
         kind = CHANGED.get(getattr(message, "method", None) or "")
         if kind is not None:
-            self._post(kind)
+            self._post(kind, gen)
         elif isinstance(message, Exception):
             self._note(f"transport error: {message!r}")
 
-    async def _list(self, session: Any, kind: str) -> None:
+    async def _list(self, session: Any, kind: str, gen: int) -> None:
         """List one kind again; only a failing tools/list fails the connection."""
         try:
             found = await listing(session, kind)
@@ -263,11 +284,13 @@ class Connection:
                 raise
             self._note(f"{kind}/list failed: {explain(e)}")
             return
+        if gen != self._generation:
+            return
         self.state = replace(self.state, **{kind: found})  # type: ignore[arg-type]
         self._changed()
 
-    def _on_timeout(self) -> None:
-        if self.state.status == "pending":
+    def _on_timeout(self, gen: int) -> None:
+        if gen == self._generation and self.state.status == "pending":
             why = f"no answer to initialize within {self.spec.timeout:g}s"
             self._settle("timeout", why + self._log_tail())
             if self._scope is not None:
@@ -283,9 +306,12 @@ class Connection:
         self.ready.set()
         self._changed()
 
-    def _post(self, command: str) -> None:
+    def _post(self, command: str, gen: int | None = None) -> None:
+        """Send `command` to the current attempt's task (`gen`: only if it is that attempt's)."""
         import anyio
 
+        if gen is not None and gen != self._generation:
+            return
         with contextlib.suppress(anyio.WouldBlock, anyio.ClosedResourceError, AttributeError):
             self._inbox.send_nowait(command)
 

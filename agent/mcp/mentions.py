@@ -34,12 +34,21 @@ def named(text: str, servers: list[str], cwd: Path) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for raw in mention_words(without_attachments(text)):
         server, colon, uri = raw.partition(":")
-        if not colon or not uri or (cwd / raw).exists():
+        if not colon or not uri or _is_file(cwd / raw):
             continue
         unknown = server and _SCHEME.match(uri) and not uri.startswith(_WEB)  # not a link
         if (server in servers or unknown) and (server, uri) not in out:
             out.append((server, uri))
     return out[:MAX_FILES]
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `@word` names a file here rather than a resource: a word too long to be a
+    path (ENAMETOOLONG), or otherwise unusable as one, is not a file."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
 
 
 async def attach_resources(

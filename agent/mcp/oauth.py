@@ -75,7 +75,10 @@ class Storage:
         expires = tokens.expires_in
         self.data["expires_at"] = time.time() + int(expires) if expires is not None else None
         self.obtained = True
-        self._write()
+        # tokens just issued are the newest there are: they replace what the file holds
+        self._update(
+            lambda now: now.update(tokens=self.data["tokens"], expires_at=self.data["expires_at"])
+        )
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
         raw = self.data.get("client")
@@ -85,19 +88,50 @@ class Storage:
 
     async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
         self.data["client"] = client_info.model_dump(mode="json", exclude_none=True)
-        self._write()
+        self._update(lambda now: now.update(client=self.data["client"]))
+
+    def reload(self) -> bool:
+        """Take the tokens the file holds now when they are not the ones in memory (another
+        connection or session refreshed them since this one read the file): True when so."""
+        if not self._save:
+            return False
+        with self.file.locked():
+            now = self.file.load()
+        tokens = now.get("tokens")
+        if not isinstance(tokens, dict) or tokens == self.data.get("tokens"):
+            return False
+        self.data = now
+        return True
 
     def refresh_next(self) -> None:
         """The server refused an access token before its time (revoked, or a server restart):
         mark it expired, so that the next connection refreshes it instead of sending it again
-        (on a 401 the SDK goes straight to a browser login, which the background cannot do)."""
-        if isinstance(self.data.get("tokens"), dict) and self.data.get("expires_at") != 1:
-            self.data["expires_at"] = 1  # long past (0 would mean "never expires" to the SDK)
-            self._write()
+        (on a 401 the SDK goes straight to a browser login, which the background cannot do).
+        Only the stored expiry changes, and only while the file still holds the refused tokens:
+        newer ones another connection stored meanwhile are left alone."""
+        refused = self.data.get("tokens")
+        if not isinstance(refused, dict):
+            return
 
-    def _write(self) -> None:
-        if self._save:
-            self.file.save(self.data)
+        def mark(now: dict[str, Any]) -> bool:
+            if now.get("tokens") != refused or now.get("expires_at") == 1:
+                return False
+            now["expires_at"] = 1  # long past (0 would mean "never expires" to the SDK)
+            return True
+
+        self.data["expires_at"] = 1
+        self._update(mark)
+
+    def _update(self, change: Callable[[dict[str, Any]], Any]) -> None:
+        """Apply `change` to what the file holds now (under its lock), not to this storage's
+        copy from connect time: another connection may have stored newer tokens since."""
+        if not self._save:
+            return
+
+        def apply(now: dict[str, Any]) -> bool:
+            return change(now) is not False
+
+        self.file.update(apply)
 
 
 class Provider(OAuthClientProvider):
@@ -118,9 +152,30 @@ class Provider(OAuthClientProvider):
         self.storage = storage
 
     async def _initialize(self) -> None:
+        self.storage.reload()
         await super()._initialize()
         if self.context.current_tokens is not None:
             self.context.token_expiry_time = self.storage.expires_at
+
+    async def _auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        """The SDK's flow, after taking the stored tokens when another connection or session
+        refreshed them: refresh tokens rotate, so refreshing with the one read at connect time
+        would be refused (and a refused refresh ends in "log in again")."""
+        if self._initialized and not self.context.is_token_valid() and self.storage.reload():
+            self.context.current_tokens = await self.storage.get_tokens()
+            self.context.token_expiry_time = self.storage.expires_at
+        flow = super()._auth_flow(request)
+        try:
+            step = await flow.__anext__()
+            while True:
+                response = yield step
+                step = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        finally:
+            await flow.aclose()
 
 
 class _Probe(httpx2.Auth):

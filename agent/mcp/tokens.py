@@ -12,10 +12,13 @@ imports the `mcp` SDK; agent.mcp.oauth turns this data into the SDK's models.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import re
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,15 +62,46 @@ class TokenFile:
     def has_tokens(self) -> bool:
         return isinstance(self.load().get("tokens"), dict)
 
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the file's lock (an flock on `<file>.lock` beside it): two sessions, or two
+        connections of one, never read-modify-write the file at the same time."""
+        fd = self._folder()
+        try:
+            lock = os.open(
+                f"{self.path.name}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600, dir_fd=fd
+            )
+        finally:
+            os.close(fd)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(lock)  # releases the lock
+
+    def update(self, change: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """Re-read the file under its lock, let `change` edit what is stored now and write it
+        back when `change` says so; returns what the file holds afterwards."""
+        with self.locked():
+            data = self.load()
+            if change(data):
+                self.save(data)
+            return data
+
+    def _folder(self) -> int:
+        """The folder, made (0700) when missing: an open descriptor the caller closes."""
+        fd = safefile.open_dir(ensure_home(), self.path.parent, create=True)
+        try:
+            os.fchmod(fd, 0o700)
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
     def save(self, data: dict[str, Any]) -> None:
         """Replace the file (0600; its folder is made 0700)."""
         home = ensure_home()
-        folder = self.path.parent
-        fd = safefile.open_dir(home, folder, create=True)
-        try:
-            os.fchmod(fd, 0o700)
-        finally:
-            os.close(fd)
+        os.close(self._folder())
         body = {**data, "server": self.name, "url": self.url}
         text = json.dumps(body, indent=1, sort_keys=True) + "\n"
         safefile.write_atomic(home, self.path, text.encode("utf-8"), mode=0o600)

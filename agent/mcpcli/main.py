@@ -19,7 +19,7 @@ from agent.ui.startup import configure
 EPILOG = """examples:
   agent mcp add time -- uvx mcp-server-time            a stdio server (local scope)
   agent mcp add -s user -e TZ=UTC time -- uvx mcp-server-time
-  agent mcp add -s project -t http -H "Authorization: Bearer ${TOKEN}" docs https://example.com/mcp
+  agent mcp add -s project -t http -H 'Authorization: Bearer ${TOKEN}' docs https://example.com/mcp
   agent mcp list                                       every server, by file
   agent mcp remove time                                from the one scope that has it
   agent mcp serve --permission-mode acceptEdits        the agent's tools to another client

@@ -199,7 +199,8 @@ def _finish(
     """The `result` event, what --output-schema and --output-last-message deliver, the exit code."""
     renderer.finish({**_result(run, end, seconds), **script.result_fields(run)})
     script.deliver(end, cast("IO[str]", pipe))
-    return EXIT_PIPE if pipe.broken else EXIT_BY_SUBTYPE[end.subtype]
+    code = getattr(end, "code", None)  # a failed command's (agent.ui.oneshot_command.FailedEnd)
+    return EXIT_PIPE if pipe.broken else code if code is not None else EXIT_BY_SUBTYPE[end.subtype]
 
 
 def _refused(args: Namespace, prompt: str, context_limit: int) -> str:
@@ -261,6 +262,10 @@ async def _drive(
     except asyncio.CancelledError:
         reason = "interrupted"
         return TurnEnd("error_interrupted", "", run.agent.totals.requests, "interrupted")
+    except Exception as e:  # a bug: the run still ends with its result line, as promised
+        print(f"agent: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+        why = f"internal error: {type(e).__name__}: {e}"
+        return TurnEnd("error_during_execution", "", run.agent.totals.requests, why)
     finally:
         await run.stop_background()  # background subagents use the client: stop them first
         await asyncio.to_thread(stop_background)

@@ -5,13 +5,17 @@ Your own and the project's commands, /review, /security-review, /simplify, /batc
 the informational ones run; a command that needs a live session (/resume, /rewind, /loop…) is
 refused with exit code 2 before anything starts, and so is an unknown `/word` (a leading `//`
 sends the text with one slash). An MCP server's prompt (`/mcp__server__prompt`) is looked up
-once the servers have connected. What a command prints goes to stdout in text mode and becomes
-the `result` of the JSON `result` event when it ran no model turn.
+once the servers have connected: an unknown one, or one given wrong arguments, is a usage error
+(exit code 2), one its server refuses a failure (exit code 1). What a command prints goes to
+stdout in text mode and becomes the `result` of the JSON `result` event when it ran no model
+turn.
 """
 
 from __future__ import annotations
 
 import io
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -20,7 +24,30 @@ from rich.console import Console
 from agent.app import Run
 from agent.base.events import TurnEnd
 from agent.commands.command import Command, Ctx, Handler
-from agent.commands.registry import all_commands, live, parse, resolve, unknown_command
+from agent.commands.registry import (
+    LOAD_PROBLEMS,
+    all_commands,
+    live,
+    parse,
+    resolve,
+    unknown_command,
+)
+from agent.ui.process import EXIT_FAIL, EXIT_USAGE
+
+
+class CommandFailed(Exception):
+    """The command did not run: `code` is the run's exit code."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class FailedEnd(TurnEnd):
+    """The end of a run whose command failed, with the exit code it asks for."""
+
+    code: int = EXIT_FAIL
 
 
 def command_of(prompt: str, root: Path, trusted: bool = False) -> tuple[Command, str] | str | None:
@@ -37,7 +64,9 @@ def command_of(prompt: str, root: Path, trusted: bool = False) -> tuple[Command,
     if cmd is None and name.startswith("mcp__"):  # a prompt: known once its server is up
         return Command(name, "", _prompt(name)), args
     if cmd is None:
-        return unknown_command(name, commands)
+        waiting = [p for p in LOAD_PROBLEMS if p.endswith("the project is not trusted")]
+        why = f"; {waiting[0]} (--trust-project)" if waiting else ""
+        return unknown_command(name, commands) + why
     if cmd.repl_only:
         return f"/{cmd.name} needs the interactive REPL: run `agent`, then /{cmd.name}"
     return cmd, args
@@ -45,11 +74,15 @@ def command_of(prompt: str, root: Path, trusted: bool = False) -> tuple[Command,
 
 def _prompt(name: str) -> Handler:
     async def run(ctx: Ctx, args: str) -> None:
-        cmd = resolve(live(ctx), name)
-        if cmd is None:
-            ctx.say(unknown_command(name, live(ctx)))
-            return
-        await cmd.run(ctx, args)
+        from agent.commands.mcp_prompts import PromptError, find_prompt, send_prompt
+
+        found = find_prompt(ctx, name)
+        if found is None:
+            raise CommandFailed(unknown_command(name, live(ctx)), EXIT_USAGE)
+        try:
+            await send_prompt(ctx, name, *found, args)
+        except PromptError as e:
+            raise CommandFailed(str(e), EXIT_USAGE if e.usage else EXIT_FAIL) from None
 
     return run
 
@@ -71,7 +104,12 @@ async def run_command(run: Run, found: tuple[Command, str], out: IO[str] | None)
         run, console, turn, run.agent.sink, all_commands(run.cfg.root, trusted=run.cfg.trusted)
     )
     await run.start()
-    await cmd.run(ctx, args)
+    try:
+        await cmd.run(ctx, args)
+    except CommandFailed as e:
+        print(f"agent: {e}", file=sys.stderr)
+        printed = buffer.getvalue().rstrip("\n")
+        return FailedEnd("error_during_execution", printed, 0, str(e), code=e.code)
     if ends:
         return ends[-1]
     return TurnEnd("success", buffer.getvalue().rstrip("\n"), 0)

@@ -79,7 +79,7 @@ class Script:
         """The parsed value on stdout (text mode), the last message to its file."""
         s, value = self.structured, None
         if s is not None and s.valid:
-            value = json.dumps(s.value, ensure_ascii=False, separators=(",", ":"))
+            value = json.dumps(s.value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         if self.text_mode and value is not None:
             stdout.write(value + "\n")
             stdout.flush()

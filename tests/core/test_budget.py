@@ -105,15 +105,17 @@ async def test_requests_in_flight_count_against_the_cap() -> None:
     await budget.guard(MESSAGES, [], None, slow)  # the first one cost little: room again
 
 
-async def test_a_failed_request_releases_its_hold() -> None:
+async def test_a_failed_request_releases_its_hold_and_counts_what_it_was_billed() -> None:
     budget = Budget(max_tokens=1_000_000)
 
     async def fails() -> Reply:
         raise RuntimeError("down")
 
     with pytest.raises(RuntimeError):
-        await budget.guard(MESSAGES, [], None, fails)
-    assert budget.held_tokens == 0 and budget.tokens == 0
+        await budget.guard(MESSAGES, [], None, fails, lambda: "word " * 40)
+    assert budget.held_tokens == 0
+    assert budget.spent.input_tokens == estimate_messages(MESSAGES)  # its input, by estimate
+    assert budget.spent.output_tokens >= 40  # and the text it streamed before it failed
 
 
 async def test_without_a_price_only_tokens_are_kept() -> None:

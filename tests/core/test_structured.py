@@ -3,6 +3,7 @@ agent.core.instructions (the system prompt's additions for scripted runs)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -110,3 +111,27 @@ def test_kept_rules_are_the_role_and_the_rules() -> None:
 
 def test_the_schema_instructions_are_small() -> None:
     assert estimate(instructions(SCHEMA)) < 120
+
+
+def test_nan_and_infinity_are_not_json_answers() -> None:
+    for raw in ("NaN", '{"n": Infinity}', "[-Infinity]"):
+        found = check(raw, {})
+        assert found.errors and found.errors[0].startswith("the answer is not JSON"), raw
+
+
+def test_references_are_followed_only_within_the_schema(tmp_path: Path) -> None:
+    local = {"$defs": {"n": {"type": "integer"}}, "properties": {"n": {"$ref": "#/$defs/n"}}}
+    assert check('{"n": 3}', local).errors == []
+    assert check('{"n": "x"}', local).errors == ["$.n: 'x' is not of type 'integer'"]
+    # a schema that slipped past start-up: an error of the answer's check, never a crash
+    missing = {"properties": {"n": {"$ref": "#/$defs/missing"}}}
+    assert "cannot be resolved" in check('{"n": 3}', missing).errors[0]
+    remote = {"properties": {"n": {"$ref": "https://example.invalid/n.json"}}}
+    assert "cannot be resolved" in check('{"n": 3}', remote).errors[0]  # and never fetched
+    for schema in (missing, remote, {"$ref": "#/$defs/missing"}):
+        path = tmp_path / "s.json"
+        path.write_text(json.dumps(schema))
+        with pytest.raises(ConfigError, match=r"cannot be resolved.*nothing is downloaded"):
+            read_schema(str(path))
+    path.write_text(json.dumps(local))
+    assert read_schema(str(path)) == local

@@ -303,3 +303,56 @@ def test_resource_records_mentions_and_contents(tmp_path: Path) -> None:
         [],
     )
     assert contents(NS(contents=[]), 1000, images=False) == ("(the resource is empty)", [])
+
+
+def test_a_mention_too_long_to_be_a_file_name_is_still_a_mention(tmp_path: Path) -> None:
+    from agent.mcp.mentions import named
+
+    uri = "note-" + "x" * 300  # one path component past NAME_MAX: exists() raises ENAMETOOLONG
+    assert named(f"read @demo:{uri} please", ["demo"], tmp_path) == [("demo", uri)]
+
+
+async def test_a_reconnect_after_a_hung_stop_keeps_the_new_connection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server whose teardown hangs: stop() gives up waiting, cancels the attempt, and the
+    new attempt's connection is never marked failed nor cleared when the old one ends."""
+    import asyncio
+
+    import anyio
+
+    from agent.mcp import client
+    from agent.mcp.config import ServerSpec
+
+    hangs = {"shielded": True}
+
+    async def run(
+        self: client.Connection, inbox: object, timer: asyncio.TimerHandle, *gen: int
+    ) -> None:
+        timer.cancel()
+        self._session, self._connected_once = object(), True
+        self._settle("connected", "")
+        async for cmd in inbox:  # type: ignore[attr-defined]
+            if cmd == "stop":
+                break
+        with anyio.CancelScope(shield=hangs["shielded"]):
+            await anyio.sleep(0.6)  # a teardown that hangs (shielded: even past a cancel)
+
+    monkeypatch.setattr(client, "CLOSE_TIMEOUT", 0.1)
+    monkeypatch.setattr(client.Connection, "_run", run)
+    conn = client.Connection(ServerSpec("slow", "stdio", command="x"), tmp_path, lambda: None)
+    conn.start()
+    await conn.ready.wait()
+    assert conn.state.status == "connected"
+    await conn.restart()  # the old attempt is still tearing down when the new one connects
+    new_session = conn._session
+    assert conn.state.status == "connected" and new_session is not None
+    await asyncio.sleep(0.8)  # the old attempt ends now
+    assert conn.state.status == "connected", conn.state
+    assert conn._session is new_session
+    hangs["shielded"] = False  # a hang that a cancel ends: stop() ends the attempt
+    old = conn._task
+    await conn.restart()
+    assert old is not None and old.done()
+    assert conn.state.status == "connected"
+    await conn.stop()

@@ -247,6 +247,28 @@ def test_one_shot_prompt_command_and_resource_mention(
     assert r.returncode == 0, r.stderr
     sent = fake.requests[1]["messages"][-1]["content"]
     assert sent.endswith('uri="demo://notes">\n# Notes\nthe password is swordfish\n</resource>')
-    r = run(fake_env, project, "/mcp__demo__nope")
-    assert "unknown command /mcp__demo__nope" in r.stdout
+    assert not leftovers(project)
+
+
+def test_one_shot_prompt_commands_that_cannot_run_fail(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    """An unknown prompt command, or one missing an argument, is a usage error (exit 2); one
+    its server fails is a failure (exit 1); the JSON result line says so either way."""
+    user_settings(fake_env, {"mcpServers": {"demo": {"command": sys.executable, "args": [DEMO]}}})
+    for prompt, code, said in (
+        ("/mcp__demo__nope", 2, "unknown command /mcp__demo__nope"),
+        ("/mcp__ghost__x", 2, "unknown command /mcp__ghost__x"),
+        ("/mcp__demo__review", 2, "/mcp__demo__review needs <code>"),
+        ("/mcp__demo__crash", 1, "/mcp__demo__crash: the MCP server 'demo' is not connected"),
+    ):
+        r = run(fake_env, project, prompt)
+        assert r.returncode == code, (prompt, r.stderr)
+        assert said in r.stderr and r.stdout == ""
+        r = run(fake_env, project, "--output-format", "json", prompt)
+        assert r.returncode == code, (prompt, r.stderr)
+        result = json.loads(r.stdout.splitlines()[-1])
+        assert result["type"] == "result" and result["subtype"] == "error_during_execution"
+        assert result["is_error"] is True and said in result["error"]
+    assert fake.requests == []
     assert not leftovers(project)

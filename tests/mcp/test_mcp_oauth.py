@@ -177,3 +177,50 @@ async def test_a_refused_access_token_is_refreshed_and_a_refused_login_asks_agai
         assert status["status"] == "failed" and status["error"] == REFUSED
     finally:
         mt.close()
+
+
+async def test_a_refresh_by_one_connection_does_not_cost_another_its_login(
+    server: str, tmp_path: Path
+) -> None:
+    """Two connections read the same tokens; A refreshes (the refresh token rotates). B then
+    takes A's tokens instead of refreshing with the spent one, and a third connection works."""
+    post(f"{server}/ttl?seconds=2")
+    s = spec(server)
+    assert await oauth.login(s, browse_async)
+    a, b = session(s, tmp_path), session(s, tmp_path)
+    try:
+        a.wait()
+        b.wait()
+        assert [m.statuses()[0]["status"] for m in (a, b)] == ["connected", "connected"]
+        await asyncio.sleep(2.3)  # both hold an expired access token and the same refresh token
+        assert (await a.manager.call("web", "echo", {"text": "a"})).output == "echo: a"
+        fresh = stored(s)["tokens"]
+        assert (await b.manager.call("web", "echo", {"text": "b"})).output == "echo: b"
+        assert stored(s)["tokens"]["refresh_token"] == fresh["refresh_token"]
+    finally:
+        a.close()
+        b.close()
+    post(f"{server}/ttl?seconds=3600")
+    c = session(s, tmp_path)
+    try:
+        c.wait()
+        assert c.statuses()[0]["status"] == "connected", c.statuses()
+    finally:
+        c.close()
+
+
+def test_a_refused_connection_never_writes_over_newer_tokens(state_dir: Path) -> None:
+    """B's refresh was refused (A had rotated the refresh token): the SDK's 401 path marks B's
+    tokens expired, which must not replace A's newer ones in the file."""
+    file = TokenFile("web", "http://127.0.0.1:9/mcp")
+    old = {"tokens": {"access_token": "a1", "refresh_token": "r1", "token_type": "Bearer"}}
+    file.save({**old, "expires_at": 10**10, "client": {"client_id": "c"}})
+    b = oauth.Storage(file, file.load())
+    new = {"access_token": "a2", "refresh_token": "r2", "token_type": "Bearer"}
+    file.save({"tokens": new, "expires_at": 10**10, "client": {"client_id": "c"}})  # A's refresh
+    b.refresh_next()
+    assert file.load()["tokens"] == new and file.load()["expires_at"] == 10**10
+    assert b.reload() and b.data["tokens"] == new
+    b.refresh_next()  # the file's own tokens refused: only their expiry changes
+    assert file.load()["tokens"] == new and file.load()["expires_at"] == 1
+    assert file.load()["client"] == {"client_id": "c"}

@@ -138,7 +138,7 @@ def test_login_in_the_repl_of_a_real_terminal(
         browse(found.group(0))
         term.wait_for("web: connected · 1 tools")
         state = home / ".local" / "state" / "agent" / "mcp-auth"
-        [file] = state.iterdir()
+        [file] = state.glob("*.json")  # beside its lock file
         tokens = json.loads(file.read_text())["tokens"]
         assert tokens["access_token"] not in term.raw.decode(errors="replace")
         assert not [p for p in project.rglob("*") if tokens["access_token"] in _text(p)]

@@ -298,3 +298,43 @@ def test_every_subcommand_is_routed_by_the_command_line() -> None:
 
     [sub] = [a for a in parser()._actions if a.dest == "command"]
     assert set(sub.choices or ()) <= set(MCP_COMMANDS)
+
+
+def test_a_private_settings_file_stays_private_and_a_new_one_is_private(
+    capsys: pytest.CaptureFixture[str], project: Path, home: Path
+) -> None:
+    settings = home / ".agent" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"model": "m"}')
+    settings.chmod(0o600)
+    argv = [
+        "add",
+        "-s",
+        "user",
+        "-t",
+        "http",
+        "-H",
+        "Authorization: Bearer s3cret",
+        "gh",
+        "http://x",
+    ]
+    assert mcp(capsys, *argv)[0] == 0
+    assert settings.stat().st_mode & 0o777 == 0o600
+    assert mcp(capsys, "remove", "gh", "--scope", "user")[0] == 0
+    assert settings.stat().st_mode & 0o777 == 0o600
+    assert mcp(capsys, "add", "time", "--", "uvx", "mcp-server-time")[0] == 0
+    local = project / ".agent" / "settings.local.json"
+    assert local.stat().st_mode & 0o777 == 0o600  # a new file
+    (project / ".mcp.json").write_text('{"mcpServers": {}}')
+    (project / ".mcp.json").chmod(0o640)
+    assert mcp(capsys, "add", "-s", "project", "t2", "--", "uvx", "x")[0] == 0
+    assert (project / ".mcp.json").stat().st_mode & 0o777 == 0o640  # its own mode is kept
+
+
+def test_the_documented_header_example_keeps_the_token_out_of_the_file() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    from agent.mcpcli.main import EPILOG
+
+    for doc in (readme, EPILOG):
+        assert '-H "Authorization: Bearer ${' not in doc  # the shell would expand it
+    assert "-H 'Authorization: Bearer ${GITHUB_TOKEN}'" in readme

@@ -123,3 +123,30 @@ def test_caps_must_be_positive(fake_env: dict, project: Path) -> None:
     assert "--max-tokens-total must be a whole number" in result_of(r.stdout)["error"]
     r = run_agent(fake_env, project, "--max-budget-usd", "lots", "q")
     assert r.returncode == 2 and "invalid float value" in r.stderr
+
+
+CUT = "partial answer that gets cut off somewhere"
+
+
+def test_retries_are_checked_against_the_cap_and_failed_attempts_count(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    # a cut attempt is billed by the provider: its input (by estimate) and what it streamed count
+    fake.script(text(CUT, pieces=8, cut_after=4), text("mango"))
+    r = run_agent(
+        fake_env, project, "--output-format", "json", "--max-tokens-total", "10000000", "q"
+    )
+    assert r.returncode == 0, r.stderr
+    failed = result_of(r.stdout)["budget"]["spent_tokens"] - 15  # the fake's usage: 10 + 5
+    assert failed > 1_000
+    # room for two attempts (each estimated at its input and 1,000 output tokens) but not three:
+    # the third, a retry, is never sent
+    cap = 2 * failed + 1_000 + failed // 2
+    fake.script(*[text(CUT, pieces=8, cut_after=4) for _ in range(2)])
+    before = len(fake.requests)
+    r = run_agent(fake_env, project, "--output-format", "json", "--max-tokens-total", str(cap), "q")
+    assert r.returncode == EXIT_MAX_TOKENS, r.stderr
+    assert len(fake.requests) - before == 2
+    result = result_of(r.stdout)
+    assert result["subtype"] == "error_max_tokens_total"
+    assert result["budget"]["spent_tokens"] == 2 * failed

@@ -25,8 +25,12 @@ def test_a_project_command_runs_with_its_arguments(
     (project / ".agent" / "commands" / "explain.md").write_text(
         "---\ndescription: Explain a file\n---\nExplain $1 in one sentence. Focus: $ARGUMENTS\n"
     )
+    untrusted = run_agent(fake_env, project, "--output-format", "json", "/explain notes.txt")
+    assert untrusted.returncode == 2  # a repository's prompts wait for the user's trust
+    assert "1 project command(s) not loaded: the project is not trusted" in untrusted.stderr
     fake.script(text("It stores notes."))
-    r = run_agent(fake_env, project, "--output-format", "json", "/explain notes.txt briefly")
+    args = ("--trust-project", "--output-format", "json", "/explain notes.txt briefly")
+    r = run_agent(fake_env, project, *args)
     assert r.returncode == 0, r.stderr
     init, result = results(r.stdout)
     assert init["subtype"] == "init"

@@ -166,3 +166,25 @@ def test_json_stdout_is_json_lines_with_exactly_the_promised_result(
     fake.script(text("no"), text("no"))
     r = run_agent(fake_env, project, "--output-format", "json", "--output-schema", schema, "q")
     assert set(events(r.stdout)[-1]) == promised | {"structured_output", "errors", "error"}
+
+
+def test_a_schema_with_a_reference_that_cannot_be_resolved_is_refused_at_start_up(
+    fake: FakeOpenAI, fake_env: dict, project: Path, tmp_path: Path
+) -> None:
+    for schema in ({"$ref": "#/$defs/missing"}, {"$ref": "https://example.invalid/s.json"}):
+        bad = schema_file(tmp_path, schema)
+        r = run_agent(fake_env, project, "--output-format", "json", "--output-schema", bad, "q")
+        assert r.returncode == 2, r.stderr
+        result = events(r.stdout)[-1]
+        assert result["subtype"] == "error_during_execution"
+        assert "cannot be resolved" in result["error"]
+    assert fake.requests == []  # nothing was sent
+
+
+def test_nan_is_not_an_answer_and_never_reaches_stdout(
+    fake: FakeOpenAI, fake_env: dict, project: Path, tmp_path: Path
+) -> None:
+    fake.script(text("NaN"), text("NaN"))
+    r = run_agent(fake_env, project, "--output-schema", schema_file(tmp_path, {}), "q")
+    assert r.returncode == EXIT_OUTPUT_SCHEMA, r.stderr
+    assert r.stdout == ""

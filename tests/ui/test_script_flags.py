@@ -141,3 +141,26 @@ def test_automation_defaults_are_off() -> None:
     assert not a.capped and a.output_schema is None
     assert a.warnings("m", None) == ()
     assert "no price is known for model m" in Automation(max_budget_usd=1).warnings("m", None)[0]
+
+
+def test_an_unexpected_error_still_ends_with_the_result_line(
+    fake: FakeOpenAI,
+    fake_env: dict,
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    async def broken(*args: object) -> None:
+        raise RuntimeError("a bug")
+
+    for key, value in fake_env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(project)
+    monkeypatch.setattr(oneshot, "_session", broken)
+    monkeypatch.setattr(oneshot, "read_prompt", lambda words: "q")  # no stdin to wait for
+    assert cli.main(["--output-format", "json", "q"]) == 1
+    out, err = capsys.readouterr()
+    result = json.loads(out.splitlines()[-1])  # the result line is always last
+    assert result["type"] == "result" and result["subtype"] == "error_during_execution"
+    assert result["is_error"] is True and "RuntimeError: a bug" in result["error"]
+    assert "internal error: RuntimeError: a bug" in err
