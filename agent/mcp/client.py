@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
 import threading
 import time
@@ -26,17 +25,16 @@ from typing import TYPE_CHECKING, Any
 from agent import __version__
 from agent.base.record import RESULT_CAP, ToolResult
 from agent.config import safefile
-from agent.config.providers import model_key_names
 from agent.config.statedir import ensure_home, project_state
 from agent.mcp.catalog import State, declared, listing
 from agent.mcp.config import ServerSpec
 from agent.mcp.results import Failed, call_failed, explain, refused, to_result, unavailable
+from agent.mcp.transports import open_transport
 
 if TYPE_CHECKING:
     from agent.sandbox.runtime import Sandbox
 
 CLOSE_TIMEOUT = 10.0  # seconds to stop every server (stdio: EOF, then SIGTERM, then SIGKILL)
-SSE_IDLE = 24 * 3600.0  # seconds an SSE stream may stay quiet (an idle session is not dead)
 CHANGED = {f"notifications/{k}/list_changed": k for k in ("tools", "resources", "prompts")}
 
 
@@ -211,7 +209,8 @@ class Connection:
         self._log = stack.enter_context(safefile.open_append(home, self.log_path, 0o600))
         self._log_start = self._log.tell()
         self._note(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} connecting ({self.spec.transport})")
-        read, write = await stack.enter_async_context(await self._transport(stack))
+        transport = await open_transport(self.spec, self.root, self.box, self._log, stack)
+        read, write = await stack.enter_async_context(transport)
         to_session, from_transport = anyio.create_memory_object_stream[Any](0)
         group = await stack.enter_async_context(anyio.create_task_group())
         stack.callback(group.cancel_scope.cancel)
@@ -227,36 +226,6 @@ class Connection:
             client_info=Implementation(name="agent", version=__version__),
         )
         return await stack.enter_async_context(session)
-
-    async def _transport(self, stack: contextlib.AsyncExitStack) -> Any:
-        s = self.spec
-        if s.transport in ("http", "sse"):
-            from agent.mcp.oauth import auth_for  # stored OAuth tokens, refreshed; or a 401 probe
-
-            auth = auth_for(s)
-        if s.transport == "http":
-            from mcp.client.streamable_http import streamable_http_client
-            from mcp.shared._httpx_utils import create_mcp_http_client
-
-            client = create_mcp_http_client(headers=s.headers, auth=auth)
-            http = await stack.enter_async_context(client)
-            return streamable_http_client(s.url, http_client=http)
-        if s.transport == "sse":
-            from mcp.client.sse import sse_client
-
-            return sse_client(
-                s.url, s.headers, timeout=s.timeout, sse_read_timeout=SSE_IDLE, auth=auth
-            )
-        from mcp.client.stdio import StdioServerParameters, stdio_client
-
-        hidden = model_key_names()  # never handed to servers
-        env = {k: v for k, v in os.environ.items() if k not in hidden} | s.env
-        cwd = self.root / s.cwd if s.cwd else None
-        argv = [s.command, *s.args]
-        if self.box is not None:
-            argv = self.box.wrap(argv, cwd or self.root)
-        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
-        return stdio_client(params, errlog=self._log)
 
     async def _forward(self, source: Any, sink: Any, gen: int) -> None:
         """Pass messages on to the session; the transport's end means the server is gone."""
