@@ -26,9 +26,10 @@ from agent.base.events import (
 from agent.base.messages import Message, wire_name
 from agent.base.record import Call, Image, Tool, ToolContext, ToolResult, images_message
 from agent.base.tokens import Meter, Totals
-from agent.context.compaction import Conversation, Policy, auto_compact, compact, fit
+from agent.context.compaction import Policy, auto_compact, fit
 from agent.context.economy import Economy
 from agent.core.after import send_back
+from agent.core.compacting import Compacting
 from agent.core.cut import Cut, notes, repeating
 from agent.core.cut import split as split_cut
 from agent.core.dispatch import Dispatcher, prepare
@@ -54,7 +55,7 @@ RECOVERY_LIMIT = 2  # cut or malformed replies the loop re-prompts for within on
 
 
 @dataclass
-class Agent:
+class Agent(Compacting):
     """One conversation: history, tools, the client, and where events go."""
 
     llm: LLM
@@ -289,36 +290,6 @@ class Agent:
                 self.sink.emit(ToolEnd(c.id, c.name, c.args, why, True, 0, None))
             self._add_result(c, r if r is not None else ToolResult(why, True))
         state.pending = []
-
-    def conversation(self) -> Conversation:
-        """The history as compaction sees it (agent.context.compaction)."""
-        return Conversation(
-            self.messages,
-            self.schemas,
-            self.meter,
-            self.sink,
-            self._ask_without_tools,
-            self._pre_compact if self.hooks is not None else None,
-        )
-
-    def window(self) -> int:
-        """The context window in tokens: the server's once known, else the configured one."""
-        policy = self.compaction
-        return policy.context_limit if policy else self.llm.cfg.provider.context_limit
-
-    async def compact(self, focus: str = "", trigger: str = "manual") -> bool:
-        """Compact now (/compact): with the session's policy, or the provider's window."""
-        policy = self.compaction or Policy(self.window())
-        return await compact(self.conversation(), policy, focus, trigger)
-
-    async def _ask_without_tools(self, request: list[Message], sink: Sink) -> tuple[str, bool]:
-        reply = await self.llm.complete(request, [], sink, 0)
-        self._count(reply)  # its cost is real
-        return ("" if reply.calls else reply.text), reply.finish_reason == "length"
-
-    async def _pre_compact(self, trigger: str, focus: str) -> list[str]:
-        """Fire the PreCompact hook; what it adds joins the summarisation instructions."""
-        return await self.hooks.pre_compact(trigger, focus) if self.hooks is not None else []
 
     def _count(self, reply: Reply) -> None:
         u, price = reply.usage, self.llm.price()
