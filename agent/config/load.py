@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from agent.config import settings as st
 from agent.config.automation import Automation, automation_from
 from agent.config.envfiles import load_env_files
+from agent.config.mcpfiles import project_servers
 from agent.config.prices import Price, price_for
 from agent.config.providers import PRESETS, Provider, hide_key, preset, with_overrides
 from agent.config.settings import ConfigError
@@ -18,7 +19,6 @@ from agent.config.view import Settings
 
 __all__ = ["Config", "ConfigError", "Flags", "load_config"]
 
-UNTRUSTED = "project not trusted; run with --trust-project or answer the trust prompt"
 
 if TYPE_CHECKING:  # annotations only
     from argparse import Namespace
@@ -139,21 +139,6 @@ def load_settings(
     if servers:  # an entry of the same name in a settings file wins
         merged["mcpServers"] = {**servers, **merged.get("mcpServers", {})}
     return merged, warnings
-
-
-def project_servers(root: Path, trusted: bool) -> tuple[dict[str, Any], list[str]]:
-    """The raw `mcpServers` of `<root>/.mcp.json` (a settings file of its own), or a warning
-    when the project is untrusted: its servers start only once it is trusted."""
-    path = root / ".mcp.json"
-    if not path.is_file():
-        return {}, []
-    if not trusted:
-        return {}, [f"{path}: MCP servers not started ({UNTRUSTED})"]
-    data = st.read_settings_json(path)
-    servers = data.get("mcpServers", {})
-    if not isinstance(servers, dict):
-        raise ConfigError(f"{path}: key 'mcpServers' must be an object, got {type(servers)}")
-    return servers, []
 
 
 def pick_provider(flags: Flags, env: dict[str, str], s: dict[str, Any]) -> Provider:

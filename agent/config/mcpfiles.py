@@ -27,7 +27,7 @@ from typing import Any
 from agent.config import safefile
 from agent.config.agentdir import ensure_agent_dir
 from agent.config.settings import ConfigError, read_settings_json, user_dir
-from agent.config.trust import is_own, mark_own
+from agent.config.trust import UNTRUSTED, is_own, mark_own
 
 SCOPES = ("local", "project", "user")  # what add/remove accept; local is the default
 SETTINGS = "project settings"  # the project's .agent/settings.json: listed, not edited
@@ -158,3 +158,18 @@ def _write(src: Source, data: dict[str, Any]) -> None:
         raise ConfigError(f"{src.path}: cannot write: {e.strerror or e}") from None
     if src.scope == "local":
         mark_own(src.path, text, was_own)
+
+
+def project_servers(root: Path, trusted: bool) -> tuple[dict[str, Any], list[str]]:
+    """The raw `mcpServers` of `<root>/.mcp.json` (a settings file of its own), or a warning
+    when the project is untrusted: its servers start only once it is trusted."""
+    path = root / ".mcp.json"
+    if not path.is_file():
+        return {}, []
+    if not trusted:
+        return {}, [f"{path}: MCP servers not started ({UNTRUSTED})"]
+    data = read_settings_json(path)
+    servers = data.get("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise ConfigError(f"{path}: key 'mcpServers' must be an object, got {type(servers)}")
+    return servers, []

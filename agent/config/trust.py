@@ -12,6 +12,8 @@ from pathlib import Path
 from agent.config import safefile
 from agent.config.settings import ConfigError, user_dir
 
+UNTRUSTED = "project not trusted; run with --trust-project or answer the trust prompt"
+
 
 def is_trusted(root: Path) -> bool:
     """Whether the user trusted this project before (stored in ~/.agent/trusted.json)."""

@@ -15,7 +15,8 @@ import pytest
 from fake_openai import FakeOpenAI, text
 from helpers import run_agent
 
-from agent.config.load import load_settings, project_servers
+from agent.config.load import load_settings
+from agent.config.mcpfiles import project_servers
 from agent.mcpcli.main import main
 
 
