@@ -18,6 +18,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from agent.code import queries as q
+
 EXTRA = "languages"  # the optional extra holding the larger grammars: agent[languages]
 
 
@@ -37,225 +39,28 @@ class Lang:
         return self.module.replace("_", "-")
 
 
-_PY_DEFS = """
-(class_definition name: (identifier) @name) @def.class
-(function_definition name: (identifier) @name) @def.function
-(module (expression_statement (assignment left: (identifier) @name) @def.variable))
-"""
-
-_JS_DEFS = """
-(class_declaration name: (_) @name) @def.class
-(function_declaration name: (identifier) @name) @def.function
-(generator_function_declaration name: (identifier) @name) @def.function
-(method_definition name: (_) @name) @def.method
-(lexical_declaration (variable_declarator name: (identifier) @name
-  value: [(arrow_function) (function_expression) (generator_function)])) @def.function
-(variable_declaration (variable_declarator name: (identifier) @name
-  value: [(arrow_function) (function_expression) (generator_function)])) @def.function
-(lexical_declaration (variable_declarator name: (identifier) @name value: (class))) @def.class
-(program (lexical_declaration (variable_declarator name: (identifier) @name)) @def.variable)
-(program (export_statement (lexical_declaration
-  (variable_declarator name: (identifier) @name)) @def.variable))
-"""
-
-_TS_DEFS = (
-    _JS_DEFS
-    + """
-(abstract_class_declaration name: (_) @name) @def.class
-(interface_declaration name: (_) @name) @def.interface
-(type_alias_declaration name: (_) @name) @def.type
-(enum_declaration name: (_) @name) @def.enum
-(function_signature name: (_) @name) @def.function
-(method_signature name: (_) @name) @def.method
-(abstract_method_signature name: (_) @name) @def.method
-(internal_module name: (_) @name) @def.module
-"""
-)
-_PY_REFS = """
-(identifier) @ref
-(attribute attribute: (identifier) @member)
-(parameters (identifier) @local)
-(lambda_parameters (identifier) @local)
-(default_parameter name: (identifier) @local)
-(typed_parameter (identifier) @local)
-(typed_default_parameter name: (identifier) @local)
-(assignment left: (identifier) @local)
-(augmented_assignment left: (identifier) @local)
-(for_statement left: (identifier) @local)
-(pattern_list (identifier) @local)
-(keyword_argument name: (identifier) @local)
-(import_from_statement module_name: (dotted_name (identifier) @module))
-(import_statement name: (dotted_name (identifier) @module))
-(aliased_import name: (dotted_name (identifier) @module))
-"""
-_JS_LOCALS = """
-(member_expression property: (property_identifier) @member)
-(variable_declarator name: (identifier) @local)
-(assignment_expression left: (identifier) @local)
-"""
-_JS_REFS = (
-    "[(identifier) (property_identifier) (shorthand_property_identifier)] @ref"
-    + _JS_LOCALS
-    + "(formal_parameters (identifier) @local)"
-)
-_TS_REFS = (
-    "[(identifier) (property_identifier) (type_identifier)] @ref"
-    + _JS_LOCALS
-    + """
-(required_parameter pattern: (identifier) @local)
-(optional_parameter pattern: (identifier) @local)
-"""
-)
-
-_GO_DEFS = """
-(function_declaration name: (identifier) @name) @def.function
-(method_declaration name: (field_identifier) @name) @def.method
-(type_spec name: (type_identifier) @name) @def.type
-(method_elem name: (field_identifier) @name) @def.method
-(source_file (const_declaration (const_spec name: (identifier) @name) @def.constant))
-(source_file (var_declaration (var_spec name: (identifier) @name) @def.variable))
-"""
-
-_RUST_DEFS = """
-(struct_item name: (type_identifier) @name) @def.struct
-(enum_item name: (type_identifier) @name) @def.enum
-(union_item name: (type_identifier) @name) @def.struct
-(type_item name: (type_identifier) @name) @def.type
-(trait_item name: (type_identifier) @name) @def.trait
-(function_item name: (identifier) @name) @def.function
-(function_signature_item name: (identifier) @name) @def.function
-(mod_item name: (identifier) @name) @def.module
-(macro_definition name: (identifier) @name) @def.macro
-(const_item name: (identifier) @name) @def.constant
-(static_item name: (identifier) @name) @def.constant
-(impl_item type: (_) @name) @def.impl
-"""
-
-_JAVA_DEFS = """
-(class_declaration name: (identifier) @name) @def.class
-(record_declaration name: (identifier) @name) @def.class
-(interface_declaration name: (identifier) @name) @def.interface
-(annotation_type_declaration name: (identifier) @name) @def.interface
-(enum_declaration name: (identifier) @name) @def.enum
-(method_declaration name: (identifier) @name) @def.method
-(constructor_declaration name: (identifier) @name) @def.method
-"""
-
-_C_DEFS = """
-(function_definition declarator: (function_declarator declarator: (identifier) @name)) @def.function
-(function_definition declarator: (pointer_declarator declarator:
-  (function_declarator declarator: (identifier) @name))) @def.function
-(declaration declarator: (function_declarator declarator: (identifier) @name)) @def.function
-(struct_specifier name: (type_identifier) @name body: (_)) @def.struct
-(union_specifier name: (type_identifier) @name body: (_)) @def.struct
-(enum_specifier name: (type_identifier) @name body: (_)) @def.enum
-(type_definition declarator: (type_identifier) @name) @def.type
-(preproc_def name: (identifier) @name) @def.macro
-(preproc_function_def name: (identifier) @name) @def.macro
-"""
-
-_CPP_DEFS = (
-    _C_DEFS
-    + """
-(class_specifier name: (type_identifier) @name body: (_)) @def.class
-(namespace_definition name: (namespace_identifier) @name) @def.module
-(function_definition declarator: (function_declarator
-  declarator: (qualified_identifier name: (_) @name))) @def.method
-(function_definition declarator: (function_declarator declarator: (field_identifier) @name))
-  @def.method
-(field_declaration declarator: (function_declarator declarator: (field_identifier) @name))
-  @def.method
-"""
-)
-_C_REFS = """
-[(identifier) (type_identifier) (field_identifier)] @ref
-(field_identifier) @member
-(parameter_declaration declarator: (identifier) @local)
-(parameter_declaration declarator: (pointer_declarator declarator: (identifier) @local))
-(init_declarator declarator: (identifier) @local)
-(field_declaration declarator: (field_identifier) @local)
-"""
-_RUST_REFS = """
-[(identifier) (type_identifier) (field_identifier)] @ref
-(field_identifier) @member
-(let_declaration pattern: (identifier) @local)
-(parameter pattern: (identifier) @local)
-(closure_parameters (identifier) @local)
-"""
-_GO_REFS = """
-[(identifier) (type_identifier) (field_identifier)] @ref
-(field_identifier) @member
-(parameter_declaration name: (identifier) @local)
-(short_var_declaration left: (expression_list (identifier) @local))
-(var_spec name: (identifier) @local)
-"""
-_JAVA_REFS = """
-[(identifier) (type_identifier)] @ref
-(method_invocation name: (identifier) @member)
-(field_access field: (identifier) @member)
-(variable_declarator name: (identifier) @local)
-(formal_parameter name: (identifier) @local)
-"""
-_RUBY_REFS = """
-[(identifier) (constant)] @ref
-(call receiver: (_) method: (identifier) @member)
-(assignment left: (identifier) @local)
-(method_parameters (identifier) @local)
-(block_parameters (identifier) @local)
-"""
-
-_RUBY_DEFS = """
-(class name: (_) @name) @def.class
-(module name: (_) @name) @def.module
-(method name: (_) @name) @def.method
-(singleton_method name: (_) @name) @def.method
-"""
-
-_CS_DEFS = """
-(class_declaration name: (identifier) @name) @def.class
-(record_declaration name: (identifier) @name) @def.class
-(struct_declaration name: (identifier) @name) @def.struct
-(interface_declaration name: (identifier) @name) @def.interface
-(enum_declaration name: (identifier) @name) @def.enum
-(method_declaration name: (identifier) @name) @def.method
-(constructor_declaration name: (identifier) @name) @def.method
-(property_declaration name: (identifier) @name) @def.property
-(namespace_declaration name: (_) @name) @def.module
-(file_scoped_namespace_declaration name: (_) @name) @def.module
-"""
-
-_PHP_DEFS = """
-(class_declaration name: (name) @name) @def.class
-(interface_declaration name: (name) @name) @def.interface
-(trait_declaration name: (name) @name) @def.trait
-(enum_declaration name: (name) @name) @def.enum
-(function_definition name: (name) @name) @def.function
-(method_declaration name: (name) @name) @def.method
-(namespace_definition name: (namespace_name) @name) @def.module
-"""
-
 LANGS: tuple[Lang, ...] = (
-    Lang("python", "Python", (".py", ".pyi"), "tree_sitter_python", "language", _PY_DEFS,
-         _PY_REFS),
+    Lang("python", "Python", (".py", ".pyi"), "tree_sitter_python", "language", q.PY_DEFS,
+         q.PY_REFS),
     Lang("javascript", "JavaScript", (".js", ".jsx", ".mjs", ".cjs"), "tree_sitter_javascript",
-         "language", _JS_DEFS, _JS_REFS),
+         "language", q.JS_DEFS, q.JS_REFS),
     Lang("typescript", "TypeScript", (".ts", ".mts", ".cts"), "tree_sitter_typescript",
-         "language_typescript", _TS_DEFS, _TS_REFS),
-    Lang("tsx", "TSX", (".tsx",), "tree_sitter_typescript", "language_tsx", _TS_DEFS, _TS_REFS),
-    Lang("go", "Go", (".go",), "tree_sitter_go", "language", _GO_DEFS, _GO_REFS),
-    Lang("rust", "Rust", (".rs",), "tree_sitter_rust", "language", _RUST_DEFS, _RUST_REFS),
-    Lang("java", "Java", (".java",), "tree_sitter_java", "language", _JAVA_DEFS, _JAVA_REFS),
-    Lang("c", "C", (".c", ".h"), "tree_sitter_c", "language", _C_DEFS, _C_REFS),
+         "language_typescript", q.TS_DEFS, q.TS_REFS),
+    Lang("tsx", "TSX", (".tsx",), "tree_sitter_typescript", "language_tsx", q.TS_DEFS, q.TS_REFS),
+    Lang("go", "Go", (".go",), "tree_sitter_go", "language", q.GO_DEFS, q.GO_REFS),
+    Lang("rust", "Rust", (".rs",), "tree_sitter_rust", "language", q.RUST_DEFS, q.RUST_REFS),
+    Lang("java", "Java", (".java",), "tree_sitter_java", "language", q.JAVA_DEFS, q.JAVA_REFS),
+    Lang("c", "C", (".c", ".h"), "tree_sitter_c", "language", q.C_DEFS, q.C_REFS),
     Lang("cpp", "C++", (".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".ipp"), "tree_sitter_cpp",
-         "language", _CPP_DEFS, _C_REFS + "(namespace_identifier) @ref"),
+         "language", q.CPP_DEFS, q.C_REFS + "(namespace_identifier) @ref"),
     Lang("ruby", "Ruby", (".rb", ".rake", ".gemspec"), "tree_sitter_ruby", "language",
-         _RUBY_DEFS, _RUBY_REFS),
+         q.RUBY_DEFS, q.RUBY_REFS),
     Lang("bash", "Bash", (".sh", ".bash"), "tree_sitter_bash", "language",
          "(function_definition name: (word) @name) @def.function",
          "(command_name (word) @ref)"),
-    Lang("csharp", "C#", (".cs",), "tree_sitter_c_sharp", "language", _CS_DEFS,
+    Lang("csharp", "C#", (".cs",), "tree_sitter_c_sharp", "language", q.CS_DEFS,
          "(identifier) @ref", extra=True),
-    Lang("php", "PHP", (".php",), "tree_sitter_php", "language_php", _PHP_DEFS,
+    Lang("php", "PHP", (".php",), "tree_sitter_php", "language_php", q.PHP_DEFS,
          "(name) @ref", extra=True),
 )  # fmt: skip
 
