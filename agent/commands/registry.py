@@ -19,6 +19,7 @@ from pathlib import Path
 from agent.commands.command import Command, Ctx, Handler
 from agent.commands.skill_run import skill_commands
 from agent.commands.user import load_user_commands
+from agent.skills.catalog import Catalog, discover
 
 __all__ = [
     "ALIASES",
@@ -102,16 +103,15 @@ def load_modules() -> list[str]:
 
 
 def all_commands(
-    root: Path, home: Path | None = None, *, trusted: bool = False
+    root: Path, home: Path | None = None, *, trusted: bool = False, skills: Catalog | None = None
 ) -> dict[str, Command]:
-    """Built-in and registered commands, then user commands, then skills (`trusted`: the
-    project's skills too). None shadows one before it; a name clash goes to LOAD_PROBLEMS."""
+    """Built-in and registered commands, then user commands, then skills — the session's
+    catalog, else found as a session would (`trusted`: the project's commands and skills
+    too). None shadows one before it; a name clash goes to LOAD_PROBLEMS."""
     problems = load_modules()
     out = dict(COMMANDS)
-    for cmd in [
-        *load_user_commands(root, home, problems, trusted),
-        *skill_commands(root, home, trusted),
-    ]:
+    catalog = skills if skills is not None else discover(root, home, trusted=trusted)
+    for cmd in [*load_user_commands(root, home, problems, trusted), *skill_commands(catalog)]:
         taken = resolve(out, cmd.name)
         if taken is not None:
             why = f"/{cmd.name} of {cmd.source} is hidden by /{taken.name} ({taken.source})"

@@ -4,19 +4,15 @@ the skill marked in use (agent.skills)."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 from agent.commands.command import Command, Ctx, Handler
-from agent.commands.user import expand
-from agent.context.mentions import attach
-from agent.permissions.gate import GRANT
-from agent.skills.catalog import discover
+from agent.commands.user import expand, send
+from agent.skills.catalog import Catalog
 from agent.skills.tool import render
 
 
-def skill_commands(root: Path, home: Path | None, trusted: bool) -> list[Command]:
-    """A command per skill (the project's only when `trusted`, as the session loads them)."""
-    catalog = discover(root, home, trusted=trusted)
+def skill_commands(catalog: Catalog) -> list[Command]:
+    """A command per skill of the catalog (the session's, or found as a session would)."""
     return [
         Command(
             skill.name,
@@ -45,10 +41,6 @@ def _runner(name: str) -> Handler:
             text = render(skill, body, args)
         else:
             text = render(skill, filled)
-        grant = GRANT.set(skill.allowed_tools)
-        try:
-            await ctx.turn(attach(text, ctx.cfg.cwd))
-        finally:
-            GRANT.reset(grant)
+        await send(ctx, text, skill.allowed_tools)
 
     return run

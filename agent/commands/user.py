@@ -176,13 +176,19 @@ def runner(body: str, rules: tuple[str, ...] = (), *, project: bool = False) -> 
         text = expand(marked, args)
         for mark, output in outputs:
             text = text.replace(mark, output, 1)
-        grant = GRANT.set(allowed)
-        try:
-            await ctx.turn(attach(text, ctx.cfg.cwd))  # `/explain @src/app.py`
-        finally:
-            GRANT.reset(grant)
+        await send(ctx, text, allowed)
 
     return run
+
+
+async def send(ctx: Ctx, text: str, rules: tuple[str, ...]) -> None:
+    """Send a prompt command's text (its @mentions attached: `/explain @src/app.py`) as a turn
+    that alone holds `rules` (agent.permissions.gate.GRANT)."""
+    grant = GRANT.set(rules)
+    try:
+        await ctx.turn(attach(text, ctx.cfg.cwd))
+    finally:
+        GRANT.reset(grant)
 
 
 async def _run_bangs(ctx: Ctx, body: str, allowed: tuple[str, ...]) -> list[tuple[str, str]]:

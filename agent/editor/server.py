@@ -36,8 +36,7 @@ from agent import __version__
 from agent.app import Run, build
 from agent.base.events import TurnEnd
 from agent.commands.registry import all_commands, parse
-from agent.config.load import Config, ConfigError, Flags
-from agent.config.providers import accepts_images
+from agent.config.load import Config, ConfigError, Flags, load_config
 from agent.config.settings import MODES
 from agent.editor import replay
 from agent.editor.asking import EditorAsker
@@ -48,6 +47,7 @@ from agent.editor.prompt import convert
 from agent.editor.session import Session
 from agent.editor.updates import EditorSink
 from agent.session.listing import list_sessions
+from agent.tools import takes_images
 from agent.ui.startup import configure
 
 log = logging.getLogger("agent.editor")
@@ -92,10 +92,8 @@ class EditorAgent:
         **_: Any,
     ) -> InitializeResponse:
         self.client = client_capabilities or ClientCapabilities()
-        try:
-            cfg = configure(self.flags, dict(self.env), Path.cwd())
-            images = cfg.options.images if cfg.options.images is not None else False
-            images = images or (cfg.options.images is None and accepts_images(cfg.model))
+        try:  # the settings alone: no start-up side effects before a session is opened
+            images = takes_images(load_config(self.flags, dict(self.env), Path.cwd()))
         except ConfigError:
             images = False  # said at session/new, where the editor shows it
         return InitializeResponse(
@@ -133,7 +131,9 @@ class EditorAgent:
         sink.tools = run.agent.tools
         if bridge.can_read or bridge.can_write or bridge.terminals:
             run.agent.ctx.editor = bridge  # the tools use the editor's buffers and terminals
-        commands = await asyncio.to_thread(all_commands, cfg.root, trusted=cfg.trusted)
+        commands = await asyncio.to_thread(
+            all_commands, cfg.root, trusted=cfg.trusted, skills=run.skills
+        )
         session = Session(run, sink, commands)
         self.sessions[run.session_id] = session
         await run.start()

@@ -58,7 +58,6 @@ def session_context(cfg: Config, session_id: str, sink: Sink, result_room: int) 
     """What the session's tools may use (web settings, stale-read record, whether the model
     takes images); the app adds the sandbox, planning and the editor."""
     web = cfg.options.web  # local docs servers, intranet hosts
-    images = accepts_images(cfg.model) if cfg.options.images is None else cfg.options.images
     return ToolContext(
         cwd=cfg.cwd,
         session_id=session_id,
@@ -68,5 +67,11 @@ def session_context(cfg: Config, session_id: str, sink: Sink, result_room: int) 
         web_search=cfg.options.web_search,
         result_room=result_room,
         files=FileStamps(),  # stale-read protection for the file tools
-        images=images,
+        images=takes_images(cfg),
     )
+
+
+def takes_images(cfg: Config) -> bool:
+    """Whether read_file and prompts send images: `tools.images`, else the model's known
+    capability (agent.config.providers)."""
+    return accepts_images(cfg.model) if cfg.options.images is None else cfg.options.images

@@ -207,7 +207,7 @@ def _commands(run: Run, args: Namespace) -> Ctx:
     from agent.commands.registry import LOAD_PROBLEMS, Ctx, all_commands
     from agent.ui.tui import show_diff  # deferred: ~60 ms (rich): loads after the prompt is drawn
 
-    commands = all_commands(run.cfg.root, trusted=run.cfg.trusted)
+    commands = all_commands(run.cfg.root, trusted=run.cfg.trusted, skills=run.skills)
     for problem in LOAD_PROBLEMS:
         print(f"agent: warning: {problem}", file=sys.stderr)
 

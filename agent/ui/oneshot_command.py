@@ -101,7 +101,11 @@ async def run_command(run: Run, found: tuple[Command, str], out: IO[str] | None)
         return end
 
     ctx = Ctx(
-        run, console, turn, run.agent.sink, all_commands(run.cfg.root, trusted=run.cfg.trusted)
+        run,
+        console,
+        turn,
+        run.agent.sink,
+        all_commands(run.cfg.root, trusted=run.cfg.trusted, skills=run.skills),
     )
     await run.start()
     try:

@@ -34,7 +34,9 @@ def open_session(repl: Repl, typed: Callable[[], str]) -> tuple[Run, Console, Li
 async def command_context(repl: Repl, run: Run, console: Console, out: LiveRenderer) -> Ctx:
     """The slash commands (loaded in a thread; problems said) and what they may use."""
     repl.commands.update(
-        await asyncio.to_thread(all_commands, repl.cfg.root, trusted=repl.cfg.trusted)
+        await asyncio.to_thread(
+            all_commands, repl.cfg.root, trusted=repl.cfg.trusted, skills=run.skills
+        )
     )
     for problem in LOAD_PROBLEMS:
         out.line(f"warning: {problem}", "yellow")
