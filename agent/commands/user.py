@@ -23,6 +23,7 @@ from pathlib import Path
 from agent.base import frontmatter
 from agent.base.frontmatter import names_of, text_of
 from agent.commands.command import Command, Ctx, Handler
+from agent.config.trust import at_home
 from agent.context.mentions import attach
 from agent.permissions.gate import GRANT
 
@@ -133,10 +134,10 @@ def load_user_commands(
     home = home or Path.home()
     found: dict[str, tuple[Command, Path]] = {}
     said = problems if problems is not None else []
-    mine = {p.folder.resolve() for p in places(root, home) if not p.project}
+    home_project = at_home(root, home)  # its files are the user's own
     untrusted = 0
     for place in places(root, home):
-        if place.project and place.folder.resolve() in mine:
+        if place.project and home_project:
             continue  # the project is the home directory: these are the user's
         if place.project and not trusted:
             untrusted += len(_files(place.folder))

@@ -15,6 +15,12 @@ from agent.config.settings import ConfigError, user_dir
 UNTRUSTED = "project not trusted; run with --trust-project or answer the trust prompt"
 
 
+def at_home(root: Path, home: Path) -> bool:
+    """The project is the home directory: its `.agent/` and `.claude/` files are the user's
+    own (skills, commands, agent definitions), not a repository's."""
+    return root.resolve() == home.resolve()
+
+
 def is_trusted(root: Path) -> bool:
     """Whether the user trusted this project before (stored in ~/.agent/trusted.json)."""
     try:

@@ -9,6 +9,7 @@ from typing import Protocol
 
 from agent.base import frontmatter
 from agent.base.frontmatter import names_of, text_of
+from agent.config.trust import at_home
 
 MAX_BYTES = 200_000  # a SKILL.md larger than this is skipped
 NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # the Agent Skills rule: lowercase words, hyphens
@@ -156,9 +157,9 @@ def discover(root: Path, home: Path | None = None, *, trusted: bool = False) -> 
     found: dict[str, Skill] = {}
     warnings: list[str] = []
     untrusted = 0
-    mine = {p.folder.resolve() for p in places(root, home) if not p.project}
+    home_project = at_home(root, home)  # its files are the user's own
     for place in places(root, home):
-        if not place.folder.is_dir() or (place.project and place.folder.resolve() in mine):
+        if not place.folder.is_dir() or (place.project and home_project):
             continue  # none, or the project is the home directory: they are the user's
         files = sorted(place.folder.glob("*/SKILL.md"))
         if place.project and not trusted:

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from agent.base import frontmatter
 from agent.base.frontmatter import names_of, text_of
+from agent.config.trust import at_home
 
 _NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,63}")
 MAX_BYTES = 200_000  # a definition larger than this is skipped
@@ -96,7 +97,7 @@ def load_defs(
     home = home or Path.home()
     found: dict[str, AgentDef] = {}
     warnings: list[str] = []
-    scopes = [(home, False)] + ([(root, True)] if root.resolve() != home.resolve() else [])
+    scopes = [(home, False)] + ([] if at_home(root, home) else [(root, True)])
     for scope, project in scopes:  # the project's win over the user's
         if project and not trusted:
             waiting = [p for d in (".claude", ".agent") for p in (root / d / "agents").glob("*.md")]
