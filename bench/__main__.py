@@ -18,6 +18,7 @@ from bench import (
     economy,
     editbench,
     extra,
+    hostile,
     loopbench,
     permissions,
     prompt,
@@ -45,6 +46,7 @@ def main() -> int:
     loopbench.loop_bench(table, max(3, n // 2))
     economy.economy_bench(table)
     codebench.code_bench(table, n)
+    hostile.hostile_bench(table)
     editbench.edit_bench(table)
     acpbench.acp_bench(table, max(3, n // 2))
     sandbench.sandbox_bench(table, max(15, n * 3))

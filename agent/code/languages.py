@@ -65,6 +65,7 @@ LANGS: tuple[Lang, ...] = (
 )  # fmt: skip
 
 BY_EXT: dict[str, Lang] = {ext: lang for lang in LANGS for ext in lang.exts}
+BY_NAME: dict[str, Lang] = {lang.name: lang for lang in LANGS}
 # Kinds that hold others without defining their own name (`impl Foo` is a use of Foo).
 CONTAINERS_ONLY = frozenset({"impl"})
 # Kinds whose nested functions are methods.

@@ -16,6 +16,11 @@ from typing import Any
 from agent.code.languages import CONTAINERS_ONLY, TYPES, Lang, grammar
 
 MAX_BYTES = 1_000_000  # larger files are generated or minified: no tags
+# Tree levels a query pattern may start at. A query's time grows with the tree's depth (100,000
+# nested calls in a 480 KB file kept one query busy for minutes; `a.b.c…` chains too), while
+# real code stays under 60 levels (jQuery, rich, pygments: 58 at most): deeper nodes are
+# not read, in a fraction of a second.
+MAX_DEPTH = 256
 SIG_CHARS = 160
 _SPACE = re.compile(r"\s+")
 _OPEN = re.compile(r"([(\[]) ")  # what joining a multi-line signature leaves
@@ -119,12 +124,18 @@ def _kind(kind: str, node: Any, parent_kind: str) -> str:
     return kind
 
 
-def _definitions(lang: Lang, src: bytes, root: Any, query: Any) -> tuple[list[Def], set[int]]:
-    """The definitions in document order with their depth, and their names' start bytes."""
+def _cursor(query: Any) -> Any:
     import tree_sitter
 
+    cursor = tree_sitter.QueryCursor(query)
+    cursor.set_max_start_depth(MAX_DEPTH)
+    return cursor
+
+
+def _definitions(lang: Lang, src: bytes, root: Any, query: Any) -> tuple[list[Def], set[int]]:
+    """The definitions in document order with their depth, and their names' start bytes."""
     found: dict[int, tuple[int, str, Any, Any]] = {}  # name start → (pattern, kind, node, name)
-    for pattern, caps in tree_sitter.QueryCursor(query).matches(root):
+    for pattern, caps in _cursor(query).matches(root):
         name_nodes = caps.get("name")
         kind = next((k[4:] for k in caps if k.startswith("def.")), "")
         if not name_nodes or not kind:
@@ -161,7 +172,7 @@ def extract(lang: Lang, src: bytes) -> FileTags | None:
     tree = tree_sitter.Parser(language).parse(src)
     root = tree.root_node
     defs, names = _definitions(lang, src, root, defs_query)
-    caps = tree_sitter.QueryCursor(refs_query).captures(root)
+    caps = _cursor(refs_query).captures(root)
 
     def text(node: Any) -> str:
         return src[node.start_byte : node.end_byte].decode("utf-8", "replace")

@@ -4,9 +4,10 @@ stdin/stdout, for Claude Code, Claude Desktop, Cursor and any other MCP client.
 Built on the SDK's low-level `Server` (`tools/list`, `tools/call`): the tools keep their own
 names, descriptions and JSON Schemas; a result is one text content (and an image content when
 read_file read an image), an error an `isError` result with the usual message — an unknown
-tool, bad arguments or a denied call never ends the server. While it serves, the protocol has
-stdout to itself: the SDK points fd 1 at stderr, where notices (denials, a missing sandbox)
-go too, and fd 0 at /dev/null, so commands read an empty stdin.
+tool, bad arguments or a denied call never ends the server, and neither does a malformed
+line: it gets a JSON-RPC error (agent.mcpcli.stdin). While it serves, the protocol has stdout
+to itself: the SDK points fd 1 at stderr, where notices (denials, a missing sandbox) go too,
+and fd 0 at /dev/null, so commands read an empty stdin.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import asyncio
 import base64
 import logging
 import sys
-from typing import Any
+from typing import Any, cast
 
+import anyio
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
@@ -25,6 +27,7 @@ from agent import __version__
 from agent.base.events import Event, Notice, PermissionDenied, ToolEnd, ToolStart
 from agent.base.record import Tool, ToolResult
 from agent.config.load import Config
+from agent.mcpcli.stdin import GuardedStdin, claimed
 from agent.mcpcli.toolbox import Toolbox, build
 
 log = logging.getLogger("agent.mcpcli")
@@ -112,8 +115,15 @@ async def _serve(cfg: Config, verbose: bool) -> None:
     box = build(cfg, StderrSink(verbose))
     app = server(box, cfg)
     try:
-        async with stdio_server() as (read, write):
-            await app.run(read, write, app.create_initialization_options())
+        with claimed() as wire:
+            stdin = GuardedStdin(wire)
+            async with (
+                stdio_server(stdin=cast(Any, stdin)) as (read, write),
+                anyio.create_task_group() as group,
+            ):
+                group.start_soon(stdin.answer, write)
+                await app.run(read, write, app.create_initialization_options())
+                group.cancel_scope.cancel()  # the client closed stdin
     finally:
         box.close()
 

@@ -2,12 +2,15 @@
 itself, sent after the tool results (tool messages carry text only); for one that does not, a
 line with its type, size and dimensions. Dimensions come from the file's header (no library);
 an image over the limits is scaled down with Pillow (`agent[images]`) or refused with what to
-install. The text result names the file, so JSON output shows the path, never the data."""
+install. Nothing is decoded before its dimensions are checked against MAX_PIXELS (a 640 KB PNG
+took 2.2 GB to decode), and a JPEG is decoded at the reduced scale it is sent at. The text
+result names the file, so JSON output shows the path, never the data."""
 
 from __future__ import annotations
 
 import io
 import struct
+import warnings
 from pathlib import Path
 
 from agent.base.record import Image, ToolContext, ToolResult
@@ -18,6 +21,9 @@ TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif
 MAX_BYTES = 3_500_000  # of one image sent (base64 adds a third; providers cap 5-20 MB)
 MAX_SIDE = 2_000  # pixels: providers scale larger images down anyway
 READ_LIMIT = 50 << 20  # a larger file is not read at all
+# Pixels decoded at most (4 bytes each, 200 MB): 50 megapixels, a large camera's photo; a JPEG
+# counts at the scale it is decoded at (up to 8 times smaller a side)
+MAX_PIXELS = 50_000_000
 _SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
 
 
@@ -66,24 +72,56 @@ def dimensions(data: bytes) -> tuple[str, int, int] | None:
     return None
 
 
-def _scaled(data: bytes) -> tuple[bytes, str, int, int] | None:
-    """The image made small enough to send (Pillow), or None without Pillow."""
+def _fit(size: tuple[int, int], side: int) -> tuple[int, int]:
+    w, h = size
+    scale = min(1.0, side / max(w, h))
+    return max(1, round(w * scale)), max(1, round(h * scale))
+
+
+def _too_many(w: int, h: int) -> bool:
+    return w * h > MAX_PIXELS
+
+
+def _scaled(data: bytes, desc: str) -> tuple[bytes, str, int, int] | None:
+    """The image made small enough to send (Pillow), or None without Pillow; ToolError for one
+    that would take more than MAX_PIXELS to decode (checked before any decoding)."""
     try:
         from PIL import Image as Pil  # deferred: the agent[images] extra, ~40 ms
     except ImportError:
         return None
-    with Pil.open(io.BytesIO(data)) as im:
+    # Pillow's own bomb check, on the size before a JPEG's reduced decoding: MAX_PIXELS holds
+    # below, once the decoding scale is known
+    Pil.MAX_IMAGE_PIXELS = MAX_PIXELS * 64
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Pil.DecompressionBombWarning)
+        try:
+            im = Pil.open(io.BytesIO(data))  # reads the header only
+        except Pil.DecompressionBombError:
+            raise _bomb(desc) from None
+    with im:
+        im.draft("RGB", (MAX_SIDE, MAX_SIDE))  # a JPEG decodes at 1/2, 1/4 or 1/8 scale
+        if _too_many(*im.size):
+            raise _bomb(desc)
         im.load()
         side = MAX_SIDE
-        while True:
-            small = im.copy()
-            small.thumbnail((side, side))
+        while True:  # the full-size image once in memory: each try is made from it, not a copy
+            small = im.resize(_fit(im.size, side), reducing_gap=2.0)
             out = io.BytesIO()
             photo = small.mode not in ("RGBA", "LA", "P")
             small.convert("RGB" if photo else "RGBA").save(out, "JPEG" if photo else "PNG")
             if out.tell() <= MAX_BYTES or side < 200:
                 return out.getvalue(), "image/jpeg" if photo else "image/png", *small.size
             side = side * 3 // 4
+
+
+def _bomb(desc: str) -> ToolError:
+    return ToolError(
+        f"{desc}: more pixels than are decoded here (at most {MAX_PIXELS / 1e6:.0f} megapixels, "
+        f"about {MAX_PIXELS * 4 >> 20} MB of memory)",
+        can_retry=False,
+        hint="scale it down first with bash (e.g. `convert FILE -resize 2000x2000 small.png`), "
+        "then read the small copy",
+    )
 
 
 def read_image(path: Path, ctx: ToolContext, name: str) -> ToolResult:
@@ -110,7 +148,9 @@ def read_image(path: Path, ctx: ToolContext, name: str) -> ToolResult:
         )
     mime, note = TYPES[path.suffix.lower()], ""
     if size > MAX_BYTES or max(w, h) > MAX_SIDE:
-        scaled = _scaled(data)
+        if kind != "JPEG" and _too_many(w, h):  # the header alone says so: nothing decoded
+            raise _bomb(desc)
+        scaled = _scaled(data, desc)
         if scaled is None:
             raise ToolError(
                 f"{desc}: too large to send (over {MAX_SIDE} px or {MAX_BYTES >> 20} MB)",

@@ -20,6 +20,7 @@ from routed_fake import close_runs, make_run
 from agent.base.record import ToolContext, ToolResult
 from agent.tools import files
 from agent.tools.documents import csvtable, docx, sheets
+from agent.tools.documents import workbook as package
 from agent.tools.stamps import FileStamps
 
 openpyxl = pytest.importorskip("openpyxl")
@@ -185,7 +186,7 @@ async def test_a_huge_sheet_is_read_in_bounded_work(
     r = await read(tmp_path, "big.xlsx", offset=900, limit=10_000)
     assert "| 900 | 899 |" in r.output and "| 1000 | 999 |" in r.output
     assert "stopped after reading 1,000 rows" in r.output and "use offset=1001" in r.output
-    monkeypatch.setattr(sheets, "SHARED_CAP", 100_000)
+    monkeypatch.setattr(package, "LOADED_CAP", 100_000)
     r = await read(tmp_path, "big.xlsx")  # ~700 KB of sheet XML: streamed, not counted
     assert not r.is_error, r.output
     workbook(tmp_path / "w.xlsx")
@@ -219,7 +220,7 @@ async def test_shared_strings_under_another_name_count_against_the_cap(
             z.writestr(name, data)
     r = await read(tmp_path, "s.xlsx")
     assert not r.is_error and "| 1 | 1sss" in r.output, r.output[:300]
-    monkeypatch.setattr(sheets, "SHARED_CAP", 200_000)
+    monkeypatch.setattr(package, "LOADED_CAP", 200_000)
     r = await read(tmp_path, "s.xlsx")
     assert r.is_error and "more than can be loaded here" in r.output
 
@@ -337,7 +338,7 @@ async def test_a_word_list_level_is_clamped_and_a_huge_body_is_read_in_bounded_m
     make_docx(tmp_path / "big.docx", "<w:p/>" * 5_000 + para("after"))
     r = await read(tmp_path, "big.docx")
     assert not r.is_error and "after" not in r.output
-    assert "only the first 2,000 XML elements of the document were read" in r.output
+    assert "the document was read up to the first 2,000 XML elements" in r.output
     make_docx(tmp_path / "ok.docx", "<w:p/>" * 500 + para("after"))
     r = await read(tmp_path, "ok.docx")
     assert r.output.splitlines()[1:] == ["after"] and "XML elements" not in r.output

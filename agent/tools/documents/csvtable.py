@@ -1,7 +1,8 @@
 """CSV and TSV files: the dialect sniffed from the first 64 KB, the header when there is one,
 the row count, and rows as a Markdown table; offset/limit count data rows. The file is
-streamed, never loaded whole: rows are counted to the end only up to COUNT_CAP bytes, past
-that the count is an estimate from the rows read."""
+streamed, never loaded whole: a line is read at most LINE_CAP characters at a time (a longer
+one is cut there, the rest of it skipped, and the result says so), and rows are counted to the
+end only up to COUNT_CAP bytes, past that the count is an estimate from the rows read."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import csv
 import io
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TextIO
 
 from agent.base.record import ToolResult
 from agent.base.words import plural
@@ -18,7 +20,38 @@ from agent.tools.documents.paging import BUDGET, Ask, finish, more, table
 
 SAMPLE = 64 << 10  # bytes the dialect and header are sniffed from
 COUNT_CAP = 20 << 20  # larger files: rows are not counted to the end
+LINE_CAP = 1 << 20  # characters of one line kept; a cell of one is never shown past 200 anyway
 DELIMITERS = ",;\t|"
+csv.field_size_limit(LINE_CAP)  # a field spread over many lines stops there too (an error)
+
+
+class Lines:
+    """The file's lines for csv.reader, each at most LINE_CAP characters: the rest of a longer
+    one is read past in steps and dropped, never held whole (a 500 MB line took 1 GB)."""
+
+    def __init__(self, stream: TextIO, quote: str) -> None:
+        self.stream, self.quote = stream, quote
+        self.count = 0
+        self.cut: list[int] = []  # the numbers of the lines cut
+
+    def __iter__(self) -> Lines:
+        return self
+
+    def __next__(self) -> str:
+        line = self.stream.readline(LINE_CAP)
+        if not line:
+            raise StopIteration
+        self.count += 1
+        if len(line) < LINE_CAP or line.endswith(("\n", "\r")):
+            return line
+        while True:  # the rest of this line
+            rest = self.stream.readline(LINE_CAP)
+            if not rest or rest.endswith(("\n", "\r")):
+                break
+        self.cut.append(self.count)
+        if self.quote and line.count(self.quote) % 2:
+            line += self.quote  # the cut fell inside a quoted field: close it there
+        return line + "\n"
 
 
 def _encoding(path: Path) -> tuple[str, str]:
@@ -116,7 +149,8 @@ def read(path: Path, ask: Ask) -> ToolResult:
         sample = stream.read(SAMPLE)
         dialect, has_header = _dialect(sample, path.suffix.lower() == ".tsv")
         stream.seek(0)
-        rows = csv.reader(stream, dialect)
+        lines = Lines(stream, dialect.quotechar or "")
+        rows = csv.reader(lines, dialect)
         try:
             header = next(rows, []) if has_header else []
             taken, seen = _take(rows, ask.offset, ask.limit)
@@ -139,6 +173,12 @@ def read(path: Path, ask: Ask) -> ToolResult:
     head += f", {plural(width, 'column')}]"
     body = head + "\n" + "\n".join(table(["#", *names], taken))
     notes = [enc_note] if enc_note else []
+    if lines.cut:
+        at = ", ".join(str(n) for n in lines.cut[:5]) + (", …" if len(lines.cut) > 5 else "")
+        notes.append(
+            f"{plural(len(lines.cut), 'line')} longer than {LINE_CAP:,} characters cut there "
+            f"(line {at}): the rest of each is not read; see it with bash (`cut -c`, `head -c`)"
+        )
     if taken:
         total = int(count.replace(",", "")) if count[0].isdigit() else None
         last = int(taken[-1][0])

@@ -1,6 +1,8 @@
 """Word documents (.docx: a zip of XML, read with the standard library): headings,
 paragraphs, bulleted and numbered lists and tables as Markdown; offset/limit count lines of
-that Markdown. Tracked deletions are left out, tracked insertions kept."""
+that Markdown. Tracked deletions are left out, tracked insertions kept. Each part read is
+capped by its unpacked size and counted while inflated (agent.tools.documents.zipparts), the
+body streamed; a document locked with a password says so."""
 
 from __future__ import annotations
 
@@ -8,17 +10,22 @@ import re
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 from xml.etree import ElementTree as ET
 
 from agent.base.record import ToolResult
 from agent.base.words import plural
 from agent.tools.common import ToolError
+from agent.tools.documents import ole
 from agent.tools.documents.paging import Ask, finish, fit, more, span, table
+from agent.tools.documents.zipparts import inflate
 
 XML_CAP = 64 << 20  # bytes of word/document.xml (unpacked) read at most
 SIDE_CAP = 4 << 20  # bytes of styles.xml or numbering.xml (unpacked) parsed, else left out
 MAX_ELEMENTS = 1_000_000  # XML elements of the body read (~100 bytes of memory each)
+BLOCK_CAP = 16 << 20  # bytes of XML of one paragraph or table (its text builds up whole)
+TEXT_CAP = 16 << 20  # characters of Markdown kept (one paragraph's text included)
+MAX_LINES = 500_000  # lines of it (~60 bytes of memory each besides their text)
 MAX_DEPTH = 8  # list levels 0-8: Word's own nine
 _HEADING = re.compile(r"^(?:heading|überschrift|titre|título|titolo)\s*([1-9])$", re.I)
 
@@ -47,7 +54,7 @@ def _small(digits: str, top: int) -> int:
     return min(int(digits), top) if digits.isdigit() else 0
 
 
-def _side(z: zipfile.ZipFile, member: str, notes: list[str]) -> Any:
+def _side(path: Path, z: zipfile.ZipFile, member: str, notes: list[str], name: str) -> Any:
     """styles.xml or numbering.xml parsed whole (None: absent, or too large and left out)."""
     try:
         info = z.getinfo(member)
@@ -59,7 +66,33 @@ def _side(z: zipfile.ZipFile, member: str, notes: list[str]) -> Any:
             "list kinds may not be recognised"
         )
         return None
-    return ET.fromstring(z.read(member))
+    return ET.fromstring(inflate(path, info, name))
+
+
+class _LongBlock(Exception):
+    """One block of the body is longer than BLOCK_CAP bytes of XML."""
+
+
+class _Metered:
+    """The body's XML for the parser, counted since the last block ended: one long text
+    builds up whole inside the parser (~8 bytes of memory a byte), so it stops there."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream, self.since = stream, 0
+
+    def read(self, n: int = -1) -> bytes:
+        if self.since > BLOCK_CAP:
+            raise _LongBlock
+        data = self.stream.read(n if n > 0 else 1 << 16)
+        self.since += len(data)
+        return data
+
+
+def _cut_at(where: str) -> str:
+    return (
+        f"the document was read up to {where} (memory is bounded): the rest of it is left out "
+        "here; convert it with bash (`pandoc FILE -t markdown`) and read the result"
+    )
 
 
 def _body(z: zipfile.ZipFile, styles: Styles, notes: list[str], name: str) -> Iterator[str] | None:
@@ -79,25 +112,27 @@ def _body(z: zipfile.ZipFile, styles: Styles, notes: list[str], name: str) -> It
     def blocks() -> Iterator[str]:
         depth, count, body = 0, 0, None
         with z.open(info) as stream:
-            for event, el in ET.iterparse(stream, events=("start", "end")):
-                if event == "start":
-                    depth, count = depth + 1, count + 1
-                    if depth == 2 and _local(el.tag) == "body":
-                        body = el
-                    if count > MAX_ELEMENTS:
-                        notes.append(
-                            f"only the first {MAX_ELEMENTS:,} XML elements of the document were "
-                            "read (memory is bounded): the rest of it is left out here; convert "
-                            "it with bash (`pandoc FILE -t markdown`) and read the result"
-                        )
-                        return
-                    continue
-                depth -= 1
-                if depth == 2 and body is not None:  # a paragraph, table... of the body: done
-                    yield from _blocks([el], styles)
-                    body.clear()
-                elif depth == 1 and el is not body:
-                    el.clear()  # what the document holds besides its body
+            metered = _Metered(stream)
+            try:
+                for event, el in ET.iterparse(metered, events=("start", "end")):
+                    if event == "start":
+                        depth, count = depth + 1, count + 1
+                        if depth == 2 and _local(el.tag) == "body":
+                            body = el
+                        if count > MAX_ELEMENTS:
+                            notes.append(_cut_at(f"the first {MAX_ELEMENTS:,} XML elements"))
+                            return
+                        continue
+                    depth -= 1
+                    if depth == 2 and body is not None:  # a paragraph, table... of the body: done
+                        yield from _blocks([el], styles)
+                        body.clear()
+                        metered.since = 0
+                    elif depth == 1 and el is not body:
+                        el.clear()  # what the document holds besides its body
+            except _LongBlock:
+                notes.append(_cut_at(f"a paragraph or table of over {BLOCK_CAP >> 20} MB of XML"))
+                return
         if body is None:
             raise ToolError(f"{name} is a zip archive but not a Word document", can_retry=False)
 
@@ -134,16 +169,22 @@ class Styles:
 
 
 def _text(p: Any) -> str:
-    """A paragraph's text: runs, tabs and breaks, insertions kept, deletions left out."""
+    """A paragraph's text: runs, tabs and breaks, insertions kept, deletions left out; at most
+    TEXT_CAP characters of it (the caller notes the document as cut)."""
     parts: list[str] = []
+    size = 0
     for el in p.iter():
         tag = _local(el.tag)
         if tag == "t" and el.text:
-            parts.append(el.text)
-        elif tag == "tab":
-            parts.append("\t")
-        elif tag in ("br", "cr"):
-            parts.append("\n")
+            piece = el.text
+        elif tag in ("tab", "br", "cr"):
+            piece = "\t" if tag == "tab" else "\n"
+        else:
+            continue
+        parts.append(piece[: TEXT_CAP - size])
+        size += len(parts[-1])
+        if size >= TEXT_CAP:
+            break
     return "".join(parts)
 
 
@@ -200,27 +241,30 @@ def _markdown(path: Path, name: str) -> tuple[list[str], list[str]]:
     """The document's Markdown lines, and notes on what was left out."""
     notes: list[str] = []
     lines: list[str] = []
+    if ole.is_ole(path):
+        raise ole.refusal(path, name, "Word document", ".doc")
     try:
         with zipfile.ZipFile(path) as z:
-            styles = Styles(
-                _side(z, "word/styles.xml", notes), _side(z, "word/numbering.xml", notes)
-            )
+            side = [_side(path, z, f"word/{p}.xml", notes, name) for p in ("styles", "numbering")]
+            styles = Styles(*side)
             body = _body(z, styles, notes, name)
             if body is None:
                 raise ToolError(f"{name} is a zip archive but not a Word document", can_retry=False)
-            previous_list = False
+            previous_list, chars = False, 0
             for block in body:
                 is_list = block.lstrip().startswith(("- ", "1. "))
                 if lines and not (is_list and previous_list):
                     lines.append("")  # blank line between blocks, not between list items
-                lines += block.split("\n")
-                previous_list = is_list
+                lines += block.split("\n", max(MAX_LINES - len(lines), 0))
+                previous_list, chars = is_list, chars + len(block)
+                if len(lines) >= MAX_LINES or chars >= TEXT_CAP:
+                    notes.append(_cut_at(f"{len(lines):,} lines ({chars:,} characters)"))
+                    break
     except zipfile.BadZipFile:
         raise ToolError(
-            f"{name} is not a readable Word document: not a zip archive (corrupt, truncated, or "
-            "an old binary .doc under a new name)",
+            f"{name} is not a readable Word document: not a zip archive (corrupt or truncated)",
             can_retry=False,
-            hint="check it with bash (`file`); convert a .doc with `libreoffice --convert-to docx`",
+            hint="check it with bash (`file`, `unzip -t`)",
         ) from None
     return lines, notes
 

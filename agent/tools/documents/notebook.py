@@ -2,7 +2,9 @@
 execution count, id, source — with text outputs and error tracebacks (ANSI colours stripped)
 and every image, widget or other rich output as one line naming its MIME type and size.
 offset/limit count cells. A notebook that is not valid JSON is shown as plain text with a note
-(so it can be repaired with edit_file). notebook_edit (nbedit.py) parses with `parse` too."""
+(so it can be repaired with edit_file). notebook_edit (nbedit.py) parses with `parse` too.
+Both check the size and the count of JSON values first (`check`): a 60 MB notebook of empty
+objects took 1.6 GB to parse."""
 
 from __future__ import annotations
 
@@ -16,13 +18,37 @@ from agent.base.words import plural
 from agent.tools.common import ToolError
 from agent.tools.documents.paging import BUDGET, Ask, AsText, finish, fit, size_text, span
 
-READ_LIMIT = 100 << 20  # a larger notebook is not parsed
+READ_LIMIT = 64 << 20  # bytes: a larger notebook is not parsed (its images make the most)
+# JSON objects, arrays and separators at most, counted in the text before it is parsed (a
+# comma inside a string counts too): ~70 bytes of memory each once parsed, at worst
+MAX_VALUES = 2_000_000
 OUTPUT_CAP = 2_000  # characters of one output shown (its head and tail)
 SOURCE_SHOWN = 10_000  # characters of a cell's source shown whole; a longer one only in part
 LABEL_CAP = 100  # characters of a cell's type or id in its heading
 # CSI sequences (colours, cursor moves) and OSC sequences (hyperlinks, titles)
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 TEXT_MIMES = ("text/plain", "text/markdown")
+
+
+def check(size: int, text: str | None, name: str) -> None:
+    """ToolError for a notebook too large to parse: `size` bytes, and `text` (when read) holding
+    more than MAX_VALUES JSON values."""
+    how = "clear its outputs with bash (`jupyter nbconvert --clear-output`) or read it with jq"
+    if size > READ_LIMIT:
+        raise ToolError(
+            f"{name} is a notebook of {size / (1 << 20):.0f} MB: too large to parse here "
+            f"(at most {READ_LIMIT >> 20} MB)",
+            can_retry=False,
+            hint=how,
+        )
+    values = 0 if text is None else text.count("{") + text.count("[") + text.count(",")
+    if values > MAX_VALUES:
+        raise ToolError(
+            f"{name} holds over {values:,} JSON values (objects, arrays, items): too many to "
+            f"parse here (at most {MAX_VALUES:,})",
+            can_retry=False,
+            hint=how,
+        )
 
 
 def parse(text: str, name: str) -> dict[str, Any]:
@@ -169,19 +195,17 @@ def _describe(nb: dict[str, Any], count: int) -> str:
 
 
 def read(path: Path, ask: Ask) -> ToolResult:
-    size = path.stat().st_size
-    if size > READ_LIMIT:
-        raise ToolError(
-            f"{ask.name} is a notebook of {size >> 20} MB: too large to parse here",
-            can_retry=False,
-            hint="clear its outputs (jupyter nbconvert --clear-output) or use jq with bash",
-        )
-    raw = path.read_bytes()
+    check(path.stat().st_size, None, ask.name)
+    keep = "shown as text; notebook_edit will not change it"
     try:
-        nb = parse(raw.decode("utf-8-sig"), ask.name)
-    except (ToolError, UnicodeDecodeError) as exc:
-        why = exc.what if isinstance(exc, ToolError) else f"{ask.name} is not UTF-8"
-        raise AsText(f"{why}: shown as text; notebook_edit will not change it") from None
+        text = path.read_bytes().decode("utf-8-sig")  # the bytes go once decoded
+    except UnicodeDecodeError:
+        raise AsText(f"{ask.name} is not UTF-8: {keep}") from None
+    check(0, text, ask.name)
+    try:
+        nb = parse(text, ask.name)
+    except ToolError as exc:
+        raise AsText(f"{exc.what}: {keep}") from None
     cells = cells_of(nb) or []
     total = len(cells)
     if total == 0:

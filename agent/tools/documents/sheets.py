@@ -3,8 +3,8 @@ dimensions, then its first rows as a Markdown table of cell values, a formula sh
 computed value when the file holds both. `sheet` picks one sheet; offset/limit count rows.
 Time and memory stay bounded on huge files: at most MAX_SCAN rows are read per call (the
 result says how many were, and whether time ran out), and a workbook whose parts loaded whole
-(shared strings, styles, found by content type) are too big to load is refused with what
-to do instead."""
+(every part but the worksheets streamed, whatever its name) are too big to load is refused
+with what to do instead (agent.tools.documents.workbook), as is one locked with a password."""
 
 from __future__ import annotations
 
@@ -13,20 +13,18 @@ import re
 import threading
 import time
 import warnings
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from xml.etree import ElementTree as ET
 
 from agent.base.record import ToolResult
 from agent.base.words import plural
 from agent.tools.common import ToolError
+from agent.tools.documents import workbook
 from agent.tools.documents.paging import BUDGET, Ask, finish, more, need, table
 
-SHARED_CAP = 64 << 20  # bytes of XML loaded whole by openpyxl (shared strings...), unpacked
 MAX_SCAN = 1_000_000  # rows read in one call, the skipped ones before `offset` included
-MAX_SECONDS = 15.0  # and for no longer than this
+MAX_SECONDS = 8.0  # and for no longer than this from the call's start (~10 s with the values)
 MIN_SHEET_BUDGET = 1_500  # characters each sheet gets when all are shown
 _DIMENSION = re.compile(rb'<(?:\w+:)?dimension\s+ref="([A-Z]+)(\d+)(?::([A-Z]+)(\d+))?"')
 _LOADING = threading.Lock()  # the stand-in is put in place while a workbook is opened
@@ -41,62 +39,6 @@ class Rows:
     bounded: bool = False  # stopped by MAX_SCAN or MAX_SECONDS, not by the end or the budget
     timed_out: bool = False  # by MAX_SECONDS
     ended: bool = False  # the sheet's last row was read
-
-
-_TYPES_CAP = 1 << 20  # bytes of [Content_Types].xml parsed
-_SHEET_TYPES = ("worksheet+xml", "chartsheet+xml", "macrosheet+xml", "dialogsheet+xml")
-
-
-def _streamed(z: zipfile.ZipFile) -> set[str]:
-    """The parts openpyxl streams rather than loads whole: the sheets, as the package's
-    content types name them (openpyxl finds every part that way, whatever its name)."""
-    try:
-        info = z.getinfo("[Content_Types].xml")
-    except KeyError:
-        return set()
-    if info.file_size > _TYPES_CAP:
-        return set()  # nothing counts as streamed: every XML part counts against the cap
-    try:
-        root = ET.fromstring(z.read(info))
-    except ET.ParseError:
-        return set()
-    return {
-        str(el.get("PartName", "")).lstrip("/")
-        for el in root
-        if el.tag.rsplit("}", 1)[-1] == "Override"
-        and str(el.get("ContentType", "")).endswith(_SHEET_TYPES)
-    }
-
-
-def _check(path: Path, name: str) -> None:
-    """A zip with a workbook in it, whose parts loaded whole (shared strings, styles, ...:
-    every XML part but the sheets, found by content type) fit in SHARED_CAP."""
-    try:
-        with zipfile.ZipFile(path) as z:
-            names = {i.filename: i.file_size for i in z.infolist()}
-            streamed = _streamed(z)
-    except zipfile.BadZipFile:
-        raise ToolError(
-            f"{name} is not a readable Excel workbook: not a zip archive (corrupt, truncated, or "
-            "an old binary .xls under a new name)",
-            can_retry=False,
-            hint="check it with bash (`file`); convert a .xls with `libreoffice --convert-to xlsx`",
-        ) from None
-    if "xl/workbook.xml" not in names:
-        raise ToolError(f"{name} is a zip archive but not an Excel workbook", can_retry=False)
-    loaded = sum(
-        size
-        for member, size in names.items()
-        if member.lower().endswith((".xml", ".rels")) and member not in streamed
-    )
-    if loaded > SHARED_CAP:
-        raise ToolError(
-            f"{name} holds {loaded >> 20} MB of text cells, styles and other parts loaded whole, "
-            "more than can be loaded here",
-            can_retry=False,
-            hint="export the sheet you need to CSV (e.g. `libreoffice --convert-to csv`) and "
-            "read that, or query it with a short Python script",
-        )
 
 
 def _head_size(ws: Any) -> None:
@@ -268,7 +210,7 @@ def _sheet(
 
 def read(path: Path, ask: Ask) -> ToolResult:
     started = time.monotonic()  # MAX_SECONDS holds for the whole call, all sheets together
-    _check(path, ask.name)
+    workbook.check(path, ask.name)
     book = _load(path, data_only=False)
     try:
         names = list(book.sheetnames)
