@@ -9,6 +9,7 @@ import os
 import sys
 from pathlib import Path
 
+from agent.base.visible import visible
 from agent.config.load import ConfigError, Flags
 from agent.config.mcpfiles import SCOPES
 from agent.config.settings import MODES, split_rules
@@ -98,7 +99,7 @@ def main(argv: list[str]) -> int:
             return _serve(args)
         return servers.run(args, tail, Path.cwd())
     except ConfigError as e:
-        print(f"agent mcp: {e}", file=sys.stderr)
+        print(f"agent mcp: {visible(str(e))}", file=sys.stderr)  # it may quote a project file
         return EXIT_USAGE
 
 

@@ -13,6 +13,7 @@ from argparse import Namespace
 from pathlib import Path
 from typing import Any
 
+from agent.base.visible import visible
 from agent.config import mcpfiles
 from agent.config.load import ConfigError
 from agent.config.mcpfiles import Entry, Source
@@ -24,6 +25,11 @@ NAME = re.compile(r"[A-Za-z0-9_-]+")
 ENV_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 TRANSPORTS = ("stdio", "sse", *HTTP_TYPES)
 UNTRUSTED = "not started until you trust the project (agent --trust-project)"
+
+
+def _say(text: str = "", **kw: Any) -> None:
+    """Print a line that may quote a project's file (names, commands, URLs) as it shows."""
+    print(visible(text), **kw)
 
 
 def run(args: Namespace, tail: list[str] | None, cwd: Path) -> int:
@@ -99,14 +105,14 @@ def _add(name: str, scope: str, entry: dict[str, Any], root: Path) -> int:
     src = mcpfiles.source_of(scope, root)
     mcpfiles.add(src, name, entry)
     kind = transport(entry)
-    print(f"Added {kind} MCP server {name!r} to {src.path} ({scope} scope): {target(entry)}")
+    _say(f"Added {kind} MCP server {name!r} to {src.path} ({scope} scope): {target(entry)}")
     if not starts(src, root):
-        print(f"It is {UNTRUSTED}.")
+        _say(f"It is {UNTRUSTED}.")
     found, _ = mcpfiles.entries(root)
     mine = next((e for e in found if e.name == name and e.source == src), None)
     if mine is not None and mine.shadowed_by is not None:
         won = mine.shadowed_by
-        print(f"Note: {won.path} ({won.scope}) also declares {name!r}, and its entry is used.")
+        _say(f"Note: {won.path} ({won.scope}) also declares {name!r}, and its entry is used.")
     return 0
 
 
@@ -116,27 +122,27 @@ def _get(name: str, root: Path) -> int:
     if not mine:
         raise ConfigError(_missing(name, errors))
     for e in mine:
-        print(f"{name}  ({e.source.scope}: {e.source.path}){_status(e, root)}")
+        _say(f"{name}  ({e.source.scope}: {e.source.path}){_status(e, root)}")
         for line in details(e.raw):
-            print(f"  {line}")
+            _say(f"  {line}")
         if e.source.editable:
-            print(f"  remove with: agent mcp remove {name} --scope {e.source.scope}")
+            _say(f"  remove with: agent mcp remove {name} --scope {e.source.scope}")
     return 0
 
 
 def _list(root: Path) -> int:
     found, errors = mcpfiles.entries(root)
     for message in errors:
-        print(f"agent mcp: {message}", file=sys.stderr)
+        _say(f"agent mcp: {message}", file=sys.stderr)
     if not found and not errors:
-        print("No MCP servers. Add one: agent mcp add NAME -- COMMAND [ARGS…]")
+        _say("No MCP servers. Add one: agent mcp add NAME -- COMMAND [ARGS…]")
     for src in reversed(mcpfiles.sources(root)):  # the file that wins first
         mine = [e for e in found if e.source == src]
         if not mine:
             continue
-        print(f"{src.path} ({src.scope}){'' if starts(src, root) else ', ' + UNTRUSTED}:")
+        _say(f"{src.path} ({src.scope}){'' if starts(src, root) else ', ' + UNTRUSTED}:")
         for e in mine:
-            print(f"  {e.name}: {target(e.raw)} ({transport(e.raw)}){_status(e, root)}")
+            _say(f"  {e.name}: {target(e.raw)} ({transport(e.raw)}){_status(e, root)}")
     return 2 if errors else 0
 
 
@@ -157,10 +163,10 @@ def _remove(name: str, scope: str | None, root: Path) -> int:
             raise ConfigError(f"{name!r} is declared in several scopes: {where}; use --scope")
         src = editable[0].source
     mcpfiles.remove(src, name)
-    print(f"Removed MCP server {name!r} from {src.path} ({src.scope} scope).")
+    _say(f"Removed MCP server {name!r} from {src.path} ({src.scope} scope).")
     left = [e for e in mcpfiles.entries(root)[0] if e.name == name]
     for e in left:
-        print(f"Still declared in {e.source.path} ({e.source.scope}).")
+        _say(f"Still declared in {e.source.path} ({e.source.scope}).")
     return 0
 
 

@@ -5,7 +5,8 @@ and edits, the rules that "remember" would add) and awaits the asker, a UI funct
 an Answer: `y` once, `s` this session, `d` remember this directory (file tools) or `a` remember
 this command prefix (bash) — saved to `.agent/settings.local.json` — or `n` with an optional
 reason that is passed to the model. Without an asker (one-shot, CI, JSON) nothing prompts: ask
-becomes deny, with a message saying how to allow the call.
+becomes deny, with a message saying how to allow the call — or, for a value that a prompt could
+not show as it is (agent.permissions.showing), saying that.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from agent.config import safefile
 from agent.config.agentdir import ensure_agent_dir
 from agent.config.settings import ConfigError, read_settings, split_rules, user_dir
 from agent.config.trust import is_own, mark_own
+from agent.permissions import showing
 from agent.permissions.facts import Decision, Facts
 from agent.permissions.paths import Workspace
 
@@ -124,6 +126,12 @@ def no_terminal(call: Call, tool: Tool, d: Decision, f: Facts) -> Decision:
         what = "this action needs" if action else "protected files need"
         fix = f"{what} a person's approval: run interactively"
     why = d.reason or "needs approval"
+    kind = tool.target.what if tool.target is not None else ""
+    odd = showing.unshowable(f.target, kind)
+    if odd:  # what a prompt would have said first, the denial says too
+        listed = " and ".join(odd)
+        why += f"; the {showing.noun(kind)} holds {listed}, which no prompt can show as they are"
+        fix = "run interactively to see it with them shown as codes"
     return Decision(
         "deny",
         f"{why}; no terminal to ask for approval ({fix})",

@@ -19,6 +19,7 @@ from agent.base.events import (
     Usage,
 )
 from agent.base.messages import FunctionCall, Message, ToolCallEntry, wire_name
+from agent.base.visible import visible
 from agent.config.providers import Provider
 from agent.session.checkpoints import Snapshots
 from agent.session.store import SessionFile
@@ -49,7 +50,7 @@ class SessionRecorder:
         if self._report is not None:
             self._report.emit(Notice(warning))
         else:
-            print(f"warning: {warning}", file=sys.stderr)
+            print(f"warning: {visible(warning)}", file=sys.stderr)
 
     def start(self, cwd: Path, model: str, resumed_from: str = "") -> None:
         self.store.append(

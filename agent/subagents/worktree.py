@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent.base.visible import visible
 from agent.config import safefile, settings
 from agent.config.agentdir import ensure_agent_dir
 from agent.config.trust import is_trusted
@@ -240,7 +241,7 @@ def finish(wt: Worktree) -> str:
 
 def refuse(message: str) -> int:
     """A worktree could not be made: say why; exit 2 (usage)."""
-    print(f"agent: {message}", file=sys.stderr)
+    print(f"agent: {visible(message)}", file=sys.stderr)
     return 2
 
 
@@ -263,6 +264,7 @@ def with_worktree(args: Namespace, body: Callable[[], int], fail: Callable[[str]
     finally:
         os.chdir(home)
         try:
-            print(f"agent: {finish(wt)}", file=sys.stderr)
+            print(f"agent: {visible(finish(wt))}", file=sys.stderr)
         except WorktreeError as e:
-            print(f"agent: warning: could not check worktree {wt.path}: {e}", file=sys.stderr)
+            said = visible(f"could not check worktree {wt.path}: {e}")
+            print(f"agent: warning: {said}", file=sys.stderr)

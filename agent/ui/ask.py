@@ -1,9 +1,10 @@
 """The permission prompt inside the REPL (SPEC §5): one keypress, No by default.
 
 It shows the tool, the resolved path or the full command, the coloured diff of a write or an
-edit, and the rules "remember" would add; then `y` once · `s` this session · `d`/`a` remember
-(directory / command prefix) · `n` or Enter no, with an optional reason for the model. Esc or
-Ctrl-C says no and stops the turn.
+edit, and the rules "remember" would add — as agent.permissions.showing renders them: a value
+that cannot be shown as it is (escape sequences, bidi controls…) says so first; then `y` once ·
+`s` this session · `d`/`a` remember (directory / command prefix) · `n` or Enter no, with an
+optional reason for the model. Esc or Ctrl-C says no and stops the turn.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
+from agent.base.visible import visible
+from agent.permissions import showing
 from agent.permissions.asking import Answer, AskRequest
 from agent.ui.tui import diff_text
 
-DIFF_LINES = 120
 LABELS = {
     "y": "yes, once",
     "s": "yes, this session",
@@ -46,22 +48,27 @@ class AskHost(Protocol):
 
 
 def show_request(console: Any, req: AskRequest) -> None:
+    """The request as agent.permissions.showing renders it: a warning first when the value
+    cannot be shown as it is, then the value whole (or marked where cut), never summarised."""
     from rich.text import Text
 
-    console.print(Text(f"── permission: {req.tool} ──", style="bold yellow"))
-    what = "command" if req.what == "command" else "target"
-    console.print(Text.assemble((f"{what}: ", "bold"), req.target), soft_wrap=True)
-    if req.reason:
-        console.print(Text(f"why: {req.reason}", style="dim"), soft_wrap=True)
-    if req.body:
-        console.print(Text(req.body), soft_wrap=True)
-    if req.diff:
-        lines = req.diff.splitlines()
-        if len(lines) > DIFF_LINES:
-            lines = [*lines[:DIFF_LINES], f"... ({len(lines) - DIFF_LINES} more diff lines)"]
-        console.print(diff_text("\n".join(lines)))
-    if req.remember and {"d", "a"} & set(req.choices):
-        console.print(Text(f"remember adds: {', '.join(req.remember)}", style="dim"))
+    shown = showing.shown(req)
+    console.print(Text(f"── permission: {visible(req.tool, '')} ──", style="bold yellow"))
+    if shown.warning:
+        console.print(Text(shown.warning, style="bold red"), soft_wrap=True)
+    console.print(Text.assemble((f"{shown.label}: ", "bold"), shown.value), soft_wrap=True)
+    if shown.args:
+        console.print(Text.assemble(("arguments: ", "bold"), shown.args), soft_wrap=True)
+    if shown.reason:
+        console.print(Text(f"why: {shown.reason}", style="dim"), soft_wrap=True)
+    if shown.body:
+        console.print(Text(shown.body), soft_wrap=True)
+    if shown.diff:
+        console.print(diff_text(shown.diff))
+    if shown.remember and {"d", "a"} & set(req.choices):
+        console.print(Text(f"remember adds: {', '.join(shown.remember)}", style="dim"))
+    if shown.reminder:  # the warning may have scrolled away with the top of the value
+        console.print(Text(shown.reminder, style="bold red"))
 
 
 QUIET = 0.4  # an answer key counts after this long without other keys

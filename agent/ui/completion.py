@@ -10,6 +10,8 @@ from typing import Any
 
 from prompt_toolkit.completion import Completer, Completion
 
+from agent.base.visible import visible
+
 MAX_SHOWN = 40
 MAX_PATHS = 50_000  # files offered for @ completion
 _MENTION = re.compile(r"(?:^|(?<=\s))@([^\s@]*)$")
@@ -80,8 +82,9 @@ class ReplCompleter(Completer):
             about = dict(self.resources())  # ranked with the files: `@dem` finds demo:…
             for p in rank_paths([*self.paths(), *about], frag.lstrip('"')):
                 shown = f'"{p}"' if any(c.isspace() for c in p) else p  # @"my notes.txt"
-                yield Completion(shown, start_position=-len(frag), display=p,
-                                 display_meta=about.get(p, ""))  # fmt: skip
+                # a file name or a server's description, drawn in the menu: made visible
+                yield Completion(shown, start_position=-len(frag), display=visible(p, ""),
+                                 display_meta=visible(about.get(p, ""), ""))  # fmt: skip
 
     def _commands(self, word: str) -> Iterator[Completion]:
         # deferred: ~60 ms: commands load after the prompt is drawn
@@ -97,4 +100,9 @@ class ReplCompleter(Completer):
                     meta = f"= /{cmd.name}: {meta}"
                 if cmd.source != "built-in":
                     meta = f"{meta} ({cmd.source.split(':')[0]})"
-                yield Completion("/" + name, start_position=-len(word) - 1, display_meta=meta)
+                yield Completion(
+                    "/" + name,
+                    start_position=-len(word) - 1,
+                    display=visible("/" + name, ""),
+                    display_meta=visible(meta, ""),
+                )

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent.base.visible import visible
 from agent.ui.typeahead import TypeAhead
 
 if TYPE_CHECKING:  # annotations only: the loop loads after the prompt is drawn
@@ -50,7 +51,8 @@ def toolbar_text(
     money = "$?" if cost is None else f"${cost:.4f}"
     box = f" · sandbox {sandbox}" if sandbox else ""
     return (
-        f" {model} · ⏵ {mode} (shift-tab){box} · context {pct:.0%} · {money} · cache {cache:.0%} "
+        f" {visible(model, '')} · ⏵ {mode} (shift-tab){box} · context {pct:.0%} · {money} · "
+        f"cache {cache:.0%} "
     )
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from agent.base.events import TurnEnd
+from agent.base.visible import json_escaped, visible
 from agent.config.load import Config
 from agent.core.structured import FAILED, Structured
 from agent.ui.process import EXIT_MAX_BUDGET, EXIT_MAX_TOKENS, EXIT_OUTPUT_SCHEMA
@@ -80,14 +81,15 @@ class Script:
         s, value = self.structured, None
         if s is not None and s.valid:
             value = json.dumps(s.value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            value = json_escaped(value)  # the same value; nothing a terminal would interpret
         if self.text_mode and value is not None:
             stdout.write(value + "\n")
             stdout.flush()
         elif self.text_mode and end.subtype == FAILED:  # (the loop's own ends say theirs)
-            print(f"error: {end.error}", file=sys.stderr)
+            print(f"error: {visible(end.error or '')}", file=sys.stderr)
         if self.last_message:
             text = value if value is not None else end.text
             try:
                 Path(self.last_message).write_text(text + "\n" if text else "", encoding="utf-8")
             except OSError as e:
-                print(f"agent: warning: --output-last-message: {e}", file=sys.stderr)
+                print(f"agent: warning: --output-last-message: {visible(str(e))}", file=sys.stderr)

@@ -4,6 +4,11 @@ render_json (re-exported).
 Text mode: the answer alone on stdout (streamed to a terminal, each reply whole to a file or a
 pipe); reasoning, tool activity and warnings on stderr. JSON modes: JSON Lines on stdout and
 nothing else there.
+
+What reaches a terminal passes agent.base.visible: the answer on stdout when stdout is a
+terminal (a file or a pipe gets the model's text byte for byte: it is data, and the program
+reading it decides), and everything on stderr always (it is for people — a log of it may be
+`cat` to a terminal later — so nothing is lost by showing an escape sequence as `␛[2J`).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from agent.base.events import (
     ToolStart,
     TurnEnd,
 )
+from agent.base.visible import visible
 from agent.ui.render_json import RESULT_PREVIEW as RESULT_PREVIEW
 from agent.ui.render_json import JsonRenderer as JsonRenderer
 from agent.ui.render_json import StreamJsonRenderer as StreamJsonRenderer
@@ -51,8 +57,9 @@ class Style:
 
 
 def color_diff(diff: str, s: Style) -> str:
+    """A unified diff (file lines: not the agent's own text) coloured, controls made visible."""
     out = []
-    for line in diff.splitlines():
+    for line in visible(diff).splitlines():
         if line.startswith("+") and not line.startswith("+++"):
             out.append(f"{s.green}{line}{s.reset}")
         elif line.startswith("-") and not line.startswith("---"):
@@ -65,12 +72,10 @@ def color_diff(diff: str, s: Style) -> str:
 
 
 def summarize_args(args: dict[str, Any], limit: int = 80) -> str:
-    """The most telling argument of a call, on one line."""
-    for key in ("command", "path", "pattern", "url", "query", "file_path", "description"):
-        if key in args:
-            text = str(args[key]).replace("\n", "⏎")
-            return text if len(text) <= limit else text[: limit - 1] + "…"
-    text = dumps(args)
+    """The most telling argument of a call, on one line, safe to print."""
+    keys = ("command", "path", "pattern", "url", "query", "file_path", "description")
+    key = next((k for k in keys if k in args), None)
+    text = visible(str(args[key]).replace("\n", "⏎") if key else dumps(args), "")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -79,16 +84,17 @@ def result_line(name: str, args: dict[str, Any], output: str, is_error: bool, di
     else (for an error) the error message squeezed onto one line, else the call itself."""
     first = display.partition("\n")[0]
     if first:
-        return first
+        return visible(first, "")
     if not is_error:
-        return f"{name} {summarize_args(args)}"
+        return f"{visible(name, '')} {summarize_args(args)}"
     message = []
     for line in output.splitlines():
         if line.startswith(("Hint: ", "can_retry: ")):
             break
         message.append(line.strip())
     text = " ".join(part for part in message if part).removeprefix("Error: ") or "error"
-    return f"{name}: {text if len(text) <= 160 else text[:159] + '…'}"
+    text = visible(text, "")
+    return f"{visible(name, '')}: {text if len(text) <= 160 else text[:159] + '…'}"
 
 
 def todo_text(items: list[dict[str, Any]]) -> str:
@@ -97,13 +103,34 @@ def todo_text(items: list[dict[str, Any]]) -> str:
     if not items:
         return "todo: (empty)"
     rows = [f"  {marks.get(i['status'], '[?]')} {i['id']}. {i['text']}" for i in items]
-    return "todo:\n" + "\n".join(rows)
+    return "todo:\n" + visible("\n".join(rows))
+
+
+class Pieces:
+    """`visible` over text that arrives in pieces: a CR ending one piece waits for the next,
+    so a CRLF cut in two is still a newline."""
+
+    def __init__(self, on: bool) -> None:
+        self.on, self.cr = on, ""
+
+    def __call__(self, text: str) -> str:
+        if not self.on:
+            return text
+        text, self.cr = self.cr + text, ""
+        if text.endswith("\r"):
+            text, self.cr = text[:-1], "\r"
+        return visible(text)
+
+    def end(self) -> None:
+        self.cr = ""  # a CR ending a reply moves nothing that stays on the screen
 
 
 class TextRenderer:
     """One-shot text mode: answer to `out`, everything else to `err`. A file or a pipe gets each
     reply's text once the reply is complete, so a reply cut off and retried leaves no partial
-    copy there; a terminal sees it live, and a note when a retry starts it over."""
+    copy there; a terminal sees it live, and a note when a retry starts it over. The answer is
+    made visible (agent.base.visible) on a terminal, or when it goes to stderr; stderr's other
+    lines always are."""
 
     def __init__(self, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr, verbose: bool = False):
         self.out, self.err, self.verbose = out, err, verbose
@@ -114,6 +141,8 @@ class TextRenderer:
         self.hold = not out.isatty()
         self.held: list[str] = []  # the current reply's text, not yet written (hold mode)
         self.shown = False  # text or reasoning of the current reply reached the screen
+        self.answer = Pieces(out.isatty() or out is err)
+        self.thought = Pieces(True)
 
     def _end_thinking(self) -> None:
         if self.thinking:
@@ -135,16 +164,19 @@ class TextRenderer:
                 self.err.write(f"{self.s.dim}[thinking]\n")
                 self.thinking = True
             self.shown = True
-            self.err.write(f"{self.s.dim}{event.text}")
+            self.err.write(f"{self.s.dim}{self.thought(event.text)}")
             self.err.flush()
         else:
             self._end_thinking()
             if isinstance(event, (AssistantMessage, TurnEnd)):  # the reply is whole (or over)
                 self._release()
                 self.shown = False
+                self.answer.end()
+                self.thought.end()
             self._other(event)
 
     def _write(self, text: str) -> None:
+        text = self.answer(text)
         self.out.write(text)
         self.at_line_start = text.endswith("\n")
         now = time.monotonic()
@@ -168,6 +200,7 @@ class TextRenderer:
         """The reply was cut off and is requested again from its start: drop its held text;
         what a terminal already shows stays, ended and marked as cut off."""
         self.held = []
+        self.answer.end()
         if self.shown:
             self._new_line()
             self._err(f"{self.s.dim}↻ reply cut off; retrying{self.s.reset}")
@@ -177,7 +210,8 @@ class TextRenderer:
         s = self.s
         if isinstance(event, ToolStart):
             self._new_line()
-            self._err(f"{s.cyan}→ {event.name}{s.reset} {summarize_args(event.args)}")
+            name = visible(event.name, "")
+            self._err(f"{s.cyan}→ {name}{s.reset} {summarize_args(event.args)}")
         elif isinstance(event, ToolEnd):
             rest = (event.display or "").partition("\n")[2]
             mark = f"{s.red}✗" if event.is_error else f"{s.green}✓"
@@ -189,22 +223,22 @@ class TextRenderer:
                 self._err(color_diff(rest, s))
         elif isinstance(event, ErrorEvent):
             tail = " — retrying" if event.retrying else ""
-            self._err(f"{s.yellow}warning:{s.reset} {event.message}{tail}")
+            self._err(f"{s.yellow}warning:{s.reset} {visible(event.message)}{tail}")
             if event.discard:
                 self._restart()
         elif isinstance(event, SubagentProgress):
-            self._err(f"{s.dim}  ↳ {event.message}{s.reset}")
+            self._err(f"{s.dim}  ↳ {visible(event.message)}{s.reset}")
         elif isinstance(event, TodoChanged):
             self._err(f"{s.dim}{todo_text(event.items)}{s.reset}")
         elif isinstance(event, Notice):
-            self._err(f"{s.yellow}note:{s.reset} {event.message}")
+            self._err(f"{s.yellow}note:{s.reset} {visible(event.message)}")
         elif isinstance(event, Compacted):
-            self._err(f"{s.dim}{event.text()}{s.reset}")
+            self._err(f"{s.dim}{visible(event.text())}{s.reset}")
         elif isinstance(event, TurnEnd):
             self._new_line()
             self.out.flush()
             if event.error:
-                self._err(f"{s.red}error:{s.reset} {event.error}")
+                self._err(f"{s.red}error:{s.reset} {visible(event.error)}")
 
     def _err(self, line: str) -> None:
         self.err.write(line + "\n")
@@ -212,9 +246,8 @@ class TextRenderer:
 
     def start(self, init: dict[str, Any]) -> None:
         if self.verbose:
-            self._err(
-                f"{self.s.dim}agent · {init['model']} · session {init['session_id']}{self.s.reset}"
-            )
+            said = visible(f"agent · {init['model']} · session {init['session_id']}", "")
+            self._err(f"{self.s.dim}{said}{self.s.reset}")
 
     def finish(self, result: dict[str, Any]) -> None:
         self._release()

@@ -21,12 +21,15 @@ from agent.base.events import (
     ToolEnd,
     ToolStart,
 )
+from agent.base.visible import json_escaped, visible
 
 RESULT_PREVIEW = 2000  # chars of a tool result in a JSON tool_result event
 
 
 def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    """One JSON line; controls, bidi and invisible characters as \\u escapes (the same value:
+    stdout may be a terminal too)."""
+    return json_escaped(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
 
 
 def subagent_line(event: SubagentProgress) -> dict[str, Any]:
@@ -103,7 +106,7 @@ class JsonRenderer:
             self.write(subagent_line(event))
         elif isinstance(event, Notice):  # a line for the program, `note:` for the log
             self.write({"type": "notice", "message": event.message})
-            sys.stderr.write(f"note: {event.message}\n")
+            sys.stderr.write(f"note: {visible(event.message)}\n")  # hooks', servers' words
 
     def finish(self, result: dict[str, Any]) -> None:
         self.write(result)

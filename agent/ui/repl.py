@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from agent import __version__
+from agent.base.visible import visible
 from agent.config.settings import user_dir
 from agent.ui import line_repl as repl_basic
 from agent.ui.keys import PROMPT, Interrupts, make_session, stats_of
@@ -49,7 +50,7 @@ def run_repl(args: Namespace) -> int:
     try:
         repl = Repl(cfg, resume_id)
     except Exception as e:  # prompt_toolkit cannot drive this terminal
-        print(f"agent: {e}; using the plain prompt", file=sys.stderr)
+        print(f"agent: {visible(str(e))}; using the plain prompt", file=sys.stderr)
         return repl_basic.run_repl(args)
     return asyncio.run(repl.main())
 
@@ -86,8 +87,9 @@ class Repl(ReplHost):
 
     # -- the main loop -------------------------------------------------------------------
     async def main(self) -> int:
+        where = visible(f"{self.cfg.model} · {self.cfg.cwd}", "")
         print(
-            f"agent {__version__} · {self.cfg.model} · {self.cfg.cwd}\n"
+            f"agent {__version__} · {where}\n"
             "/help lists commands · Esc or Ctrl-C stops a turn · Ctrl-D exits",
             flush=True,
         )
@@ -102,7 +104,7 @@ class Repl(ReplHost):
                     await self._handle(line)
                     self._typed_ahead()
         except StartError as e:
-            print(f"agent: {e}", file=sys.stderr)
+            print(f"agent: {visible(str(e))}", file=sys.stderr)
             code = EXIT_FAIL
         finally:
             await self._close()
@@ -184,7 +186,7 @@ class Repl(ReplHost):
         """The next typed-ahead input, echoed as if typed at the prompt."""
         line = self.queued.pop(0)
         self.session.history.append_string(line)
-        print(f"{PROMPT}{line}", flush=True)
+        print(f"{PROMPT}{visible(line)}", flush=True)
         return line
 
     async def turn(self, text: str) -> TurnEnd:

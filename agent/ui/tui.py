@@ -5,6 +5,10 @@ the block still being written lives in a transient rich Live region, cut to the 
 So nothing is printed twice and the region never scrolls out of reach (no flicker, no copies).
 A reply cut off and retried drops its unprinted text; if blocks of it were printed already, a
 dim line says the reply starts over.
+
+Everything it prints that the agent did not write (the answer, reasoning, tool lines, diffs,
+warnings and notes quoting tool or server text) is made visible first (agent.base.visible;
+agent.ui.terminal for Markdown and its links), and the console itself is a safe one.
 """
 
 from __future__ import annotations
@@ -26,7 +30,9 @@ from agent.base.events import (
     ToolStart,
     TurnEnd,
 )
+from agent.base.visible import visible
 from agent.ui.render import result_line, summarize_args
+from agent.ui.terminal import markdown
 from agent.ui.tui_blocks import diff_text, finished, tail
 
 FPS = 12
@@ -103,22 +109,21 @@ class LiveRenderer:
 
     # -- the live region -----------------------------------------------------------------
     def __rich_console__(self, console: Any, options: Any) -> Any:
-        from rich.markdown import Markdown
         from rich.segment import Segment
         from rich.text import Text
 
         room = max(console.size.height - 4, 3)
         parts: list[Any] = []
         if self.thinking and self.think:
-            parts.append(Text(self.think[-options.max_width :], style="dim"))
+            parts.append(Text(visible(self.think[-options.max_width :]), style="dim"))
         if self.text.strip():
-            parts.append(Markdown(tail(self.text, room), code_theme=CODE_THEME))
+            parts.append(markdown(tail(self.text, room), CODE_THEME))
         status = self._status()
         if status:
             parts.append(Text(status, style="cyan"))
         typed = self.typed()
         if typed:
-            parts.append(Text(typed, style="dim"))
+            parts.append(Text(visible(typed), style="dim"))
         lines: list[list[Any]] = []
         for part in parts:
             lines += console.render_lines(part, options, pad=False)
@@ -158,17 +163,16 @@ class LiveRenderer:
             self.c.print(*objs, **kw)
 
     def line(self, text: str, style: str = "") -> None:
-        self._print(text, style=style, markup=False, soft_wrap=True)
+        """A line of text (it may quote a tool, a server, a file: made visible)."""
+        self._print(visible(text), style=style, markup=False, soft_wrap=True)
 
     def _markdown(self, block: str) -> None:
-        from rich.markdown import Markdown
-
         if not block.strip():
             return
         if self.blocks:
             self._print()
         self.blocks += 1
-        self._print(Markdown(block.strip("\n"), code_theme=CODE_THEME))
+        self._print(markdown(block.strip("\n"), CODE_THEME))
 
     def _flush_text(self) -> None:
         self._end_thinking()
@@ -216,7 +220,7 @@ class LiveRenderer:
         if isinstance(event, ToolStart):
             self._flush()
             self.running[event.id] = (
-                f"{event.name} {summarize_args(event.args)}",
+                f"{visible(event.name, '')} {summarize_args(event.args)}",
                 time.monotonic(),
             )
         elif isinstance(event, ToolEnd):

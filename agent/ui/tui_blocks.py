@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from agent.base.visible import visible
+
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
@@ -46,12 +48,13 @@ def tail(text: str, keep: int) -> str:
 
 
 def diff_text(diff: str) -> Any:
-    """A unified diff as a rich Text: additions green, removals red, hunks cyan."""
+    """A unified diff as a rich Text: additions green, removals red, hunks cyan; the file
+    lines in it made visible (agent.base.visible)."""
     from rich.text import Text
 
     out = Text()
     styles = {"+": "green", "-": "red", "@": "cyan"}
-    for line in diff.splitlines():
+    for line in visible(diff).splitlines():
         head = line.startswith(("+++", "---", "diff --git", "index "))
         out.append(line + "\n", style="bold" if head else styles.get(line[:1], ""))
     out.rstrip()
