@@ -25,13 +25,14 @@ class QuietHandler(BaseHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
-    """`host:port` of a server running `handler` until the block ends."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+def serve(handler: type[BaseHTTPRequestHandler], host: str = "127.0.0.1") -> Iterator[str]:
+    """`host:port` of a server running `handler` until the block ends (`host`: another loopback
+    address, 127.0.0.2, stands for a second machine)."""
+    httpd = ThreadingHTTPServer((host, 0), handler)
     httpd.daemon_threads = True
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
-        yield f"127.0.0.1:{httpd.server_address[1]}"
+        yield f"{host}:{httpd.server_address[1]}"
     finally:
         httpd.shutdown()
         httpd.server_close()

@@ -41,8 +41,10 @@ def detail_lines(mcp: McpTools, name: str) -> list[str]:
     if st.error:
         out.append(f"  last error: {st.error}")
     shown = {tool: reg for reg, (srv, tool) in mcp.names.items() if srv == name}
+    # the server's own claim counts only for a server the user declared (agent.mcp.tools)
+    claim = " (read-only)" if spec.own else " (calls itself read-only: asked about)"
     for info in st.tools:
-        ro = " (read-only)" if info.read_only else ""
+        ro = claim if info.read_only else ""
         out.append(f"  {shown.get(info.name, '(not offered yet)')}{ro}: {info.description[:80]}")
     return out + _offered(mcp, name)
 

@@ -5,12 +5,10 @@ Configuration (merged by agent.config from settings files and `.agent/hooks.json
 "…", "timeout": 30}]}]}` or the short form `{"PreToolUse": [{"command": "…"}]}`. The matcher is
 a regular expression that must match the whole tool name; empty or "*" matches every tool.
 
-Results: exit 0 with JSON on stdout may carry `decision: "block"` + `reason`,
-`permissionDecision` allow|deny|ask (+ `permissionDecisionReason`), `updatedInput`,
-`additionalContext`, `systemMessage`, also nested in `hookSpecificOutput` as Claude Code writes
-them. Exit 2 blocks with stderr as the reason. PreToolUse and UserPromptSubmit fail closed: any
-other non-zero exit, a crash, a timeout, or stdout that starts like JSON but does not parse
-blocks too. For other events such failures are warnings.
+What a hook's exit status and output mean is agent.hooks.answers: exit 2 blocks with stderr as
+the reason; exit 0 with one JSON object on stdout answers; PreToolUse and UserPromptSubmit fail
+closed (any other non-zero exit, a crash, a timeout, or stdout that is neither that object nor
+plain text blocks). For other events such failures are warnings.
 """
 
 from __future__ import annotations
@@ -19,14 +17,15 @@ import asyncio
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent.base.events import Notice, PermissionDenied, Sink
 from agent.base.record import Call, Next, Tool, ToolContext, ToolResult, error
 from agent.base.schema import validate
-from agent.hooks.run import Proc, run_command
+from agent.hooks.answers import Outcome, interpret
+from agent.hooks.run import run_command
 from agent.sandbox.runtime import Sandbox
 
 EVENTS = (
@@ -40,9 +39,7 @@ EVENTS = (
     "SessionEnd",
 )
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
-FAIL_CLOSED = ("PreToolUse", "UserPromptSubmit")
 DEFAULT_TIMEOUT = 30.0
-STRENGTH = {"": 0, "allow": 1, "ask": 2, "deny": 3}
 
 
 @dataclass(frozen=True)
@@ -61,23 +58,6 @@ class HookSpec:
             return any(re.fullmatch(self.matcher, n, re.IGNORECASE) for n in names)
         except re.error:
             return any(self.matcher.lower() == n.lower() for n in names)
-
-
-@dataclass
-class Outcome:
-    """The combined answer of every hook that ran for one event."""
-
-    blocked: bool = False
-    reason: str = ""
-    permission: str = ""  # allow | ask | deny
-    permission_reason: str = ""
-    updated_input: dict[str, Any] | None = None
-    context: list[str] = field(default_factory=list)
-    messages: list[str] = field(default_factory=list)
-
-    def block(self, why: str) -> None:
-        self.blocked = True
-        self.reason = f"{self.reason}\n{why}".strip()
 
 
 def specs_from(config: dict[str, Any]) -> list[HookSpec]:
@@ -102,70 +82,6 @@ def specs_from(config: dict[str, Any]) -> list[HookSpec]:
                     timeout = float(t) if isinstance(t, (int, float)) and t > 0 else 30.0
                     out.append(HookSpec(event, h["command"], matcher, timeout))
     return out
-
-
-def interpret(event: str, spec: HookSpec, proc: Proc, out: Outcome) -> None:
-    """Fold one hook's process result into the event's outcome."""
-    closed = event in FAIL_CLOSED
-    label = f"{event} hook `{_short(spec.command)}`"
-    if proc.error or proc.timed_out or proc.code != 0:
-        what = proc.error or (
-            f"timed out after {spec.timeout:g}s"
-            if proc.timed_out
-            else f"exited with status {proc.code}"
-        )
-        why = proc.stderr.strip() or f"{label} {what}"
-        if closed or proc.code == 2:
-            out.block(why)
-        else:
-            out.messages.append(f"{label} {what}: {proc.stderr.strip()[:500]}".rstrip(": "))
-        return
-    text = proc.stdout.strip()
-    if not text.startswith("{"):
-        if text and event in ("UserPromptSubmit", "SessionStart"):
-            out.context.append(text)
-        return
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        if closed:
-            out.block(f"{label} printed invalid JSON; blocking to be safe")
-        else:
-            out.messages.append(f"{label} printed invalid JSON (ignored)")
-        return
-    _apply(data, out)
-
-
-def _apply(data: dict[str, Any], out: Outcome) -> None:
-    specific = data.get("hookSpecificOutput")
-    inner: dict[str, Any] = specific if isinstance(specific, dict) else {}
-    if data.get("decision") == "block" or data.get("continue") is False:
-        out.block(str(data.get("reason") or data.get("stopReason") or "blocked by a hook"))
-    perm = inner.get("permissionDecision") or data.get("permissionDecision")
-    if data.get("decision") == "approve":
-        perm = perm or "allow"
-    if perm in ("allow", "ask", "deny") and STRENGTH[perm] > STRENGTH[out.permission]:
-        out.permission = perm
-        out.permission_reason = str(
-            inner.get("permissionDecisionReason")
-            or data.get("permissionDecisionReason")
-            or data.get("reason")
-            or ""
-        )
-    updated = inner.get("updatedInput", data.get("updatedInput"))
-    if isinstance(updated, dict):
-        out.updated_input = updated
-    ctx = inner.get("additionalContext") or data.get("additionalContext")
-    if ctx:
-        out.context.append(str(ctx))
-    if data.get("systemMessage"):
-        out.messages.append(str(data["systemMessage"]))
-
-
-def _short(command: str) -> str:
-    return command if len(command) <= 60 else command[:57] + "..."
 
 
 class Hooks:
@@ -220,7 +136,7 @@ class Hooks:
             *(run_command(s.command, data, s.timeout, self.cwd, env, self.box) for s in specs)
         )
         for spec, proc in zip(specs, procs, strict=True):
-            interpret(event, spec, proc, out)
+            interpret(event, spec.command, spec.timeout, proc, out)
         for m in out.messages:
             self.sink.emit(Notice(m))
         return out

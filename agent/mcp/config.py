@@ -6,6 +6,9 @@ Shape (the same in both places): `{"mcpServers": {name: {...}}}` with
 - SSE (the older HTTP transport): `"type": "sse"`, `url`, `headers`;
 - either: `timeout` (seconds to connect, default `mcpTimeout` or 30), `toolTimeout` (seconds per
   call, default `mcpToolTimeout` or 600), `disabled`.
+Each spec says whether the user declared it (`own`, from agent.config.mcpfiles.own_servers):
+only then are its tools' annotations (`readOnlyHint`) trusted to spare a permission prompt —
+the MCP specification has clients treat annotations from untrusted servers as untrusted.
 `${VAR}` and `${VAR:-default}` are expanded in every string (command, args, env, cwd, url,
 headers) from the environment and the `.env` files. Nothing here imports the `mcp` SDK.
 """
@@ -14,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent.config.view import Settings
@@ -40,10 +43,14 @@ class ServerSpec:
     headers: dict[str, str] = field(default_factory=dict)
     timeout: float = DEFAULT_TIMEOUT
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT
+    own: bool = False  # the user declared it: its tools' readOnlyHint is trusted
 
 
-def load_specs(settings: Settings, env: dict[str, str]) -> tuple[list[ServerSpec], list[str]]:
-    """Validated specs (sorted by name: a stable tool order) and one warning per bad entry."""
+def load_specs(
+    settings: Settings, env: dict[str, str], own: frozenset[str] = frozenset()
+) -> tuple[list[ServerSpec], list[str]]:
+    """Validated specs (sorted by name: a stable tool order) and one warning per bad entry;
+    `own` names the servers the user declared (Config.mcp_own)."""
     servers = settings.mcp_servers
     connect, call = settings.mcp_timeouts
     timeout = _seconds(connect, DEFAULT_TIMEOUT)
@@ -63,7 +70,7 @@ def load_specs(settings: Settings, env: dict[str, str]) -> tuple[list[ServerSpec
         warnings += [
             f"mcpServers.{name}: ${{{v}}} is not set (expanded to nothing)" for v in missing
         ]
-        specs.append(spec)
+        specs.append(replace(spec, own=name in own))
     return specs, warnings
 
 

@@ -1,8 +1,10 @@
 """MCP resources for the model: the `list_mcp_resources` and `read_mcp_resource` tools, and a
 `resources/read` result as text and images.
 
-Both tools only read what a server the user configured offers: kind "read", read-only (no
-prompt, allowed in plan mode, run concurrently). A read's target is its server
+Both tools only read what the servers offer: kind "read", read-only (no prompt, allowed in
+plan mode, run concurrently) — except that a read sends the model's URI to the server, so while
+a server the user did not declare (a repository's, ServerSpec.own) offers resources, reads are
+asked about like that server's tools. A read's target is its server
 (`Target("server", "server")`), judged here like that server's tools: a rule naming the tool,
 whole (`read_mcp_resource`) or per server (`read_mcp_resource(github)`, a glob of servers), and
 the server's whole-server rules (`mcp__github`, `mcp__*`) deny or ask for it. A server whose
@@ -144,9 +146,11 @@ def tools(manager: Manager, hidden: Callable[[str], bool]) -> list[Tool]:
         "properties": {"server": server, "uri": uri},
         "required": ["server", "uri"],
     }
+    # a URI the model chose goes to the server: unasked only when every server is the user's
+    trusted = all(c.spec.own for c in manager.conns.values() if c.state.resources)
     return [
         Tool(LIST, LIST_TEXT, list_params, list_run, read_only=True, kind="read"),
-        Tool(READ, READ_TEXT, read_params, read_run, read_only=True, kind="read",
+        Tool(READ, READ_TEXT, read_params, read_run, read_only=trusted, kind="read",
              target=Target("server", "server")),
     ]  # fmt: skip
 

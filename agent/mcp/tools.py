@@ -3,7 +3,9 @@
 A server's tool `t` becomes `mcp__<server>__<t>`, sanitised to `[A-Za-z0-9_-]`, at most 64
 characters, unique (a hash suffix when cut or taken). Its description starts with the server.
 Tools are read-only (no permission prompt, allowed in plan mode, run concurrently) only when the
-server annotates them `readOnlyHint: true` and not `destructiveHint: true`. Changes (a server
+server annotates them `readOnlyHint: true` and not `destructiveHint: true`, and only when the
+user declared the server (ServerSpec.own): a repository's server saying so is not believed (the
+MCP specification: annotations from untrusted servers are untrusted). Changes (a server
 connecting, `tools/list_changed`, a reconnect) reach the registry only through `sync()`, which
 the loop calls at a turn boundary, so the request prefix never changes within a turn. A crashed
 server's tools stay listed and answer with an error saying so (no mid-session prefix change).
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.base.events import Notice, Sink
 from agent.base.record import Tool, ToolContext, ToolKind, ToolResult
+from agent.base.visible import visible
 from agent.mcp.catalog import PromptInfo, sanitize
 from agent.permissions.rules import Rule
 
@@ -83,8 +86,8 @@ class McpTools:
             return False
         self._seen = version
         new, names = self._build()
-        old = [self.tools[n].schema() for n in self.names if n in self.tools]
-        if old == [t.schema() for t in new.values()]:
+        old = [_shape(self.tools[n]) for n in self.names if n in self.tools]
+        if old == [_shape(t) for t in new.values()]:
             return False
         for n in self.names:
             self.tools.pop(n, None)
@@ -108,7 +111,7 @@ class McpTools:
             self.close()
             raise SystemExit(130) from None  # interrupted by the user, as in a turn
         for line in self._news():
-            print(f"agent: warning: {line}", file=sys.stderr)
+            print(f"agent: warning: {visible(line)}", file=sys.stderr)  # a server's words
 
     def _news(self) -> list[str]:
         """Servers that failed or timed out since the last look, one line each."""
@@ -135,7 +138,7 @@ class McpTools:
                 name = tool_name(server, info.name, taken | names.keys())
                 names[name] = (server, info.name)
                 if not self.denied(name):
-                    out[name] = self._tool(server, info, name)
+                    out[name] = self._tool(server, info, name, conn.spec.own)
         conns = self.manager.conns.items()
         if any(c.state.resources for n, c in conns if not self.hidden(n)):
             from agent.mcp import resources  # deferred: only when a server has resources
@@ -178,7 +181,7 @@ class McpTools:
             self._prompts = (version, found)
         return found
 
-    def _tool(self, server: str, info: Any, name: str) -> Tool:
+    def _tool(self, server: str, info: Any, name: str, own: bool) -> Tool:
         manager, tool = self.manager, info.name
 
         async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -187,8 +190,14 @@ class McpTools:
         text = f"[MCP server {server}] {info.description}".strip()
         if len(text) > MAX_DESCRIPTION:
             text = text[: MAX_DESCRIPTION - 3] + "..."
-        kind: ToolKind = "read" if info.read_only else "exec"
-        return Tool(name, text, info.schema, run, read_only=info.read_only, kind=kind)
+        read_only = info.read_only and own  # a server's word, believed from the user's own only
+        kind: ToolKind = "read" if read_only else "exec"
+        return Tool(name, text, info.schema, run, read_only=read_only, kind=kind)
+
+
+def _shape(tool: Tool) -> tuple[dict[str, Any], bool]:
+    """What a change of a tool is: its schema, or whether it is asked about."""
+    return tool.schema(), tool.read_only
 
 
 def denied_by(never_allow: list[str]) -> Callable[[str], bool]:
@@ -213,7 +222,7 @@ def start(
         return None
     from agent.mcp.config import load_specs  # deferred: ~20 ms: only when servers are configured
 
-    specs, _ = load_specs(cfg.options, cfg.env)
+    specs, _ = load_specs(cfg.options, cfg.env, cfg.mcp_own)
     if not specs:
         return None
     # deferred: ~65 ms (the mcp SDK): only when servers are configured

@@ -8,34 +8,36 @@ in a private one. Settings opt in (`"webFetch": {"allowedHosts": ["host", "host:
 `allow_private_hosts` (everything but cloud metadata). An IPv6 address standing for an IPv4
 one (mapped, compatible, 6to4, NAT64) is judged as that IPv4 address. Malformed URLs and URLs
 with credentials are refused; non-ASCII host names are sent in their IDNA form.
+
+The permission rules judge every hop too: the gate judged the first URL (in its canonical form,
+`canonical_url`: the scheme added, the host as it is connected to), and each redirect target is
+judged the same way through ToolContext.judge_target before its name is even resolved, so a
+redirect cannot carry a request to a host the rules deny or that nobody approved.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import re
 import socket
+import time
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import SplitResult, urljoin, urlsplit, urlunsplit
 
 from agent.base.record import ToolContext
+from agent.tools.addresses import IP, is_metadata, refusal
 from agent.tools.common import ToolError
 
 MAX_BYTES = 2 << 20
 TIMEOUT = 30.0  # whole fetch, all hops
 MAX_REDIRECTS = 5
 USER_AGENT = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) agent/1.0"
-METADATA = {
-    ipaddress.ip_address(a)
-    for a in ("169.254.169.254", "169.254.170.2", "100.100.100.200", "fd00:ec2::254")
-}
-IP = ipaddress.IPv4Address | ipaddress.IPv6Address
-_COMPATIBLE = ipaddress.ip_network("::/96")  # deprecated IPv4-compatible ::a.b.c.d
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052's well-known prefix
 _LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
 _HOST_NAME = re.compile(rf"(?=.{{1,253}}$)(?:{_LABEL}\.)*{_LABEL}\.?")
+_NUMERIC = re.compile(r"(?:0x[0-9a-f]*|[0-9]+)(?:\.(?:0x[0-9a-f]*|[0-9]+)){0,3}")
 
 
 def httpx_module() -> Any:
@@ -48,59 +50,6 @@ def httpx_module() -> Any:
         import httpx
 
         return httpx
-
-
-def embedded_ipv4(ip: IP) -> ipaddress.IPv4Address | None:
-    """The IPv4 address an IPv6 one stands for: IPv4-mapped, IPv4-compatible, 6to4 or NAT64."""
-    if isinstance(ip, ipaddress.IPv4Address):
-        return None
-    if ip.ipv4_mapped is not None:
-        return ip.ipv4_mapped
-    if ip.sixtofour is not None:
-        return ip.sixtofour
-    if (ip in _COMPATIBLE and int(ip) > 1) or ip in _NAT64:  # :: and ::1 are IPv6's own
-        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-    return None
-
-
-def judged(ip: IP) -> list[IP]:
-    """The addresses that decide whether `ip` may be fetched: a mapped or NAT64 address is its
-    IPv4 address (that is where packets go); compatible and 6to4 ones are judged both ways."""
-    v4 = embedded_ipv4(ip)
-    if v4 is None:
-        return [ip]
-    only_v4 = ip in _NAT64 or (isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None)
-    return [v4] if only_v4 else [v4, ip]
-
-
-def is_metadata(ip: IP) -> bool:
-    """A cloud metadata address, also written as IPv6: the one thing allowPrivateHosts keeps out."""
-    return any(a in METADATA for a in judged(ip))
-
-
-def refusal(ip: IP) -> str | None:
-    """Why an address must not be fetched, or None for a public one."""
-    for one in judged(ip):
-        why = _refusal(one)
-        if why:
-            return why if one is ip else f"{why} (IPv4 {one})"
-    return None
-
-
-def _refusal(ip: IP) -> str | None:
-    if ip in METADATA:
-        return "a cloud metadata address"
-    for flag, why in (
-        (ip.is_loopback, "a loopback address"),
-        (ip.is_link_local, "a link-local address"),
-        (ip.is_multicast, "a multicast address"),
-        (ip.is_reserved or ip.is_unspecified, "a reserved address"),
-        (ip.is_private, "a private address"),
-        (not ip.is_global, "not a public address"),
-    ):
-        if flag:
-            return why
-    return None
 
 
 @dataclass
@@ -142,6 +91,9 @@ def parse_url(url: str) -> tuple[SplitResult, str, int]:
             raise invalid(f"bad host name {host!r}: {exc}") from None
         if not _HOST_NAME.fullmatch(host):
             raise invalid(f"bad host name {host!r}")
+        if _NUMERIC.fullmatch(host):  # 2130706433, 0x7f.1: the resolver reads them as IPv4
+            with contextlib.suppress(OSError):
+                host = socket.inet_ntoa(socket.inet_aton(host))  # as rules and users write it
         netloc = host if parts.port is None else f"{host}:{parts.port}"
         parts = parts._replace(netloc=netloc)
     return parts, host, port
@@ -159,6 +111,20 @@ def _ascii_host(host: str) -> str:
         return str(idna.encode(host, uts46=True).decode("ascii"))
     except idna.IDNAError as exc:
         raise UnicodeError(str(exc)) from None
+
+
+def canonical_url(raw: str) -> str:
+    """The URL web_fetch fetches for what the model wrote: a bare domain gets `https://`, the
+    host its lower-case IDNA form (the one connected to), so that the permission rules judge
+    that; a URL the tool would refuse is returned as written (with the scheme added)."""
+    url = raw.strip()
+    if "://" not in url and not url.startswith(("mailto:", "file:", "data:")):
+        url = ("https:" if url.startswith("//") else "https://") + url  # a bare domain
+    try:
+        parts, _, _ = parse_url(url)
+    except ToolError:
+        return url
+    return urlunsplit(parts)
 
 
 async def check_url(url: str, ctx: ToolContext) -> Hop:
@@ -242,17 +208,45 @@ async def read_page(url: str, response: Any) -> Page:
 
 
 async def fetch(url: str, ctx: ToolContext) -> Page:
+    """The page at `url`, following redirects by hand; the network time of all hops together
+    is bounded (asyncio.TimeoutError), the time a person takes to answer a prompt is not."""
     httpx = httpx_module()
     timeout = ctx.web_timeout or TIMEOUT
+    left = timeout + 5  # the client times each step; this bounds the whole
     headers = {"User-Agent": USER_AGENT, "Accept": "text/html,text/plain;q=0.9,*/*;q=0.5"}
     # trust_env=False: a proxy would resolve names itself and defeat the address checks.
     async with httpx.AsyncClient(
         timeout=httpx.Timeout(timeout, connect=min(timeout, 10.0)),
         headers=headers, follow_redirects=False, trust_env=False,
     ) as client:  # fmt: skip
+        previous = ""
         for _ in range(MAX_REDIRECTS + 1):
-            page, target = await _get(client, await check_url(url, ctx))
+            if previous:
+                await _judge_redirect(ctx, previous, url)
+            started = time.monotonic()
+            page, target = await asyncio.wait_for(_hop(client, url, ctx), left)
+            left = max(left - (time.monotonic() - started), 0.001)
             if target is None:
                 return page
-            url = target
+            previous, url = url, target
     raise ToolError(f"more than {MAX_REDIRECTS} redirects", can_retry=False)
+
+
+async def _hop(client: Any, url: str, ctx: ToolContext) -> tuple[Page, str | None]:
+    return await _get(client, await check_url(url, ctx))
+
+
+async def _judge_redirect(ctx: ToolContext, previous: str, url: str) -> None:
+    """A redirect target goes through the permission rules as the first URL did (asking when
+    they ask), before anything is sent there — its name is not even looked up."""
+    parse_url(url)  # a target the tool refuses anyway is refused before anyone is asked
+    if ctx.judge_target is None:  # no permission gate ran this call (a direct run, tests)
+        return
+    refused = await ctx.judge_target(url, f"redirected from {previous}")
+    if refused is not None:
+        raise ToolError(
+            f"refused to follow the redirect from {previous} to {url}: {refused}",
+            can_retry=False,
+            hint="nothing was sent there; do not fetch that URL another way — tell the user "
+            "where the page redirects if it matters",
+        )

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap
 from agent.base.words import plural
 from agent.tools.common import ToolError, guard, int_arg, str_arg
-from agent.tools.fetching import TIMEOUT, Page, fetch, httpx_module
+from agent.tools.fetching import TIMEOUT, Page, canonical_url, fetch, httpx_module
 from agent.tools.htmltext import html_to_markdown
 from agent.tools.textio import decode_output, utf8_ok
 from agent.tools.websearch import SearchUnavailable, search
@@ -150,14 +150,12 @@ def render_page(page: Page, prompt: str, room: int = RESULT_CAP) -> tuple[str, s
 
 @guard
 async def _web_fetch(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    url = str_arg(args, "url").strip()
+    url = canonical_url(str_arg(args, "url"))  # what the permission rules judged
     prompt = str_arg(args, "prompt", required=False)
-    if "://" not in url and not url.startswith(("mailto:", "file:", "data:")):
-        url = ("https:" if url.startswith("//") else "https://") + url  # a bare domain
     httpx = httpx_module()
     limit = ctx.web_timeout or TIMEOUT
     try:
-        page = await asyncio.wait_for(fetch(url, ctx), limit + 5)
+        page = await fetch(url, ctx)  # bounded inside (not the time a prompt waits)
     except httpx.InvalidURL as exc:  # a URL httpx cannot send, e.g. in a redirect
         raise ToolError(f"invalid URL: {url!r} ({exc})", can_retry=False) from None
     except (asyncio.TimeoutError, httpx.TimeoutException):
@@ -226,7 +224,7 @@ WEB_FETCH = Tool(
     run=_web_fetch,
     read_only=True,  # for the disk; it sends the URL out, which the target makes ask
     kind="network",
-    target=Target("url", "url"),
+    target=Target("url", "url", canonical=canonical_url),  # each redirect is judged too
     aliases=("WebFetch",),
 )
 
@@ -246,7 +244,7 @@ WEB_SEARCH = Tool(
         "additionalProperties": False,
     },
     run=_web_search,
-    read_only=True,
+    read_only=True,  # for the disk; a network tool sends the query out: it is asked about
     kind="network",
     aliases=("WebSearch",),
 )

@@ -38,7 +38,9 @@ def pids(tmp_path: Path) -> Iterator[Path]:
 
 
 def demo(pids: Path, name: str = "demo", **kw: Any) -> ServerSpec:
+    """The demo server as one the user declared (`own`: its readOnlyHint is believed)."""
     env = {"MCP_DEMO_PIDS": str(pids), **kw.pop("env", {})}
+    kw.setdefault("own", True)
     return ServerSpec(name, "stdio", command=sys.executable, args=(DEMO,), env=env, **kw)
 
 

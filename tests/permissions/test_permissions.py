@@ -389,7 +389,8 @@ FILES: list[tuple[str, dict[str, Any], str, str]] = [
     ("web_fetch", {"url": "https://example.com/"}, "default", Q),
     ("web_fetch", {"url": "https://example.com/"}, "dontAsk", D),
     ("web_fetch", {"url": "https://example.com/"}, "plan", D),
-    ("web_search", {"query": "x"}, "default", A),
+    ("web_search", {"query": "x"}, "default", Q),  # it sends the query out
+    ("web_search", {"query": "x"}, "bypassPermissions", A),
     ("bash_output", {"id": "1"}, "plan", A),
     ("mcp__github__create_issue", {}, "default", A),
     ("mcp__github__delete_repo", {}, "bypassPermissions", D),
