@@ -8,6 +8,9 @@ in (`root`, the project or `~/.agent`): `root` itself may be reached through lin
 user's own choice), but each directory below it is opened with O_NOFOLLOW, one at a time through
 directory descriptors (no window between a check and the open), and so is the file itself. A
 link anywhere below `root` raises SymlinkRefused, an OSError naming the link.
+
+`open_beneath` is the same walk for other writers (the file tools, checkpoint restores): it
+hands back the directory's descriptor, for creating, renaming and removing names in it.
 """
 
 from __future__ import annotations
@@ -22,6 +25,10 @@ from pathlib import Path
 from typing import TextIO
 
 _DIR = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC
+# A directory only named through (Linux O_PATH): no read permission needed on the way, as for
+# any path the kernel resolves; the descriptor serves *at calls, not reading.
+_O_PATH = getattr(os, "O_PATH", 0)
+_NAMING = _O_PATH | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC if _O_PATH else _DIR
 # What opening a link with O_NOFOLLOW fails with: ELOOP (Linux, macOS), EMLINK (FreeBSD),
 # ENOTDIR (O_DIRECTORY on a link to a file), EEXIST (O_EXCL on any link, dangling too).
 _LINK_ERRORS = (errno.ELOOP, errno.EMLINK, errno.ENOTDIR, errno.EEXIST)
@@ -64,11 +71,11 @@ def _open_at(dir_fd: int, name: str, flags: int, shown: Path, target: Path, mode
         raise
 
 
-def _walk(root: Path, path: Path, parts: tuple[str, ...], create: bool) -> int:
+def _walk(root: Path, path: Path, parts: tuple[str, ...], create: bool, flags: int = _DIR) -> int:
     """A descriptor of the directory `root/parts…`, made when `create`, links refused."""
     if create:
         root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(root, _DIR)
+    fd = os.open(root, flags)
     here = root
     try:
         for part in parts:
@@ -76,7 +83,7 @@ def _walk(root: Path, path: Path, parts: tuple[str, ...], create: bool) -> int:
             if create:
                 with contextlib.suppress(FileExistsError):
                     os.mkdir(part, 0o777, dir_fd=fd)
-            nxt = _open_at(fd, part, _DIR, here, path, 0)
+            nxt = _open_at(fd, part, flags, here, path, 0)
             os.close(fd)
             fd = nxt
     except BaseException:
@@ -88,6 +95,16 @@ def _walk(root: Path, path: Path, parts: tuple[str, ...], create: bool) -> int:
 def open_dir(root: Path, path: Path, create: bool = False) -> int:
     """A descriptor of directory `path` inside `root` (made when `create`); links refused."""
     return _walk(root, path, _parts(root, path), create)
+
+
+def open_beneath(root: Path, path: Path, create: bool = False) -> int:
+    """A descriptor of directory `path` — `root` itself, or below it — reached from `root` one
+    component at a time without following a link (SymlinkRefused; NotADirectoryError for a
+    file on the way), missing directories made when `create` (each new one opened without
+    following a link too). For naming things in it (openat, renameat, unlinkat, fstatat):
+    where the kernel has O_PATH it cannot be read, and needs no read permission on the way."""
+    same = os.path.normpath(path) == os.path.normpath(root)
+    return _walk(root, path, () if same else _parts(root, path), create, _NAMING)
 
 
 def make_dirs(root: Path, path: Path) -> None:
@@ -118,7 +135,8 @@ def is_linked(root: Path, path: Path) -> bool:
     return False
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of `data` (os.write may write less); ENOSPC when the disk takes nothing."""
     view = memoryview(data)
     while view:
         n = os.write(fd, view)
@@ -131,7 +149,7 @@ def append_text(root: Path, path: Path, text: str, mode: int = 0o600) -> None:
     """Append `text` in one write (O_APPEND keeps concurrent lines whole)."""
     fd = open_fd(root, path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, mode)
     try:
-        _write_all(fd, text.encode("utf-8"))
+        write_all(fd, text.encode("utf-8"))
     finally:
         os.close(fd)
 
@@ -149,7 +167,7 @@ def create_new(root: Path, path: Path, data: bytes, mode: int = 0o644) -> bool:
     except FileExistsError:
         return False
     try:
-        _write_all(fd, data)
+        write_all(fd, data)
     finally:
         os.close(fd)
     return True
@@ -175,7 +193,7 @@ def write_atomic(root: Path, path: Path, data: bytes, mode: int = 0o644, sync: b
         fd = _open_at(dir_fd, tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, path, path, mode)
         with _removed_on_error(tmp, dir_fd):
             try:
-                _write_all(fd, data)
+                write_all(fd, data)
                 if sync:
                     os.fsync(fd)
             finally:

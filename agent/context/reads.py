@@ -69,11 +69,17 @@ class ReadLog:
         edited = tool.edited_files(call.args)
         if edited:  # every file an edit or a patch changed: its next read goes whole
             for raw in edited:
-                self.forget(os.path.realpath(os.path.join(cwd, os.path.expanduser(raw))))
+                try:
+                    self.forget(os.path.realpath(os.path.join(cwd, os.path.expanduser(raw))))
+                except OSError:  # realpath raced a link being swapped: forget every read
+                    self.reads.clear()
             return result
         if not tool.reads_a_file or result.is_error:
             return result
-        path = _path(tool, call, cwd)
+        try:
+            path = _path(tool, call, cwd)
+        except OSError:  # realpath raced a link being swapped: no de-duplication this time
+            return result
         assert tool.target is not None
         rest = {k: v for k, v in call.args.items() if k != tool.target.arg}
         key = (tool.name, path, json.dumps(rest, sort_keys=True, default=str))

@@ -31,3 +31,4 @@ class Facts:
     suggest: list[str] = field(default_factory=list)
     edits_mode: bool = False  # acceptEdits would allow it (and not open all of home)
     repo_code: str = ""  # the command would run a program the repository supplies (git hooks…)
+    paths: tuple[str, ...] = ()  # a file call's paths as judged, lexical and real (judged.py)

@@ -24,16 +24,37 @@ from typing import Any
 from agent.base.record import Call, Next, Tool, ToolContext, ToolResult
 from agent.permissions.paths import Workspace
 from agent.session.checkpoint_shell import doomed
+from agent.session.restoring import (  # restore's half; FilePlan, plan_restore, restore here too
+    FilePlan,
+    is_int,
+    plan_restore,
+    restore,
+    snap_of,
+    written_of,
+)
 from agent.session.store import SessionFile
+
+__all__ = [
+    "Checkpoint",
+    "FilePlan",
+    "Snapshots",
+    "checkpoints",
+    "own_words",
+    "plan_restore",
+    "restore",
+]
 
 
 def _read(path: Path) -> bytes | None:
-    """The file's bytes, None when there is no file; other errors (unreadable, a name too
-    long) raise: "absent" would make /rewind delete a file it could not read."""
+    """The file's bytes, None when there is no regular file (a FIFO is never waited on);
+    other errors (unreadable, a name too long) raise: "absent" would make /rewind delete a
+    file it could not read."""
     try:
-        return path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
         return None
+    with os.fdopen(fd, "rb") as f:
+        return f.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
 
 
 def _hash(path: Path, strict: bool = False) -> str | None:
@@ -171,6 +192,13 @@ class Checkpoint:
     root: str = ""  # the project root, for showing paths relative to it
 
 
+def _checkpoint(rec: dict[str, Any]) -> Checkpoint | None:
+    n, at, prompt, index = rec.get("n"), rec.get("time"), rec.get("prompt"), rec.get("msg_index")
+    if not (is_int(n) and is_int(index) and isinstance(at, (int, float))):
+        return None
+    return Checkpoint(n, float(at), prompt if isinstance(prompt, str) else "", index)
+
+
 def checkpoints(records: list[dict[str, Any]]) -> list[Checkpoint]:
     """Checkpoints in order, each with the files the agent changed from then on.
 
@@ -186,73 +214,20 @@ def checkpoints(records: list[dict[str, Any]]) -> list[Checkpoint]:
             if cp.n <= n and deleted and path not in cp.deleted:
                 cp.deleted.append(path)
 
-    for rec in records:
+    for rec in records:  # records of another shape (a file edited by hand) are skipped
         t = rec.get("t")
-        if t == "checkpoint":
-            out.append(Checkpoint(rec["n"], rec["time"], rec["prompt"], rec["msg_index"]))
-        elif t == "snapshot":
-            pending[rec["path"]] = (rec["n"], rec["blob"])
-        elif t == "written" and rec["path"] in pending:
-            n, blob = pending.pop(rec["path"])
-            if rec["hash"] != blob:
-                add(n, rec["path"], deleted=rec.get("by") == "bash" and rec["hash"] is None)
-        elif t == "untracked":
+        if t == "checkpoint" and (cp := _checkpoint(rec)) is not None:
+            out.append(cp)
+        elif t == "snapshot" and (snap := snap_of(rec)) is not None:
+            pending[snap.path] = (snap.n, snap.blob)
+        elif t == "written" and (w := written_of(rec)) is not None and w[0] in pending:
+            n, blob = pending.pop(w[0])
+            if w[1] != blob:
+                add(n, w[0], deleted=rec.get("by") == "bash" and w[1] is None)
+        elif t == "untracked" and is_int(rec.get("n")):
             for cp in out:
                 if cp.n <= rec["n"]:
-                    cp.untracked.append(f"{rec['path']} ({rec['why']})")
+                    cp.untracked.append(f"{rec.get('path')} ({rec.get('why')})")
     for path, (n, _) in pending.items():  # no outcome recorded (killed while running)
         add(n, path)
     return out
-
-
-@dataclass
-class FilePlan:
-    path: str
-    restore_to: str | None  # blob hash of the content before the checkpoint; None = absent
-    conflict: bool  # changed outside the agent since the agent last wrote it
-    mode: int | None = None  # permission bits before the checkpoint, when recorded
-    missing: bool = False  # absent now (deleted): restoring brings it back
-
-
-def plan_restore(records: list[dict[str, Any]], n: int) -> list[FilePlan]:
-    """For each file this session changed at or after checkpoint n: what to restore (files
-    already as they were, content and mode, need nothing)."""
-    first_before: dict[str, dict[str, Any]] = {}
-    last_written: dict[str, str | None] = {}
-    for rec in records:
-        if rec.get("t") == "snapshot" and rec["n"] >= n and rec["path"] not in first_before:
-            first_before[rec["path"]] = rec
-        elif rec.get("t") == "written":
-            last_written[rec["path"]] = rec["hash"]
-    plans = []
-    for path, snap in first_before.items():
-        now_hash, blob, mode = _hash(Path(path), strict=True), snap["blob"], snap.get("mode")
-        if now_hash == blob and (blob is None or mode is None or _mode(Path(path)) == mode):
-            continue
-        # A directory where the file was is someone else's change too.
-        conflict = now_hash != last_written.get(path) or os.path.isdir(path)
-        plans.append(FilePlan(path, blob, conflict, mode, missing=now_hash is None))
-    return plans
-
-
-def restore(store: SessionFile, plans: list[FilePlan], force: bool = False) -> list[str]:
-    """Put files back (content and mode); skips conflicts unless forced, and files that
-    cannot be written. Returns the paths restored."""
-    done = []
-    for plan in plans:
-        if plan.conflict and not force:
-            continue
-        path = Path(plan.path)
-        try:
-            if plan.restore_to is None:
-                path.unlink(missing_ok=True)
-            else:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(store.get_blob(plan.restore_to))
-                if plan.mode is not None:
-                    path.chmod(plan.mode)
-        except OSError:
-            continue  # the caller reports it as not restored
-        store.append({"t": "written", "path": plan.path, "hash": _hash(path)})
-        done.append(plan.path)
-    return done

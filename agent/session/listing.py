@@ -83,12 +83,12 @@ def summarize(path: Path) -> Summary | None:
     priced = True  # every usage record had a known price
     for rec in _summary_records(data):
         kind = rec.get("t")
-        if kind == "meta":
-            cwd = rec.get("cwd", "")
-        elif kind == "checkpoint":
-            live.append(int(rec.get("n", 0)))
+        if kind == "meta":  # fields of another type (a file edited by hand) are ignored
+            cwd = _text(rec.get("cwd"))
+        elif kind == "checkpoint" and _number(rec.get("n")):
+            live.append(rec["n"])
             started = True
-            first = first or rec.get("prompt", "")
+            first = first or _text(rec.get("prompt"))
         elif kind == "rewind" and rec.get("reason") != "repair":
             at = rec.get("checkpoint")  # /rewind to #n drops n and later; /clear drops all
             live = [n for n in live if isinstance(at, int) and n < at]
@@ -98,6 +98,14 @@ def summarize(path: Path) -> Summary | None:
             cost += float(value) if isinstance(value, (int, float)) else 0.0
     total = cost if priced else None
     return Summary(path.stem, path, mtime, len(live), first, total, cwd, started)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _text(value: object) -> str:
+    return value if isinstance(value, str) else ""
 
 
 def list_sessions(root: Path, cwd: Path | None = None) -> list[Summary]:
@@ -142,6 +150,7 @@ SESSION_NAME = re.compile(r"\d{8}-\d{6}-[0-9a-f]{8}\.jsonl")
 _TEMP = r"(?:\.tmp\d+|\.\d+\.[0-9a-f]+\.tmp)?"
 # checkpoint blobs, and long tool outputs (agent.context.spill): `out-0007-bash.txt`
 _BLOB = re.compile(rf"\.?(?:[0-9a-f]{{64}}|out-\d{{4,}}-[a-z0-9_]{{1,40}}\.txt){_TEMP}")
+BLOB_NAME = _BLOB  # what a session's `.files` folder holds (migrate moves only these)
 
 
 def prune(root: Path, keep: int = 100, max_age_days: float = 30.0, protect: str = "") -> list[str]:

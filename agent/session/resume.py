@@ -8,10 +8,12 @@ from pathlib import Path
 from typing import TextIO
 
 from agent.base.messages import Message
+from agent.base.visible import visible
 from agent.config.settings import ConfigError
 from agent.context.mentions import without_attachments
 from agent.session.checkpoints import Snapshots
 from agent.session.recorder import repair_history
+from agent.session.restoring import is_int
 from agent.session.salvage import check
 from agent.session.store import (
     SessionFile,
@@ -28,7 +30,8 @@ from agent.session.store import (
 def restore(store: SessionFile, snapshots: Snapshots) -> list[Message]:
     """The stored conversation (without its system prompt), repaired into a valid request."""
     records = load(store.path).records
-    snapshots.checkpoint = max((r["n"] for r in records if r.get("t") == "checkpoint"), default=0)
+    numbers = [r.get("n") for r in records if r.get("t") == "checkpoint"]
+    snapshots.checkpoint = max((n for n in numbers if is_int(n)), default=0)
     stored = [m for m in messages_of(records) if m.get("role") != "system"]
     repaired = repair_history(stored)
     if repaired != stored:  # record it, so the store's history and the agent's stay one list
@@ -68,10 +71,10 @@ def pick(root: Path, cwd: Path, out: TextIO = sys.stderr, inp: TextIO = sys.stdi
     if not here:
         raise ConfigError(f"no previous session in {cwd} to resume")
     if not inp.isatty():
-        listing = "\n".join(f"  {describe(s)}" for s in here)
+        listing = "\n".join(f"  {visible(describe(s), '')}" for s in here)
         raise ConfigError(f"agent -r needs an ID without a terminal; sessions here:\n{listing}")
     for n, s in enumerate(here, 1):
-        print(f"{n:>3}. {describe(s)}", file=out)
+        print(f"{n:>3}. {visible(describe(s), '')}", file=out)  # a session's own words
     print("resume which? [1] ", end="", file=out, flush=True)
     try:
         line = inp.readline()
@@ -102,5 +105,5 @@ def chosen(args: object, root: Path, cwd: Path, out: TextIO = sys.stderr) -> str
 
     lost = check(sessions_dir(root) / f"{found}.jsonl")
     if lost:
-        print(f"agent: warning: {lost}", file=out)
+        print(f"agent: warning: {visible(lost)}", file=out)
     return found

@@ -9,6 +9,9 @@ commands deleted or wrote over (`rm`, `unlink`, `git rm`, `mv` sources, what `mv
 changed outside the agent since (a deleted file re-created, say) is not overwritten unless the
 user confirms. Other changes made by bash commands are not tracked, and the listing says so.
 Files are named by their path from the project root (src/main.py and tests/main.py differ).
+Whatever the session file says, files are restored only inside the project, never through a
+link, with no more than their permission bits (agent.session.restoring); the rest is refused
+and said.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.base.messages import Message
-from agent.session.checkpoints import Checkpoint, FilePlan, checkpoints, plan_restore, restore
+from agent.session.checkpoints import Checkpoint, checkpoints
+from agent.session.restoring import FilePlan, plan_restore, restore
 from agent.session.store import SessionFile, load, messages_of
 
 BASH_NOTE = (
@@ -77,7 +81,8 @@ def rewind_conversation(store: SessionFile, cp: Checkpoint) -> tuple[list[Messag
 
 
 def file_plans(store: SessionFile, cp: Checkpoint) -> list[FilePlan]:
-    return plan_restore(load(store.path).records, cp.n)
+    """What restoring the files of `cp` would do; files outside the project are refused."""
+    return plan_restore(load(store.path).records, cp.n, store.root)
 
 
 def rewind_files(store: SessionFile, cp: Checkpoint, force: bool = False) -> Outcome:
@@ -92,9 +97,17 @@ def rewind_files(store: SessionFile, cp: Checkpoint, force: bool = False) -> Out
         msg += f" +{len(back) - 5}" if len(back) > 5 else ""
     if conflicts and not force:
         msg += f"; skipped {len(conflicts)} changed outside the agent since"
-    failed = [p.path for p in plans if p.path not in restored and (force or not p.conflict)]
+    failed = [
+        p.path
+        for p in plans
+        if p.path not in restored and not p.refused and (force or not p.conflict)
+    ]
     if failed:
         msg += "; could not write " + ", ".join(failed)
+    refused = [f"{_name(p.path, cp)} ({p.refused})" for p in plans if p.refused]
+    if refused:
+        more = f" +{len(refused) - 5}" if len(refused) > 5 else ""
+        msg += "; refused, not restored: " + ", ".join(refused[:5]) + more
     if cp.untracked:
         msg += "; not snapshotted, not restored: " + ", ".join(cp.untracked)
     return Outcome(restored=restored, conflicts=conflicts, message=f"{msg} ({BASH_NOTE})")

@@ -8,7 +8,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.tools import textio
+from agent.tools import atomic, textio
 from agent.tools.common import ToolError
 
 
@@ -30,7 +30,11 @@ class Current:
 
 
 def load_disk(path: Path) -> Current:
+    """The file at `path` as it is (its real path, links resolved): refused when that is not a
+    path the permission gate judged for the running call, and read without following a link
+    (agent.tools.atomic), so its text comes from where the write will go."""
     real = Path(os.path.realpath(path))
+    atomic.start(real)
     if real.is_dir():
         raise ToolError(f"{path} is a directory", can_retry=False)
     if not real.exists():
@@ -46,7 +50,7 @@ def load_disk(path: Path) -> Current:
             can_retry=False,
             hint="if it is meant to change, make it writable with bash (chmod u+w) first",
         )
-    raw = real.read_bytes()
+    raw = atomic.read_back(real)
     if textio.looks_binary(raw[: textio.SNIFF_BYTES]):
         raise ToolError(
             f"{path.name} is a binary file; refusing to rewrite it as text",

@@ -59,14 +59,15 @@ def commit(ctx: ToolContext, path: Path, cur: Current, new_text: str, verb: str)
     if cur.exists and data == cur.raw:
         unchanged = f"No changes: {name} already has this content."
         return ToolResult(unchanged, display=f"{name}: unchanged")
-    cur.path.parent.mkdir(parents=True, exist_ok=True)
     editor = editor_of(ctx)
+    if editor is not None:  # an editor saves the file itself: its folder must be there
+        atomic.make_parents(cur.path)
     through = (
         editor is not None and (not cur.exists or plain(cur)) and editor.write(cur.path, new_text)
     )
     if not through:
         atomic.atomic_write(cur.path, data, cur.mode)
-    if not through and cur.path.read_bytes() != data:
+    if not through and atomic.read_back(cur.path) != data:
         raise ToolError(
             f"verification failed: {name} on disk differs from what was written", can_retry=False
         )

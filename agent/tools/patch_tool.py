@@ -104,12 +104,18 @@ def _diff(changes: list[Change]) -> str:
     return "".join(unified_diff(c.cur.text, c.new or "", c.shown)[0] for c in changes)
 
 
-def _undo(done: list[tuple[Change, str]]) -> None:
+def _entry(path: Path) -> Path:
+    """Where the name `path` really is: its folder's real path and its own name (a link there
+    is that link, not its target)."""
+    return Path(os.path.realpath(path.parent)) / path.name
+
+
+def _undo(done: list[tuple[Change, str, Path]]) -> None:
     """Put back what `_write_all` did, newest first, every step tried."""
-    for c, step in reversed(done):
+    for c, step, where in reversed(done):
         try:
             if step == "wrote" and (not c.cur.exists or c.source is not None):
-                c.path.unlink(missing_ok=True)  # an added file, or a move's new place
+                atomic.remove(where)  # an added file, or a move's new place
             else:  # an updated file, or a removed one (deleted, or a move's old place)
                 atomic.atomic_write(c.cur.path, c.cur.raw, c.cur.mode)
         except OSError:
@@ -118,19 +124,20 @@ def _undo(done: list[tuple[Change, str]]) -> None:
 
 def _write_all(changes: list[Change]) -> None:
     """Write every change; on a failure put back what was written, then re-raise. An update
-    writes through a symbolic link to the real file, as edit_file does."""
-    done: list[tuple[Change, str]] = []
+    writes through a symbolic link to the real file, as edit_file does; every write and
+    removal lands on the path the permission gate judged (agent.tools.atomic)."""
+    done: list[tuple[Change, str, Path]] = []
     try:
         for c in changes:
             if c.new is not None:
-                where = c.path if (c.source is not None or not c.cur.exists) else c.cur.path
-                where.parent.mkdir(parents=True, exist_ok=True)
+                new_name = c.source is not None or not c.cur.exists
+                where = _entry(c.path) if new_name else c.cur.path
                 atomic.atomic_write(where, encoded(c.cur, c.new), c.cur.mode)
-                done.append((c, "wrote"))
+                done.append((c, "wrote", where))
             gone = c.source if c.new is not None else c.path
             if gone is not None:
-                os.unlink(gone)
-                done.append((c, "removed"))
+                atomic.remove(_entry(gone))
+                done.append((c, "removed", gone))
     except OSError:
         _undo(done)
         raise

@@ -24,10 +24,10 @@ def configure(flags: Flags, env: dict[str, str] | None = None, cwd: Path | None 
     `${VAR}`s — each said once, at start-up, naming its file. Sessions an earlier version kept
     in the project move to the state directory first (said once), so `-c`/`-r` find them."""
     cfg = load_config(flags, env, cwd)
-    moved = migrate(cfg.root, cfg.trusted)
+    moved = migrate(cfg.root)
     notes = [moved] if moved else []
     notes += _rule_warnings(cfg)
-    notes += load_actions(cfg.root, cfg.trusted).warnings
+    notes += load_actions(cfg.root, cfg.trust).warnings
     if cfg.options.mcp_servers and not cfg.no_mcp:
         notes += load_specs(cfg.options, cfg.env)[1]
     return replace(cfg, warnings=(*cfg.warnings, *notes)) if notes else cfg

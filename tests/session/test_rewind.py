@@ -161,8 +161,10 @@ async def test_rewind_after_clear_and_to_the_start(fake: FakeOpenAI, run: object
 
 @pytest.fixture
 async def bash_run(fake: FakeOpenAI, repo: Path) -> AsyncIterator[Any]:
-    """A Run whose bash calls are allowed, its /rewind command context and captured output."""
+    """A Run whose bash calls are allowed (outside the sandbox, which keeps `.git` read-only:
+    `git rm` must run), its /rewind command context and captured output."""
     env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "m"}
+    env["AGENT_SANDBOX"] = "off"
     r = build(configure(Flags(permission_mode="bypassPermissions"), env, repo), Recorder())
     out = io.StringIO()
     ctx = Ctx(r, Console(file=out, width=300), lambda text: r.agent.run_turn(text))

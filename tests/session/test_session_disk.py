@@ -112,7 +112,7 @@ def test_a_failed_blob_write_stops_recording(
     def full(fd: int, data: bytes) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr("agent.config.safefile._write_all", full)
+    monkeypatch.setattr("agent.config.safefile.write_all", full)
     digest = s.put_blob(b"before the edit")
     assert len(digest) == 64
     assert "No space left on device" in s.error

@@ -207,7 +207,9 @@ def test_torn_and_garbage_lines_are_survived(
 def test_resume_keeps_reasoning_for_tool_turns(
     fake: FakeOpenAI, fake_env: dict, project: Path
 ) -> None:
-    (project / ".agent" / "settings.json").write_text('{"reasoningInput": "tool_calls"}')
+    user = Path(fake_env["HOME"]) / ".agent"  # the user's own setting: a project's waits for trust
+    user.mkdir(parents=True, exist_ok=True)
+    (user / "settings.json").write_text('{"reasoningInput": "tool_calls"}')
     fake.script(
         tool_calls([("glob", {"pattern": "*"})], reasoning="look first"),
         text("done", reasoning="answer now"),
@@ -218,7 +220,7 @@ def test_resume_keeps_reasoning_for_tool_turns(
     assistants = [m for m in fake.requests[2]["messages"] if m["role"] == "assistant"]
     assert assistants[0]["reasoning_content"] == "look first"
     assert "reasoning_content" not in assistants[1]
-    (project / ".agent" / "settings.json").write_text('{"reasoningInput": "none"}')
+    (user / "settings.json").write_text('{"reasoningInput": "none"}')
     fake.script(text("stripped"))
     run(fake_env, project, "-c", "q3")
     assert all("reasoning_content" not in m for m in fake.requests[3]["messages"])
