@@ -106,10 +106,10 @@ async def _map_once(root: Path) -> tuple[float, str, int]:
     from agent.code.cache import TagCache
     from agent.code.index import tags_for
     from agent.code.repomap import repo_map
-    from agent.tools.globbing import list_files
+    from agent.tools.globbing import indexable_files
 
     t0 = time.perf_counter()
-    rels = await list_files(ToolContext(cwd=root), root)
+    rels = await indexable_files(ToolContext(cwd=root), root)  # what the map reads
     index = tags_for(root, rels, TagCache.default())
     text = repo_map(index.files, 1000)
     return time.perf_counter() - t0, text, index.parsed

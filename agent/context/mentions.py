@@ -13,10 +13,12 @@ from pathlib import Path
 
 from agent.base.events import Notice
 from agent.base.record import Image, ToolContext, cap
+from agent.permissions.paths import Workspace, protected
 from agent.sandbox.runtime import Sandbox
 from agent.tools.agentignore import for_search, note
 from agent.tools.common import ToolError
 from agent.tools.images import TYPES, dimensions, read_image
+from agent.tools.links import linked_out
 
 FILE_CHARS = 50_000  # of one attached file
 MAX_FILES = 10
@@ -67,7 +69,19 @@ def _listing(p: Path, cwd: Path) -> str:
 
 
 def _content(p: Path, cwd: Path) -> str:
+    real = os.path.realpath(p)
+    if not p.is_dir() and (linked_out(p, cwd) or (real != os.path.abspath(p) and _asked(real))):
+        return (  # a repository's `README.md -> ~/.aws/credentials`: not what the user meant
+            f"(a symbolic link leads to {real}: it is not attached; mention that file by its "
+            "own path to attach it)"
+        )
     if p.is_dir():
+        real = linked_out(p, cwd)
+        if real:  # a repository's `docs -> ~`: the user meant the project's folder
+            return (
+                f"(a symbolic link leads to {real}, outside the workspace: its entries are not "
+                "listed; mention that folder by its own path to attach them)"
+            )
         return _listing(p, cwd)
     with open(p, "rb") as fh:
         data = fh.read(FILE_CHARS * 4 + 1)
@@ -79,6 +93,11 @@ def _content(p: Path, cwd: Path) -> str:
         return "(binary file: not attached; use a tool to inspect it)"
     text = data.decode("utf-8", errors="replace")
     return cap(text, FILE_CHARS, how_to_see_more="read_file with offset/limit shows the rest")
+
+
+def _asked(path: str) -> bool:
+    """Whether read_file asks before reading `path` (a secret, the agent's settings)."""
+    return bool(protected(path, Workspace.make(Path(path).parent)))
 
 
 def attach(text: str, cwd: Path) -> str:

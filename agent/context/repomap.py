@@ -22,7 +22,7 @@ from agent.base.words import plural
 from agent.code.cache import TagCache
 from agent.code.index import Index, tags_for
 from agent.code.repomap import repo_map
-from agent.tools.globbing import list_files
+from agent.tools.globbing import indexable_files
 
 WAIT = 3.0  # seconds the first message waits for a cold index before using what is read
 MAX_FILES = 10_000  # files read for the map, the shallowest first
@@ -57,7 +57,8 @@ class RepoMapper:
         self.task = loop.create_task(self._read(self.partial))
 
     async def _read(self, into: Index) -> Index:
-        rels = _shallow_first(await list_files(self.ctx, self.root))
+        # what read_file asks about first (`.env.local.js`) never reaches the map
+        rels = _shallow_first(await indexable_files(self.ctx, self.root))
         stop = self.stopped.is_set
         cache = TagCache.default()
         return await asyncio.to_thread(tags_for, self.root, rels, cache, stop=stop, into=into)

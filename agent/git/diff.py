@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from agent.git.safe import git_env, refusal
@@ -53,10 +54,15 @@ async def git(cwd: Path, *args: str, ok: tuple[int, ...] = (0,), hooks: bool = F
     return out.decode("utf-8", "replace")
 
 
-async def working_diff(cwd: Path, trusted: bool = False) -> str:
+async def working_diff(
+    cwd: Path, trusted: bool = False, *, keep: Callable[[list[str]], list[str]]
+) -> str:
     """Staged and unstaged changes against HEAD, plus the content of small untracked files.
     `trusted`: the project is trusted; otherwise a repository that is not plain is refused
-    (GitError), since its own config could make even these reading commands run a command."""
+    (GitError), since its own config could make even these reading commands run a command.
+    `keep`: of the changed files (relative paths), those whose content may be shown — read_file's
+    rule (a secret's name, the agent's settings): the others are named, never shown. A file a
+    `.gitattributes` marks as binary (`*.py -diff`) is shown as text when it is text."""
 
     why = "" if trusted else refusal(cwd, "/diff, /review, /security-review and /simplify")
     if why:
@@ -65,19 +71,62 @@ async def working_diff(cwd: Path, trusted: bool = False) -> str:
     base = ["diff", "--no-color", "--no-ext-diff", "--no-textconv"]
     try:
         await git(cwd, "rev-parse", "--verify", "-q", "HEAD")
-        parts = [await git(cwd, *base, "HEAD")]
+        ranges: list[list[str]] = [["HEAD"]]
     except GitError:  # no commit yet: staged and unstaged separately
-        parts = [await git(cwd, *base, "--cached"), await git(cwd, *base)]
+        ranges = [["--cached"], []]
+    changed = {n for r in ranges for n in _names(await git(cwd, *base, "--name-only", "-z", *r))}
+    hidden = sorted(changed - set(keep(sorted(changed))))
+    spec = ["--", ".", *(f":(exclude,literal){n}" for n in hidden)]
+    parts = [await _text_diff(cwd, base, r, spec) for r in ranges]
     listed = await git(cwd, "ls-files", "--others", "--exclude-standard", "-z")
+    new = [p for p in _names(listed) if not BOOKKEEPING.fullmatch(p)]
+    shown = set(keep(new))
+    hidden += [p for p in new if p not in shown]
     skipped: list[str] = []
-    for rel in (p for p in listed.split("\0") if p and not BOOKKEEPING.fullmatch(p)):
+    for rel in (p for p in new if p in shown):
         if len(parts) < UNTRACKED_FILES + 2 and _small(cwd / rel):
             parts.append(await git(cwd, *base, "--no-index", "--", "/dev/null", rel, ok=(0, 1)))
         else:
             skipped.append(rel)
     if skipped:
         parts.append("# untracked files not shown: " + ", ".join(skipped[:50]) + "\n")
+    if hidden:
+        parts.append("# changed files not shown (read_file asks before reading them): "
+                     + ", ".join(hidden[:50]) + "\n")  # fmt: skip
     return "".join(p if p.endswith("\n") or not p else p + "\n" for p in parts)
+
+
+def _names(out: str) -> list[str]:
+    return [p for p in out.split("\0") if p]
+
+
+async def _text_diff(cwd: Path, base: list[str], rng: list[str], spec: list[str]) -> str:
+    """The diff of one range, with the files git calls binary only because an attribute says so
+    (`-diff`) diffed as the text they are."""
+    out = await git(cwd, *base, *rng, *spec)
+    masked = [m for m in _BINARY.findall(out) if _is_text(cwd / m)]
+    for name in masked:
+        text = await git(cwd, *base, "--text", *rng, "--", f":(literal){name}")
+        out = out.replace(f"Binary files a/{name} and b/{name} differ\n", _body(text), 1)
+    return out
+
+
+_BINARY = re.compile(r"^Binary files a/(\S+) and b/\S+ differ$", re.M)
+
+
+def _body(diff: str) -> str:
+    """A one-file diff without its `diff --git` and index lines (the caller's already has them)."""
+    lines = diff.splitlines(keepends=True)
+    start = next((i for i, ln in enumerate(lines) if ln.startswith("--- ")), len(lines))
+    return "".join(lines[start:])
+
+
+def _is_text(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return b"\0" not in f.read(8192)
+    except OSError:
+        return False
 
 
 def _small(path: Path) -> bool:

@@ -55,11 +55,17 @@ def stop_background() -> None:
 
 
 def session_context(cfg: Config, session_id: str, sink: Sink, result_room: int) -> ToolContext:
-    """What the session's tools may use (web settings, stale-read record, whether the model
-    takes images); the app adds the sandbox, planning and the editor."""
+    """What the session's tools may use (the folders added to the workspace, web settings,
+    stale-read record, whether the model takes images); the app adds the sandbox, planning
+    and the editor."""
+    # deferred: ~13 ms: the gate has loaded it by the time a session is built; importing any tool
+    # module (completion, the ACP) must not pay for it
+    from agent.permissions.decide import workspace_of
+
     web = cfg.options.web  # local docs servers, intranet hosts
     return ToolContext(
         cwd=cfg.cwd,
+        added_dirs=tuple(map(str, workspace_of(cfg.cwd, cfg.permissions).extra)),
         session_id=session_id,
         sink=sink,
         allowed_hosts=web.allowed_hosts,

@@ -1,5 +1,6 @@
 """outline and symbols: code navigation from tree-sitter tags (agent.code), over the files a
-search sees (gitignore and the agent's ignore files apply)."""
+search sees (gitignore and the agent's ignore files apply) less the files read_file asks
+about first (secrets, protected paths)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from agent.code.languages import CONTAINERS_ONLY, grammar, lang_of, no_outline
 from agent.code.outline import file_outline, folder_outline
 from agent.code.tags import Def, FileTags
 from agent.tools.common import ToolError, did_you_mean, guard, resolve, shown, str_arg
-from agent.tools.globbing import list_files
+from agent.tools.globbing import indexable_files
 
 TIME_LIMIT = 20.0  # seconds of parsing one call may spend (a cold cache on a huge folder)
 REF_LINES = 20  # references shown with their line of code; the rest by line numbers
@@ -31,7 +32,7 @@ def _where(ctx: ToolContext, path: Path) -> str:
 
 
 async def _index(ctx: ToolContext, folder: Path, needle: bytes = b"") -> Index:
-    rels = await list_files(ctx, folder)
+    rels = await indexable_files(ctx, folder)  # never what read_file asks about (`.env.*`)
     deadline = time.monotonic() + TIME_LIMIT
     return await asyncio.to_thread(
         tags_for,
@@ -56,6 +57,8 @@ async def _outline(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         index = await _index(ctx, path)
         files = _prefixed(where, index.files)
         text = folder_outline(where, files, index.no_grammar, index.left)
+        if index.refused:  # hostile or huge files: each named with the limit it hit
+            text += f"\n[{index.refused_note(where)}]"
         defs = sum(len(t.defs) for t in files.values())
         summary = f"{plural(len(files), 'file')}, {plural(defs, 'definition')}"
         return ToolResult(cap(text), display=f"outline {where} · {summary}")
@@ -65,9 +68,15 @@ async def _outline(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         raise ToolError(no_outline(ext), can_retry=False, hint="read_file shows any text file")
     index = await asyncio.to_thread(tags_for, path.parent, [path.name], TagCache.default())
     tags = index.files.get(path.name)
+    if path.name in index.refused:
+        raise ToolError(
+            f"{where} was not outlined: {index.refused[path.name]}",
+            can_retry=False,
+            hint="use grep to find what you need in it, and read_file a range",
+        )
     if tags is None:
         raise ToolError(
-            f"{where} is not a source file outline can read (binary, or over 1 MB)",
+            f"{where} is not a source file outline can read (binary, or not readable)",
             can_retry=False,
             hint="use grep to find what you need in it",
         )
@@ -166,6 +175,8 @@ async def _symbols(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     notes = []
     if index.left:
         notes.append(f"[{plural(index.left, 'file')} not read in time: narrow path]")
+    if index.refused:
+        notes.append(f"[{index.refused_note(where)}; grep covers them]")
     langs = Counter({e: n for e, n in index.no_grammar.items() if e})
     if langs:
         kinds = ", ".join(f"{e} {n}" for e, n in langs.most_common(5))

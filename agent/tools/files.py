@@ -9,7 +9,7 @@ from typing import Any
 
 from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap, error
 from agent.base.words import plural
-from agent.tools import agentignore, documents, images, textio, walk
+from agent.tools import agentignore, documents, images, links, textio, walk
 from agent.tools.binkinds import ADVICE, BINARY_EXTENSIONS
 from agent.tools.common import ToolError, did_you_mean, guard, int_arg, resolve, shown, str_arg
 from agent.tools.documents.nbedit import NOTEBOOK_EDIT
@@ -119,7 +119,9 @@ def _render(lines: list[str], page: Page, notes: list[str], size: int) -> tuple[
 
 
 def _directory(path: Path, ctx: ToolContext) -> tuple[str, int]:
-    """A directory read: its entries as a search sees them (ignore files honoured)."""
+    """A directory read: its entries as a search sees them (ignore files honoured); never
+    through a symbolic link out of the workspace (links.enter)."""
+    links.enter(ctx, path, "read_file")
     hide = agentignore.for_search(Path(ctx.cwd), path)
     return agentignore.listing(walk.Walker(path, []).children(), hide, shown(ctx, path))
 

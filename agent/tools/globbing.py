@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.base.record import Target, Tool, ToolContext, ToolResult, cap
-from agent.tools import walk
+from agent.permissions.paths import Workspace
+from agent.tools import links, secret_hits, walk
 from agent.tools.agentignore import AgentIgnore, for_search
 from agent.tools.common import ToolError, gc_paused, guard, resolve, shown, str_arg
 
@@ -73,8 +74,10 @@ async def list_files(
     `name_glob` is a prefilter on file names that ripgrep applies as a file type: unlike a
     `--glob`, a type never re-includes ignored files, so the result is a subset of the full list.
     `on_names` sees the names found, in a worker thread: as ripgrep lists them, or all at once
-    from the fallback.
+    from the fallback. A `root` a symbolic link takes out of the workspace is refused
+    (links.enter): nothing below it is listed.
     """
+    await asyncio.to_thread(links.enter, ctx, root, "a search")
     ignore = hide if hide is not None else await asyncio.to_thread(for_search, ctx.cwd, root)
     rg = walk.rg_for(ctx)
     if not rg:
@@ -91,6 +94,20 @@ async def list_files(
     names = _Names(ignore, on_names)
     await walk.run_rg(rg, args, root, names)
     return names.kept
+
+
+async def indexable_files(ctx: ToolContext, root: Path) -> list[str]:
+    """The files an indexer reads below `root` (the repository map, outline, symbols): those a
+    search sees, less those read_file asks about first (secret_hits.readable: the gate's rule),
+    so that no definition in `.env.local.js` reaches the model through a map."""
+    rels = await list_files(ctx, root)
+
+    def readable() -> list[str]:
+        ws = Workspace.make(Path(ctx.cwd), ctx.added_dirs)
+        kept = secret_hits.readable(rels, root, ws)[0]
+        return secret_hits.not_denied(kept, root, ctx.denied_reads)
+
+    return await asyncio.to_thread(readable)
 
 
 def _name_prefilter(pattern: str) -> str:
@@ -164,6 +181,8 @@ async def _glob(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if not root.is_dir():
         raise ToolError(f"not a directory: {root}", hint="path must be a directory to search in")
     base, pattern, prefix = _split_pattern(root, raw)
+    # `docs/**` where docs -> ~: nothing of the home is read, not even its ignore files
+    await asyncio.to_thread(links.enter, ctx, base, "glob")
     flags = wc.GLOBSTAR | wc.BRACE | wc.DOTGLOB | wc.EXTGLOB | wc.FORCEUNIX
     name_glob = _name_prefilter(pattern)
     # Matching again costs as much as the listing on a large tree: skip it where ripgrep's

@@ -10,7 +10,7 @@ from typing import Any
 from agent.base.record import Target, Tool, ToolContext, ToolResult, cap
 from agent.base.words import plural
 from agent.permissions.paths import names_protected
-from agent.tools import agentignore, pygrep, walk
+from agent.tools import agentignore, links, pygrep, walk
 from agent.tools.common import (
     ToolError,
     bool_arg,
@@ -47,6 +47,8 @@ async def grep_hits(
             can_retry=False,
             hint=f"search its printable strings with bash: strings {root.name} | grep -n PATTERN",
         )
+    if not single:
+        await asyncio.to_thread(links.enter, ctx, root, "grep")
     hide = None if single else await asyncio.to_thread(agentignore.for_search, ctx.cwd, root)
     if rg:
         flags = {"files": ["-l"], "count": ["-c"], "content": ["-n", "--no-heading"]}[query.mode]

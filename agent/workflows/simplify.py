@@ -13,6 +13,7 @@ from agent.subagents.defs import AgentDef
 from agent.subagents.records import Job, Report
 from agent.subagents.runner import Subagents
 from agent.tools import builtin_tools
+from agent.tools.secret_hits import shown_files
 from agent.workflows.batch import WorkflowError
 
 DIFF_CHARS = 40_000  # of the diff each reviewer gets; it can read the files for more
@@ -90,7 +91,7 @@ async def simplify(
     """Three parallel reviews of the working tree's changes, then one turn that applies them.
     `trusted`: git may run in a repository that is not plain (agent.git.diff.working_diff)."""
 
-    diff = await working_diff(cwd, trusted)
+    diff = await working_diff(cwd, trusted, keep=shown_files(cwd))
     if not diff.strip():
         raise WorkflowError("no changes to simplify (the working tree matches HEAD)")
     reports = await runner.run_many(review_jobs(diff, focus))

@@ -20,6 +20,10 @@ from agent.subagents import worktree as w
 from agent.tools.shell import BASH  # the real record: decide() reads what it is from it
 
 
+def ALL(rels: list[str]) -> list[str]:
+    return rels
+
+
 def why(start: Path, shown: Path | str = "", hooks: bool = True) -> str:
     found = gitsafe.problem(start, hooks)
     return found.reason(shown) if found else ""
@@ -177,7 +181,7 @@ def test_own_calls_refuse_an_untrusted_repository_that_is_not_plain(
         git(repo, "add", ".gitattributes")
         git(repo, "commit", "-q", "-m", "attributes")
     with pytest.raises(GitError, match=r"--trust-project"):
-        asyncio.run(working_diff(repo))
+        asyncio.run(working_diff(repo, keep=ALL))
     for name, value in (("GIT_AUTHOR_NAME", "T"), ("GIT_AUTHOR_EMAIL", "t@e")):
         monkeypatch.setenv(name, value)
     with pytest.raises(w.WorktreeError, match=r"--worktree and /batch run no git"):
@@ -192,7 +196,7 @@ def test_own_calls_run_in_a_plain_repository_with_hooks(tmp_path: Path) -> None:
     marker = tmp_path / "MARKER"
     arm(repo, "post-index-change", marker)
     arm(repo, "post-checkout", marker)
-    assert "+three" in asyncio.run(working_diff(repo))
+    assert "+three" in asyncio.run(working_diff(repo, keep=ALL))
     wt = w.create(repo, "t1")
     assert (wt.path / "notes.txt").read_text() == "one\ntwo\n"
     assert not marker.exists()
@@ -213,7 +217,7 @@ def test_a_filter_hidden_behind_a_linked_include_is_emptied_when_trusted(tmp_pat
     evil = repo / ".git" / "deep" / "evil.conf"
     evil.write_text(f'[filter "x"]\n\tclean = {touch(marker)}\n\trequired = true\n')
     (repo / ".gitattributes").write_text("*.txt filter=x\n")
-    assert "+three" in asyncio.run(working_diff(repo, trusted=True))
+    assert "+three" in asyncio.run(working_diff(repo, trusted=True, keep=ALL))
     assert not marker.exists()
     env = gitsafe.git_env(repo, {"GIT_ALLOW_PROTOCOL": "https:ext"})
     assert env["GIT_ALLOW_PROTOCOL"] == "https"

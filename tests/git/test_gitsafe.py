@@ -21,6 +21,10 @@ from agent.git.index import BadIndex, gitlinks
 from agent.subagents import worktree as w
 
 
+def ALL(rels: list[str]) -> list[str]:
+    return rels
+
+
 def git_list(tmp: Path, text: str) -> list[tuple[str, str | None]] | None:
     """What `git config --list` reads from `text` (None: git refuses the file)."""
     path = tmp / "cfg"
@@ -252,7 +256,7 @@ def test_working_diff_runs_none_of_the_repositorys_commands(tmp_path: Path, kind
         arm(embed(repo, "sub"), "fsmonitor", marker)
     else:
         arm(repo, kind, marker)
-    diff = asyncio.run(working_diff(repo, trusted=True))
+    diff = asyncio.run(working_diff(repo, trusted=True, keep=ALL))
     assert "+three" in diff
     assert not marker.exists()
     subprocess.run(["git", "diff"], cwd=repo, capture_output=True)

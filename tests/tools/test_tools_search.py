@@ -440,3 +440,19 @@ def test_hide_secrets_quick_check_agrees_with_the_names() -> None:
         hidden = secret_name(name.rsplit("/", 1)[-1])
         assert [h.path for h in kept] == (["src/other.py"] if hidden else ["src/other.py", name])
         assert bool(note) is hidden, name
+
+
+@pytest.mark.parametrize("backend", ["rg", "python"])
+async def test_directory_grep_hides_what_read_file_asks_about(tmp_path: Path, backend: str) -> None:
+    """The agent's settings (an MCP server's token header saved by `agent mcp add -H`): grep
+    shows no more of them than read_file would without asking."""
+    if backend == "rg" and RG is None:
+        pytest.skip("no rg")
+    (tmp_path / ".agent").mkdir()
+    token = '{"headers": {"Authorization": "Bearer ghp_secret123"}}\n'
+    (tmp_path / ".agent" / "settings.local.json").write_text(token)
+    (tmp_path / "app.py").write_text("token = 'ghp_placeholder'\n")
+    ctx = ctx_for(tmp_path, backend)
+    content = await search.GREP.run({"pattern": "ghp_", "output_mode": "content"}, ctx)
+    assert "ghp_secret123" not in content.output and "ghp_placeholder" in content.output
+    assert ".agent/settings.local.json" in content.output  # named, so it can be asked for
