@@ -21,13 +21,20 @@ SANDBOX_MODES = ("off", "read-only", "workspace-write")
 
 
 def check_sandbox(path: Path, values: dict[str, Any]) -> None:
-    """`sandbox.mode` is a known mode; network, hooks and mcp are true or false."""
+    """`sandbox.mode` is a known mode; network, hooks, mcp and unixSockets are true or false;
+    denyRead is a list of paths."""
     mode = values.get("mode")
     if mode is not None and mode not in SANDBOX_MODES:
         raise ConfigError(f"{path}: key 'sandbox.mode' must be one of {', '.join(SANDBOX_MODES)}")
-    for key in ("network", "hooks", "mcp"):
+    for key in ("network", "hooks", "mcp", "unixSockets"):
         if key in values and not isinstance(values[key], bool):
             raise ConfigError(f"{path}: key 'sandbox.{key}' must be true or false")
+    deny = values.get("denyRead", [])
+    if not isinstance(deny, list) or not all(isinstance(p, str) and p.strip() for p in deny):
+        raise ConfigError(
+            f"{path}: key 'sandbox.denyRead' must be a list of paths like "
+            '["secrets/**", "~/.config/work/token"]'
+        )
 
 
 def check_keys(

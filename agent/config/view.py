@@ -77,12 +77,15 @@ class ChecksSettings:
 @dataclass(frozen=True)
 class SandboxSettings:
     """`sandbox`: the mode ("" = the platform's default), whether commands inside reach the
-    network, and whether hooks and stdio MCP servers run inside too."""
+    network and may open unix sockets, whether hooks and stdio MCP servers run inside too, and
+    paths nothing may read (`denyRead`: commands in the sandbox and the file tools alike)."""
 
     mode: str = ""
     network: bool = False
     hooks: bool = False
     mcp: bool = False
+    unix_sockets: bool = False
+    deny_read: tuple[str, ...] = ()
 
 
 class Settings:
@@ -137,6 +140,8 @@ class Settings:
             b.get("network") is True,
             b.get("hooks") is True,
             b.get("mcp") is True,
+            b.get("unixSockets") is True,
+            tuple(str(p) for p in b.get("denyRead", ()) if isinstance(p, str)),
         )
 
     @property

@@ -27,7 +27,7 @@ from agent.config.load import Config
 from agent.core.dispatch import Dispatcher, prepare
 from agent.hooks.hooks import Hooks
 from agent.permissions.audit import Audit
-from agent.permissions.gate import Gate
+from agent.permissions.gate import Gate, session_gate
 from agent.permissions.rules import Vocabulary
 from agent.sandbox.runtime import Sandbox, for_session
 from agent.session.store import new_id
@@ -83,13 +83,11 @@ def build(cfg: Config, sink: Sink) -> Toolbox:
     """The served tools wired as a session wires them (agent.app._pipeline): audit, hooks, gate."""
     session_id = new_id()  # what the audit log and the hooks' payloads name this server by
     tools = served_tools(cfg)
-    box = for_session(cfg)
+    gate = session_gate(cfg, tools, sink, None)
+    box = for_session(cfg, gate.read_denials())
     if box.problem:
         sink.emit(Notice(f"no sandbox: {box.problem}; commands need an allow rule instead"))
-    gate = Gate(
-        tools, cfg.permissions, cfg.permission_mode, sink, None, workspace=cfg.cwd, root=cfg.root
-    )
-    gate.sandboxed = box.active
+    gate.sandboxed = box.runs_unasked
     hooks = Hooks(
         dict(cfg.options.hooks),
         session_id=session_id,
@@ -102,6 +100,8 @@ def build(cfg: Config, sink: Sink) -> Toolbox:
     layers = (Audit(cfg.root, session_id, sink), hooks, gate)
     ctx = ToolContext(
         cwd=cfg.cwd,
+        added_dirs=tuple(map(str, gate.ws.extra)),  # --add-dir: links may lead into them
+        denied_reads=tuple(gate.read_denials()),  # the indexers skip what deny rules forbid
         session_id=session_id,
         sink=sink,
         files=FileStamps(),  # an edit needs a read of the file through this server first

@@ -22,13 +22,14 @@ from urllib.parse import urlsplit
 
 from agent.base.record import Tool
 from agent.permissions.facts import Decision, Facts
+from agent.permissions.later import runs_later_in
 from agent.permissions.paths import Workspace, check, names_protected, within
 from agent.permissions.rules import (
     RuleSet,
     Vocabulary,
     compile_rules,
+    dir_rules,
     domain_match,
-    literal,
     path_match,
 )
 
@@ -97,8 +98,10 @@ def facts(
 
 
 def _named_facts(rs: RuleSet, tool: Tool) -> Facts:
-    """A tool judged by its name alone: rules name the whole tool."""
-    f = Facts(read_only=tool.read_only and tool.target is None)
+    """A tool judged by its name alone: rules name the whole tool. A network tool is never
+    allowed as read-only: it sends what the model chose (a search query) out of the machine."""
+    f = Facts(read_only=tool.read_only and tool.target is None and tool.kind != "network")
+    f.why = "it sends data out of this machine" if tool.kind == "network" else ""
     f.suggest = [tool.name]
     for kind in ("deny", "ask", "allow"):  # a specifier we cannot check denies, never allows
         hit = next(
@@ -123,6 +126,9 @@ def _file_facts(
     name, folder = tool.name, tool.target.what == "folder"
     v = check(raw if raw is not None else tool.target.value(args) or ".", ws)
     f.target, f.inside, f.protected = str(v.shown), v.inside, v.secret
+    f.paths = v.paths
+    if not tool.read_only and not f.protected:  # no mode writes what runs later unasked
+        f.protected = next((r for r in (runs_later_in(p, ws.dirs) for p in v.paths) if r), "")
     if tool.read_only and ws.reads and all(within(p, ws.reads) for p in v.paths):
         f.inside, f.protected = True, ""  # the session's own saved outputs
     pattern = tool.target.pattern(args)
@@ -145,7 +151,7 @@ def _file_facts(
         ):
             f.allow, f.inside = r.text, True  # an explicit path rule widens the workspace
             break
-    f.suggest = _dir_rules(peers, v.shown, folder, rs.anchor or ws.root, ws.home)
+    f.suggest = dir_rules(peers, v.shown, folder, rs.anchor or ws.root, ws.home)
     # Not the advice where it would let every file of home be edited (the project is ~).
     f.edits_mode = tool.kind == "edit" and f.inside and not within(ws.home, ws.dirs)
 
@@ -179,6 +185,7 @@ def _files_facts(
     f.edits_mode = all(p.edits_mode for p in parts)
     f.why = next((p.why for p in parts if p.why), "")
     f.target = ", ".join(p.target for p in parts)
+    f.paths = tuple(p for part in parts for p in part.paths)
     f.suggest = list(dict.fromkeys(s for p in parts for s in p.suggest))
     return f
 
@@ -216,24 +223,6 @@ def _pattern_facts(f: Facts, pattern: str, base: Path, ws: Workspace) -> None:
         f.protected = f.protected or v.secret
     if not f.protected and names_protected(pattern):
         f.protected = f"the pattern {pattern!r} reaches protected files"
-
-
-def _dir_rules(
-    tools: tuple[str, ...], path: Path, folder: bool, anchor: Path, home: Path
-) -> list[str]:
-    """`d` (remember this directory): the folder (`path` itself for a tool that searches
-    folders, else its parent), relative to where rules start (the project root, where
-    settings.local.json lives) so the rule means the same from any directory; never one
-    holding all of home (`~`, `/`): then the file alone, or nothing for a search."""
-    where = path if folder else path.parent
-    if within(home, (where,)):
-        return [] if folder else [f"{t}({literal(str(path))})" for t in tools]
-    try:
-        rel = where.relative_to(anchor).as_posix()
-        spec = "**" if rel == "." else f"{literal(rel)}/**"
-    except ValueError:
-        spec = f"{literal(where.as_posix().rstrip('/'))}/**"
-    return [f"{t}({spec})" for t in tools]
 
 
 def _web_facts(f: Facts, rs: RuleSet, name: str, url: str) -> None:

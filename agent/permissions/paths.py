@@ -45,7 +45,14 @@ SECRET_NAMES = (
 )
 ENV_TEMPLATES = (".env.example", ".env.sample", ".env.template", ".env.dist")
 # Inside any `.agent/` directory: what configures permissions, hooks and code that runs.
-AGENT_FILES = ("settings*.json", "hooks.json", "trusted.json", "actions.json", "own-settings.json")
+AGENT_FILES = (
+    "settings*.json",
+    "hooks.json",
+    "trusted.json",
+    "actions.json",
+    "own-settings.json",
+    "grants.json",
+)
 # Inside any `.agent/` directory: the records of past work (agent/session.py, agent/audit.py).
 # They hold whole conversations and file contents, secrets the user pasted included.
 AGENT_RECORDS = {
@@ -68,6 +75,37 @@ HOME_SECRETS = (
     ".password-store",
     ".netrc",
     ".git-credentials",
+    ".pypirc",
+    ".npmrc",
+    ".pgpass",
+    ".vault-token",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".terraform.d/credentials.tfrc.json",
+    ".config/rclone",
+    ".config/git/credentials",
+    ".config/containers/auth.json",
+    ".cache/huggingface/token",
+    ".huggingface/token",
+    ".m2/settings.xml",
+    ".gradle/gradle.properties",
+    ".config/hub",
+    ".config/doctl",
+    ".config/op",
+    ".oci",
+    ".local/share/keyrings",
+    # browsers: their cookies are live sessions
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    # other agents: their logins and their past conversations
+    ".claude.json",
+    ".claude/.credentials.json",
+    ".claude/projects",
+    ".codex/auth.json",
+    ".codex/sessions",
+    ".gemini/oauth_creds.json",
+    ".config/github-copilot",
     ".local/state/agent",  # this agent's sessions and audit log: tokens pasted in chats
     # shell and REPL histories: typed tokens and passwords end up there
     ".bash_history",
@@ -152,11 +190,12 @@ def protected(path: Path | str, ws: Workspace) -> str:
     """Why this path always needs the user's approval ("" when it does not)."""
     p = str(path)
     parts = p.split("/")
+    low = p.lower().split("/")  # `.GIT` is `.git` on a case-insensitive disk (macOS)
     for d in PROTECTED_DIRS:
-        if d in parts:
+        if d in low:
             return f"{d}/ is protected"
     name = parts[-1]
-    if len(parts) >= 2 and parts[-2] == ".agent" and _AGENT_RE.match(name):
+    if len(low) >= 2 and low[-2] == ".agent" and _AGENT_RE.match(low[-1]):
         return f".agent/{name} configures the agent"
     return secret_path(p, ws.home_secrets, parts)
 
@@ -192,6 +231,7 @@ def names_protected(pattern: str) -> bool:
 
 def secret_name(name: str) -> bool:
     """A file name that may hold secrets (`.env`, keys, credential files; not `.env.example`)."""
+    name = name.lower()  # `.ENV` is `.env` on a case-insensitive disk (macOS)
     if not name or (name[0] not in _SECRET_FIRST and not name.endswith(_SECRET_SUFFIXES)):
         return False  # the common case, without the regex: searches check every hit's name
     return name not in ENV_TEMPLATES and bool(_SECRET_RE.match(name))

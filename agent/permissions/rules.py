@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.base.record import Tool
-from agent.permissions.paths import Workspace
+from agent.permissions.paths import Workspace, within
 
 LISTS = ("neverAllow", "ask", "alwaysAllow")
 
@@ -81,6 +81,7 @@ class Rule:
     words: tuple[str, ...] = ()  # a command tool's
     prefix: bool = False  # a command tool's
     path: Any = None  # compiled path matcher (file and folder tools)
+    pattern: str = ""  # the absolute path pattern it matches (file and folder tools)
     domain: str = ""  # a URL tool's; leading "*." = subdomains
     valid: bool = True
 
@@ -138,7 +139,8 @@ def parse_rule(text: str, ws: Workspace, vocab: Vocabulary | None = None) -> Rul
     if what == "command":
         return _command_rule(text, tool, spec)
     if what in ("file", "folder", "files"):
-        return Rule(text, tool, spec, path=_path_matcher(spec, ws))
+        pattern = absolute_pattern(spec, ws)
+        return Rule(text, tool, spec, path=_path_matcher(pattern), pattern=pattern)
     if what == "url" and spec.startswith("domain:"):
         return Rule(text, tool, spec, domain=spec[len("domain:") :].strip().lower().rstrip("."))
     return Rule(text, tool, spec)  # unknown specifier: never allows, still denies/asks
@@ -156,9 +158,9 @@ def _command_rule(text: str, tool: str, spec: str) -> Rule:
     return Rule(text, tool, spec, words, prefix)
 
 
-def _path_matcher(spec: str, ws: Workspace) -> Any:
-    from wcmatch import glob
-
+def absolute_pattern(spec: str, ws: Workspace) -> str:
+    """A path rule's specifier as an absolute path glob: `~/` from home, a relative one from
+    the workspace root, a bare name at any depth, a folder (`dir/`) with everything below."""
     if spec.startswith("~/"):
         pattern = str(ws.home / spec[2:])
     elif spec.startswith("/"):
@@ -169,10 +171,42 @@ def _path_matcher(spec: str, ws: Workspace) -> Any:
         pattern = str(ws.root / rel)
     if spec.endswith("/") or pattern.endswith("/"):  # a directory: everything below it
         pattern = pattern.rstrip("/") + "/**"
+    return pattern
+
+
+def read_denials(rs: RuleSet, readers: Iterable[str]) -> list[str]:
+    """The absolute path patterns that deny rules forbid the reading tools `readers` (a bare
+    rule, which forbids the whole tool, names no path)."""
+    return list(
+        dict.fromkeys(r.pattern for name in readers for r in rs.for_tool("deny", name) if r.pattern)
+    )
+
+
+def _path_matcher(pattern: str) -> Any:
+    from wcmatch import glob
+
     flags = glob.GLOBSTAR | glob.DOTGLOB | glob.FORCEUNIX | glob.BRACE
     return glob.compile(
         [pattern, pattern.rstrip("*/") if pattern.endswith("/**") else pattern], flags=flags
     )
+
+
+def dir_rules(
+    tools: tuple[str, ...], path: Path, folder: bool, anchor: Path, home: Path
+) -> list[str]:
+    """`d` (remember this directory): the folder (`path` itself for a tool that searches
+    folders, else its parent), relative to where rules start (the project root, where
+    settings.local.json lives) so the rule means the same from any directory; never one
+    holding all of home (`~`, `/`): then the file alone, or nothing for a search."""
+    where = path if folder else path.parent
+    if within(home, (where,)):
+        return [] if folder else [f"{t}({literal(str(path))})" for t in tools]
+    try:
+        rel = where.relative_to(anchor).as_posix()
+        spec = "**" if rel == "." else f"{literal(rel)}/**"
+    except ValueError:
+        spec = f"{literal(where.as_posix().rstrip('/'))}/**"
+    return [f"{t}({spec})" for t in tools]
 
 
 def literal(path: str) -> str:

@@ -1,26 +1,37 @@
 """What a sandboxed command may do (setting `sandbox`, flag `--sandbox`): the mode, the paths it
-may write (real paths: a symlink in the project cannot widen them), the protected paths inside
-them that stay read-only, and whether it reaches the network.
+may write (real paths: a symlink in the project cannot widen them), the paths inside them that
+stay read-only, what it may not read at all, and what it reaches.
 
 `off` runs commands as they are; `read-only` lets them write nowhere but a private /tmp;
 `workspace-write` also lets them write the project, its worktrees and the approved extra
-directories — except `.git/hooks`, `.git/config`, `.agent/` (worktrees excepted) and `.env*`
-files, which a command could use to run code later or to loosen the agent's own settings.
+directories — except what git, the agent, other agents and editors read later and act on
+outside the sandbox (agent.permissions.later.RUNS_LATER_*: the whole `.git`, `.agent/`,
+`.claude/`, `.mcp.json`, `.env*`…), in each writable root and in each worktree of its
+`.agent/worktrees`, and each submodule's `.git`. The folders stay read-only whether they exist
+yet or not: a missing one is held by an empty folder while commands run (the janitor takes it
+away again); a missing file cannot be held without showing in `git status`, so one a command
+makes is what trust pinning catches (agent.config.pins) before anything applies it.
+Hidden (`hidden`): credential stores, the agent's own folders and what read deny rules name
+(agent.sandbox.hidden) read as empty in every mode.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.permissions.later import RUNS_LATER_DIRS, RUNS_LATER_FILES
+from agent.permissions.paths import within
+
 MODES = ("off", "read-only", "workspace-write")
-# Inside a writable root, these stay read-only (when the root holds them).
-PROTECTED_DIRS = (".git/hooks", ".agent")
-PROTECTED_FILES = (".git/config",)
-ENV_GLOB = ".env*"  # top-level dotenv files of each writable root
+MAX_GITMODULES = 64 << 10  # bytes of .gitmodules read
+MAX_SUBMODULES = 200
+MAX_WORKTREES = 100
+_SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(.+?)\s*$", re.M)
 
 
 def default_mode() -> str:
@@ -34,9 +45,13 @@ class Policy:
     mode: str = "off"
     writable: tuple[str, ...] = ()  # real paths a command may write (workspace-write)
     read_only: tuple[str, ...] = ()  # real paths inside them that stay read-only (they exist)
-    guard_dirs: tuple[str, ...] = ()  # protected directories that do not exist yet: kept empty
+    missing: tuple[str, ...] = ()  # protected folders that do not exist yet: held empty
+    absent: tuple[str, ...] = ()  # protected files that do not exist yet (Seatbelt denies them)
     reopen: tuple[str, ...] = ()  # writable again below a read-only one (.agent/worktrees)
+    hidden: tuple[str, ...] = ()  # existing paths a command reads as empty (files and folders)
+    shown: tuple[str, ...] = ()  # folders inside hidden ones seen again, read-only (skills)
     network: bool = False
+    unix_sockets: bool = False  # may open AF_UNIX sockets (off: no Docker, D-Bus, ssh-agent)
     extra_env: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -48,64 +63,135 @@ class Policy:
         if not self.active:
             return "off"
         where = "nothing but a private /tmp"
-        if self.mode == "workspace-write":
+        if self.mode == "workspace-write" and self.writable:
             where = ", ".join(self.writable) + " and a private /tmp"
         net = "network on" if self.network else "network off"
         return f"{self.mode} (writable: {where}; {net})"
+
+
+@dataclass(frozen=True)
+class Reach:
+    """What a sandbox is built from besides its mode and roots."""
+
+    network: bool = False
+    unix_sockets: bool = False
+    hidden: tuple[str, ...] = ()
+    shown: tuple[str, ...] = ()
 
 
 def _real(p: Path | str) -> str:
     return os.path.realpath(p)
 
 
-def _protected(root: str) -> tuple[list[str], list[str], list[str]]:
-    """(existing read-only paths, missing protected directories, writable again) of one root."""
+def _git_dirs(root: str) -> list[str]:
+    """A `.git` file's repository (a worktree's gitdir and its common directory, a submodule's
+    folder): what git reads there is as much this checkout's config as `.git/` itself."""
+    dot = os.path.join(root, ".git")
+    if not os.path.isfile(dot) or os.path.islink(dot):
+        return []
+    try:
+        with open(dot, encoding="utf-8", errors="replace") as f:
+            line = f.read(4096).strip()
+    except OSError:
+        return []
+    if not line.startswith("gitdir:"):
+        return []
+    gitdir = _real(os.path.join(root, line[len("gitdir:") :].strip()))
+    out = [gitdir]
+    with contextlib.suppress(OSError), open(os.path.join(gitdir, "commondir")) as f:
+        out.append(_real(os.path.join(gitdir, f.read(4096).strip())))
+    return [p for p in out if os.path.isdir(p)]
+
+
+def _submodules(root: str) -> list[str]:
+    """The `.git` of each submodule `.gitmodules` names (a file pointing into `.git/modules`):
+    replacing it would point git at a repository of the command's making."""
+    try:
+        with open(os.path.join(root, ".gitmodules"), encoding="utf-8", errors="replace") as f:
+            text = f.read(MAX_GITMODULES)
+    except OSError:
+        return []
+    out = []
+    for m in _SUBMODULE_PATH.finditer(text):
+        rel = m.group(1).strip().strip('"')
+        p = os.path.normpath(os.path.join(root, rel, ".git"))
+        if within(p, (root,)) and os.path.lexists(p):
+            out.append(p)
+    return out[:MAX_SUBMODULES]
+
+
+def _protected(root: str, nested: bool = True) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(existing read-only paths, missing protected folders, missing protected files, writable
+    again) of one root: its
+    run-later folders and files, its `.env*`, its submodules' `.git`, the repository a `.git`
+    file points to; and, `nested`, each worktree of its `.agent/worktrees` likewise."""
     ro: list[str] = []
     missing: list[str] = []
     reopen: list[str] = []
-    git = os.path.join(root, ".git")
-    for rel in PROTECTED_DIRS:
-        p = os.path.join(root, rel)
-        if os.path.lexists(p):
-            ro.append(p)
-        elif rel != ".git/hooks" or os.path.isdir(git):
-            missing.append(p)
-    for rel in PROTECTED_FILES:
-        p = os.path.join(root, rel)
-        if os.path.lexists(p):
-            ro.append(p)
+    for name in RUNS_LATER_DIRS:
+        p = os.path.join(root, name)
+        (ro if os.path.lexists(p) else missing).append(p)
+    files = [os.path.join(root, n) for n in RUNS_LATER_FILES]
+    ro += [p for p in files if os.path.lexists(p)]
+    absent = [p for p in files if not os.path.lexists(p)]
     with contextlib.suppress(OSError):
         ro += [os.path.join(root, n) for n in sorted(os.listdir(root)) if n.startswith(".env")]
+    ro += _git_dirs(root) + _submodules(root)
     worktrees = os.path.join(root, ".agent", "worktrees")
-    if os.path.isdir(worktrees) and not os.path.islink(worktrees):
+    if nested and os.path.isdir(worktrees) and not os.path.islink(worktrees):
         reopen.append(worktrees)
-    return ro, missing, reopen
+        with contextlib.suppress(OSError):
+            for name in sorted(os.listdir(worktrees))[:MAX_WORKTREES]:
+                tree = os.path.join(worktrees, name)
+                if os.path.isdir(tree) and not os.path.islink(tree):
+                    r, m, a, _ = _protected(tree, nested=False)
+                    ro, missing, absent = ro + r, missing + m, absent + a
+    return ro, missing, absent, reopen
 
 
 def make_policy(
-    mode: str, roots: list[Path], network: bool = False, extra: tuple[Path, ...] = ()
+    mode: str,
+    roots: list[Path],
+    network: bool = False,
+    extra: tuple[Path, ...] = (),
+    reach: Reach | None = None,
 ) -> Policy:
-    """The policy for `mode` over the project `roots` (root and working directory) and the
-    approved `extra` directories; every path resolved before it is used."""
+    """The policy for `mode` over the writable `roots` (the project root and working directory,
+    none when they hold the home directory: see agent.sandbox.runtime) and the approved
+    `extra` directories; every path resolved before it is used."""
     if mode not in MODES:
         raise ValueError(f"sandbox mode must be one of {', '.join(MODES)}, not {mode!r}")
     if mode == "off":
         return Policy()
-    real_roots = list(dict.fromkeys(_real(r) for r in roots))
+    r = reach or Reach(network=network)
+    common = {
+        "hidden": r.hidden,
+        "shown": r.shown,
+        "network": network or r.network,
+        "unix_sockets": r.unix_sockets,
+    }
+    real_roots = list(dict.fromkeys(_real(p) for p in roots))
     if mode == "read-only":
-        return Policy(mode, writable=(), read_only=tuple(real_roots), network=network)
-    writable = list(dict.fromkeys([*real_roots, *(_real(d) for d in extra)]))
-    ro, missing, reopen = [], [], []
+        return Policy(mode, read_only=tuple(real_roots), **common)  # type: ignore[arg-type]
+    extras = [_real(d) for d in extra]
+    writable = list(dict.fromkeys([*real_roots, *extras]))
+    # every root but a working directory inside another (a subfolder of the project is the
+    # project: no placeholders there); the project root and approved folders always
+    keep = {*real_roots[:1], *extras}
+    ro: list[str] = []
+    missing: list[str] = []
+    absent: list[str] = []
+    reopen: list[str] = []
     for root in writable:
-        r, m, o = _protected(root)
-        ro += r
-        missing += m
-        reopen += o
+        if root in keep or not within(root, tuple(o for o in writable if o != root)):
+            r_, m, a, o = _protected(root)
+            ro, missing, absent, reopen = ro + r_, missing + m, absent + a, reopen + o
     return Policy(
         mode,
         writable=tuple(writable),
         read_only=tuple(dict.fromkeys(_real(p) for p in ro)),
-        guard_dirs=tuple(dict.fromkeys(missing)),
+        missing=tuple(dict.fromkeys(missing)),
+        absent=tuple(dict.fromkeys(absent)),
         reopen=tuple(dict.fromkeys(_real(p) for p in reopen)),
-        network=network,
+        **common,  # type: ignore[arg-type]
     )

@@ -72,12 +72,33 @@ _NETWORK = """(allow network*)
   (global-name "com.apple.ocspd"))
 """
 
-# No network: unix sockets only, and only those under a path the command may write anyway (not
-# a Docker or ssh-agent socket elsewhere); plus the system log. No TCP/UDP, not even loopback:
-# the host's local services are out of reach, as in the Linux network namespace.
+# No network: the system log; with sandbox.unixSockets, unix sockets under a path the command
+# may write anyway (never a Docker or ssh-agent socket elsewhere). No TCP/UDP, not even
+# loopback: the host's local services are out of reach, as in the Linux network namespace.
 _NO_NETWORK = """(allow system-socket (socket-domain AF_UNIX))
 (allow network-outbound (literal "/private/var/run/syslog"))
 """
+
+
+# Network on, unix sockets off: no service socket (Docker, ssh-agent…), but name resolution
+# (mDNSResponder) and the system log still work.
+_NO_UNIX_SOCKETS = """(deny network-outbound (remote unix-socket))
+(allow network-outbound (remote unix-socket (path-literal "/private/var/run/mDNSResponder")))
+(allow network-outbound (literal "/private/var/run/syslog"))
+"""
+
+
+def _hidden(policy: Policy) -> list[str]:
+    """Reads denied for the hidden paths (a folder with all below it), then allowed again
+    for the folders shown inside them."""
+    if not policy.hidden:
+        return []
+    lines = ["; hidden: credential stores, the agent's own folders, what deny rules name"]
+    for path in policy.hidden:
+        match = "literal" if os.path.isfile(path) else "subpath"
+        lines.append(_rule("deny", "file-read*", match, path))
+    lines += [_rule("allow", "file-read*", "subpath", p) for p in policy.shown]
+    return lines
 
 
 def sbpl_string(path: str) -> str:
@@ -124,7 +145,7 @@ def _denies(policy: Policy) -> list[tuple[str, str]]:
     """(match, path) of every write deny: the writable roots themselves and each directory
     between a root and a protected path (renaming one would carry the protected path out from
     under its rule), then the protected paths."""
-    guarded = (*policy.read_only, *policy.guard_dirs)
+    guarded = (*policy.read_only, *policy.missing, *policy.absent)
     steps: list[str] = []
     for root in policy.writable:
         steps.append(root)
@@ -153,9 +174,13 @@ def profile(policy: Policy, tmpdir: str) -> str:
     lines.append(_rule("allow", "file-write*", "subpath", "/dev/fd"))
     if policy.network:
         lines.append(_NETWORK.rstrip("\n"))
+        if not policy.unix_sockets:
+            lines.append(_NO_UNIX_SOCKETS.rstrip("\n"))
     else:
         lines.append(_NO_NETWORK.rstrip("\n"))
-        lines += [_rule("allow", "network-outbound", "subpath", p) for p in writable]
+        if policy.unix_sockets:
+            lines += [_rule("allow", "network-outbound", "subpath", p) for p in writable]
+    lines += _hidden(policy)
     denies = [_rule("deny", WRITE, match, path) for match, path in _denies(policy)]
     if denies:
         lines.append("; protected: read-only, and last, so they win over the allows above")

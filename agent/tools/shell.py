@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap
-from agent.sandbox.runtime import SANDBOX_ARG, Sandbox, sandbox_of
+from agent.sandbox.runtime import SANDBOX_ARG, Sandbox, end_inside, inner_pids, sandbox_of
 from agent.tools import shell_bg
 from agent.tools.common import ToolError, bool_arg, guard, keep_partial, str_arg
 from agent.tools.editor_io import editor_of
@@ -117,10 +117,13 @@ def signal_group(pgid: int, sig: int) -> None:
 
 
 async def kill_group(pgid: int, exited: asyncio.Future[None]) -> None:
-    """SIGTERM the group, give it TERM_GRACE to exit, then SIGKILL whatever is left."""
+    """SIGTERM the group, give it TERM_GRACE to exit, then SIGKILL whatever is left (in a
+    sandbox, all of its namespace)."""
+    inside = inner_pids(pgid)  # the group leader's children: a sandbox's namespace init
     signal_group(pgid, signal.SIGTERM)
     await asyncio.wait([exited], timeout=TERM_GRACE)
     signal_group(pgid, signal.SIGKILL)  # also stragglers that ignored SIGTERM
+    end_inside(inside)
     # Let asyncio see the exit before the transport closes: closing a live transport polls the
     # child itself, reaping it behind the child watcher's back.
     await asyncio.wait([exited], timeout=5.0)

@@ -7,6 +7,7 @@ registry is module-level; every process group still running is killed at interpr
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import contextlib
 import itertools
@@ -21,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.base.record import RESULT_CAP, Tool, ToolContext, ToolResult, cap
-from agent.sandbox.runtime import Sandbox
-from agent.tools.common import ToolError, guard, str_arg
+from agent.sandbox.runtime import Sandbox, end_inside, inner_pids
+from agent.tools.common import ToolError, bool_arg, guard, str_arg
 from agent.tools.shell_text import (
     MARKER_ROOM,
     NOTE_ROOM,
@@ -80,7 +81,7 @@ def start(command: str, cwd: str, box: Sandbox | None = None) -> ToolResult:
     JOBS[job_id] = Job(job_id, command, proc, files)
     text = (
         f"Started in the background as {job_id} (pid {proc.pid}). Read its output with "
-        f"bash_output(id='{job_id}'); stop it with bash: kill -- -{proc.pid}"
+        f"bash_output(id='{job_id}'); stop it with bash_output(id='{job_id}', stop=true)"
     )
     return ToolResult(text, display=f"bash {headline(command)} · background {job_id}")
 
@@ -125,6 +126,8 @@ async def _bash_output(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if job is None:
         known = ", ".join(JOBS) or "none"
         raise ToolError(f"no background command with id {job_id!r}", hint=f"known ids: {known}")
+    if bool_arg(args, "stop"):
+        await asyncio.to_thread(stop, [job])
     state, code = status(job)  # before reading, so output after the exit is not missed
     sizes = {name: path.stat().st_size for name, path in job.files.items()}
     new = [sizes[name] - job.offsets[name] for name in STREAMS]
@@ -147,9 +150,12 @@ async def _bash_output(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return ToolResult(text, display=f"bash_output {job.id} · {short}")
 
 
-def shutdown() -> None:
-    """Kill every background process group that is still running and drop the output files."""
-    running = [job for job in JOBS.values() if job.proc.poll() is None]
+def stop(jobs: list[Job]) -> None:
+    """SIGTERM the jobs' process groups, a second to go, then SIGKILL what is left — and, for
+    a sandboxed one, everything in its namespace (its own PID namespace: a `kill` run through
+    bash could not reach it)."""
+    running = [job for job in jobs if job.proc.poll() is None]
+    inside = [pid for job in running for pid in inner_pids(job.proc.pid)]  # sandboxes' inits
     for job in running:
         _signal(job, signal.SIGTERM)
     deadline = time.monotonic() + 1.0
@@ -159,6 +165,12 @@ def shutdown() -> None:
         _signal(job, signal.SIGKILL)  # and anything left in the group
         with contextlib.suppress(subprocess.TimeoutExpired):
             job.proc.wait(timeout=1.0)
+    end_inside(inside)  # and everything left in their namespaces
+
+
+def shutdown() -> None:
+    """Kill every background command that is still running and drop the output files."""
+    stop(list(JOBS.values()))
     JOBS.clear()
     directory = _state.pop("dir", None)
     if directory:
@@ -179,7 +191,10 @@ BASH_OUTPUT = Tool(
     ),
     parameters={
         "type": "object",
-        "properties": {"id": {"type": "string"}},
+        "properties": {
+            "id": {"type": "string"},
+            "stop": {"type": "boolean", "description": "end it first"},
+        },
         "required": ["id"],
         "additionalProperties": False,
     },

@@ -162,7 +162,7 @@ def test_the_command_line_binds_real_paths(project: Path) -> None:
     assert args[args.index("--bind") + 1] == real and str(alias) not in args
     assert "--unshare-net" in args and "--unshare-pid" in args and "--die-with-parent" in args
     assert "--new-session" in args and args[-1] == "--"
-    hooks = str(project.resolve() / ".git" / "hooks")
+    hooks = str(project.resolve() / ".git")  # the whole of it
     assert args.index("--bind") < args.index(hooks)  # protected after the writable bind
     open_net = bwrap_args("bwrap", make_policy("workspace-write", [project], network=True), project)
     assert "--unshare-net" not in open_net

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agent.sandbox import seatbelt
-from agent.sandbox.policy import Policy, make_policy
+from agent.sandbox.policy import Policy, Reach, make_policy
 from agent.sandbox.seatbelt import SANDBOX_EXEC, profile, sbpl_string, seatbelt_argv
 
 # One rule with one path filter: (allow|deny OPS (literal|subpath "escaped"))
@@ -114,9 +114,8 @@ def test_each_protected_path_is_denied_after_every_allow(tmp_path: Path) -> None
     parsed = rules(text)
     directory, file = {"literal", "subpath"}, {"literal"}
     expected = {
-        real(root / ".git" / "hooks"): directory,
+        real(root / ".git"): directory,  # the whole of it: hooks, config, index, objects
         real(root / ".agent"): directory,
-        real(root / ".git" / "config"): file,
         real(root / ".env"): file,
     }
     assert set(policy.read_only) == set(expected)
@@ -128,16 +127,20 @@ def test_each_protected_path_is_denied_after_every_allow(tmp_path: Path) -> None
         assert not may_write(text, path)
     assert not may_write(text, real(root / ".git" / "hooks" / "pre-commit"))
     assert not may_write(text, real(root / ".agent" / "settings.json"))
-    assert may_write(text, real(root / ".git" / "index"))  # git itself still works
-    assert may_write(text, real(root / ".envrc.example"))  # only the existing .env* files
+    assert not may_write(text, real(root / ".git" / "index"))
+    assert not may_write(text, real(root / ".mcp.json"))  # missing, denied all the same
+    assert may_write(text, real(root / ".env.example"))  # not a protected .env* file
 
 
 def test_missing_protected_dirs_cannot_be_created(tmp_path: Path) -> None:
     root = project(tmp_path / "p", agent=False, hooks=False)
     policy = make_policy("workspace-write", [root])
     text = profile(policy, str(tmp_path / "tmp"))
-    assert set(policy.guard_dirs) == {real(root / ".agent"), real(root / ".git" / "hooks")}
-    for guard in policy.guard_dirs:
+    folders = {".agent", ".claude", ".vscode", ".idea"}
+    files = {".mcp.json", ".envrc", ".gitmodules", ".gitattributes"}
+    assert set(policy.missing) == {real(root / n) for n in folders}
+    assert set(policy.absent) == {real(root / n) for n in files}  # Seatbelt denies them too
+    for guard in (*policy.missing, *policy.absent):
         denied = {m for _, a, _, m, p in rules(text) if a == "deny" and p == guard}
         assert denied == {"literal", "subpath"}
         assert not may_write(text, guard)  # mkdir
@@ -150,6 +153,7 @@ def test_directories_holding_protected_paths_cannot_be_moved(tmp_path: Path) -> 
     text = profile(make_policy("workspace-write", [root]), str(tmp_path / "tmp"))
     assert not may_write(text, real(root))
     assert not may_write(text, real(root / ".git"))
+    assert not may_write(text, real(root / ".git" / "config"))
     assert may_write(text, real(root / ".gitignore"))
     assert may_write(text, real(root / "src"))
 
@@ -190,12 +194,37 @@ def test_network_rule_only_when_allowed(tmp_path: Path) -> None:
     off = profile(make_policy("workspace-write", [root], network=False), tmp).splitlines()
     assert on.count("(allow network*)") == 1 and "(allow system-socket)" in on
     assert not [ln for ln in off if ln.startswith(("(allow network*", "(allow system-socket)"))]
-    # without network: outbound only to unix sockets under a path a command may write anyway
+    # without network: outbound to the system log only; with unixSockets, also to sockets
+    # under a path a command may write anyway
     outbound = [ln for ln in off if ln.startswith("(allow network-outbound")]
     assert outbound and all(RULE.match(ln) for ln in outbound)
     targets = {p for _, a, ops, _, p in rules("\n".join(off)) if "network-outbound" in ops}
-    assert targets == {"/private/var/run/syslog", real(root), real(Path(tmp)), "/private/tmp"}
+    assert targets == {"/private/var/run/syslog"}
     assert "(allow system-socket (socket-domain AF_UNIX))" in off
+    sockets = Reach(unix_sockets=True)
+    unix = profile(make_policy("workspace-write", [root], reach=sockets), tmp)
+    targets = {p for _, a, ops, _, p in rules(unix) if "network-outbound" in ops}
+    assert targets == {"/private/var/run/syslog", real(root), real(Path(tmp)), "/private/tmp"}
+    # with network: no unix socket but the name resolver's and the log's, unless unixSockets
+    assert "(deny network-outbound (remote unix-socket))" in on
+    net_unix = profile(make_policy("workspace-write", [root], True, reach=sockets), tmp)
+    assert "(deny network-outbound (remote unix-socket))" not in net_unix
+
+
+def test_hidden_paths_cannot_be_read_and_skills_can(tmp_path: Path) -> None:
+    root = project(tmp_path / "p")
+    secrets, skills = tmp_path / "home" / ".agent", tmp_path / "home" / ".agent" / "skills"
+    skills.mkdir(parents=True)
+    key = tmp_path / "home" / "key.pem"
+    key.write_text("k")
+    reach = Reach(hidden=(real(secrets), real(key)), shown=(real(skills),))
+    text = profile(make_policy("workspace-write", [root], reach=reach), str(tmp_path / "tmp"))
+    lines = text.splitlines()
+    deny_dir = f"(deny file-read* (subpath {sbpl_string(real(secrets))}))"
+    deny_file = f"(deny file-read* (literal {sbpl_string(real(key))}))"
+    shown = f"(allow file-read* (subpath {sbpl_string(real(skills))}))"
+    assert deny_dir in lines and deny_file in lines
+    assert lines.index(shown) > lines.index(deny_dir)  # the last match decides
 
 
 def test_read_only_mode_writes_only_temp_and_devices(tmp_path: Path) -> None:
@@ -290,7 +319,7 @@ def test_structure_and_every_path_quoted(tmp_path: Path, mode: str, network: boo
     text = profile(policy, tmp)
     heads = forms(text)
     assert heads[:2] == ["version", "deny"] and set(heads) <= {"version", "allow", "deny"}
-    paths = [*policy.writable, *policy.read_only, *policy.guard_dirs, *policy.reopen]
+    paths = [*policy.writable, *policy.read_only, *policy.missing, *policy.reopen]
     for path in [*paths, real(Path(tmp)), "/private/tmp"]:
         assert sbpl_string(path) in text, path
     assert len(rules(text)) == sum(1 for ln in text.splitlines() if RULE.match(ln))

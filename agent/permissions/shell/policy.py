@@ -15,15 +15,22 @@ import shlex
 from pathlib import Path
 
 from agent.permissions.facts import Facts
-from agent.permissions.paths import Workspace, check, expand_glob, names_protected, secret_name
+from agent.permissions.later import runs_later_in
+from agent.permissions.paths import Workspace, check, names_protected, secret_name
 from agent.permissions.rules import Rule, RuleSet, words_match
 from agent.permissions.shell import risk as risk
 from agent.permissions.shell.git import git_config_read, git_repo_hazard, without_git_options
 from agent.permissions.shell.parse import Command, Parsed, Redirect, Word, parse
+from agent.permissions.shell.places import (
+    FILE_WRITERS,
+    HARMLESS_TARGETS,
+    expand,
+    inside,
+    runs_later_args,
+)
 from agent.permissions.shell.reach import recursive_read
 
 _HOME_PWD = re.compile(r"\$\{?(HOME|PWD)\}?")
-HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 PEEL = risk.WRAPPERS - {"eval", "source", ".", "trap", "alias", "fc", "let"}
 MAX_DEPTH = 3
 
@@ -64,17 +71,20 @@ def _judge(
     problems: list[str],
 ) -> tuple[str, bool] | None:
     """(allow rule, built-in read-only) for one simple command; None when it runs nothing."""
-    cmd = _expand(cmd, bases)
+    cmd = expand(cmd, bases)
     f.protected = f.protected or _secret_args(cmd, ws, bases) or git_config_read(cmd)
-    esc = risk.escape(cmd)
+    name = risk.name_of(cmd)
+    esc = risk.escape(cmd)  # `sed -i`: a reading command made to write
+    writer = (name or "").rsplit("/", 1)[-1] in FILE_WRITERS and (esc or not risk.read_only(cmd))
+    if writer:  # it writes what it names: never what runs later, unasked
+        f.protected = f.protected or runs_later_args(cmd, ws, bases)
     if esc:
         problems.append(esc)
         return None
     if not cmd.argv:
         return None
-    name = risk.name_of(cmd)
     rule = _allow_rule(rs, tool, cmd)
-    ro = risk.read_only(cmd) and _inside(cmd, ws, bases)
+    ro = risk.read_only(cmd) and inside(cmd, ws, bases)
     reach = recursive_read(cmd, ws, bases)
     f.protected = f.protected or reach.secret
     hazard = git_repo_hazard(cmd, bases)  # "" at once for anything but git
@@ -184,27 +194,6 @@ def _allow_rule(rs: RuleSet, tool: str, cmd: Command) -> str:
     return ""
 
 
-def _expand(cmd: Command, bases: list[Path]) -> Command:
-    """Glob words replaced by what the shell would expand them to (unknown when too many)."""
-    if not any(w.glob for w in cmd.argv):
-        return cmd
-    argv: list[Word] = []
-    for i, w in enumerate(cmd.argv):
-        if not w.glob or w.value is None or i == 0:
-            argv.append(Word(None) if w.glob else w)
-            continue
-        hits: list[str] = []
-        for base in bases:
-            found = expand_glob(w.value, base)
-            if found is None:
-                hits = []
-                argv.append(Word(None))
-                break
-            hits += [h for h in found if h not in hits]
-        argv += [Word(h) for h in hits]
-    return Command(argv, cmd.assigns, cmd.nested)
-
-
 def _secret_args(cmd: Command, ws: Workspace, bases: list[Path]) -> str:
     for raw in risk.path_args(cmd):
         if "\n" in raw:
@@ -236,12 +225,6 @@ def _run_time_secret(w: Word, ws: Workspace, base: Path) -> str:
     return ""
 
 
-def _inside(cmd: Command, ws: Workspace, bases: list[Path]) -> bool:
-    if risk.name_of(cmd) == "cd" and len(cmd.argv) < 2:
-        return False  # `cd` alone goes home
-    return all(check(raw, ws, base).inside for raw in risk.path_args(cmd) for base in bases)
-
-
 def _redirects(
     f: Facts, redirects: list[Redirect], ws: Workspace, bases: list[Path], problems: list[str]
 ) -> bool:
@@ -258,6 +241,10 @@ def _redirects(
         for base in bases:
             verdict = check(v, ws, base)
             f.protected = f.protected or verdict.secret
+            if r.writes and not f.protected:
+                f.protected = next(
+                    (w for w in (runs_later_in(p, ws.dirs) for p in verdict.paths) if w), ""
+                )
             if r.writes and not verdict.inside:
                 problems.append(f"redirection {r.op} {v} writes outside the workspace")
             writes = writes or r.writes or not verdict.inside
