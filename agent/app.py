@@ -29,7 +29,7 @@ from agent.mcp.tools import McpTools
 from agent.mcp.tools import start as start_mcp
 from agent.permissions.asking import Asker
 from agent.permissions.audit import Audit, Denials
-from agent.permissions.gate import GRANT, Gate
+from agent.permissions.gate import GRANT, Gate, session_gate
 from agent.sandbox.runtime import Sandbox, for_session, sandbox_of
 from agent.session.checkpoints import Snapshots
 from agent.session.opening import open_store
@@ -140,6 +140,7 @@ class Run:
             self.repo_map.close()
         await self.stop_background()
         await self.hooks.session_end(reason)
+        self.sandbox().close()  # its placeholders go once no command runs
 
     async def stop_background(self) -> None:
         """Cancel background subagents and /loop runs (call before the client closes)."""
@@ -168,14 +169,6 @@ def _system_prompt(cfg: Config, language: str) -> str:
     return dressed(built, cfg.automation)  # --system-prompt-file, --output-schema…
 
 
-def _sandbox(cfg: Config, out: Sink) -> Sandbox:
-    """The OS sandbox commands run in; said once when the kernel refuses it."""
-    box = for_session(cfg)
-    if box.problem:
-        out.emit(Notice(f"no sandbox: {box.problem}; commands will be asked about instead"))
-    return box
-
-
 def _pipeline(
     cfg: Config,
     store: SessionFile,
@@ -187,9 +180,7 @@ def _pipeline(
     """The per-call layers (seam 1). Audit outermost (it records denials too); PreToolUse hooks
     before the permission prompt, as in Claude Code, so that a hook's allow/deny can skip or
     settle it; snapshots last, so only calls that really run are recorded."""
-    gate = Gate(
-        tools, cfg.permissions, cfg.permission_mode, out, asker, workspace=cfg.cwd, root=cfg.root
-    )
+    gate = session_gate(cfg, tools, out, asker)
     hooks = Hooks(
         dict(cfg.options.hooks),
         session_id=store.id,
@@ -224,12 +215,12 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     recorder.report_to(out)  # a session file that cannot be written any more is said once
     if opened.pruned:
         out.emit(Notice(opened.pruned))
-    skills = skills_for(cfg.root, cfg.trusted, out)
+    skills = skills_for(cfg.root, cfg.trust, out)
     tools, actions, (agent_defs, def_warnings) = session_tools(cfg, session_id, out, skills)
-    box = _sandbox(cfg, out)
+    gate, hooks, layers = _pipeline(cfg, store, tools, snapshots, out, asker)
+    box = for_session(cfg, gate.read_denials(), out)  # what it lacks is said once
     # connects in the background; tools join at a turn boundary
     mcp = start_mcp(cfg, tools, out, box if box.mcp else None)
-    gate, hooks, layers = _pipeline(cfg, store, tools, snapshots, out, asker)
     economy = _economy(cfg, store, gate)
     room = SPILL_ROOM if economy.spill is not None else RESULT_CAP
     ctx = session_context(cfg, session_id, out, room)
@@ -276,7 +267,8 @@ def _share_box(
     box: Sandbox, ctx: ToolContext, gate: Gate, hooks: Hooks, actions: ActionRunner | None
 ) -> None:
     """The session's sandbox, for the tools, the gate (fewer prompts), actions and hooks."""
-    ctx.sandbox, gate.sandboxed = box, box.active
+    ctx.sandbox, gate.sandboxed = box, box.runs_unasked
+    ctx.denied_reads = tuple(gate.read_denials())  # the map and outlines skip them too
     if actions is not None:
         actions.sandbox = box
     hooks.box = box if box.hooks else None

@@ -133,6 +133,19 @@ def user_texts(body: dict[str, Any]) -> list[str]:
     return [str(m["content"]) for m in body["messages"] if m["role"] == "user"]
 
 
+def answering(choice: str = "y") -> tuple[list[Any], Any]:
+    """An asker that records each permission request and answers `choice` to it."""
+    from agent.permissions.asking import Answer, AskRequest
+
+    asked: list[AskRequest] = []
+
+    async def asker(req: AskRequest) -> Answer:
+        asked.append(req)
+        return Answer(choice)
+
+    return asked, asker
+
+
 def refusing() -> tuple[list[Any], Any]:
     """An asker that records each permission request and says no to it."""
     from agent.permissions.asking import Answer, AskRequest

@@ -328,9 +328,9 @@ def test_untrusted_dotenv_cannot_send_the_key_elsewhere(
         assert attacker.requests == []
     assert r.returncode == 0, r.stderr
     assert fake.request_headers[0]["authorization"] == "Bearer sk-user-secret"
-    assert fake.requests[0]["model"] == "${DEEPSEEK_API_KEY}"
+    assert fake.requests[0]["model"] == "m"  # the user's choice: the .env chooses nothing
     [warning] = [line for line in r.stderr.splitlines() if ".env: ignored" in line]
-    assert "AGENT_BASE_URL, AGENT_API_KEY" in warning
+    assert "AGENT_BASE_URL, AGENT_API_KEY, AGENT_MODEL" in warning
     assert "--trust-project" in warning
 
 

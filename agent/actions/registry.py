@@ -31,11 +31,11 @@ from agent.actions.danger import denied
 from agent.actions.deny import code_spots, make_assignments
 from agent.actions.params import ActionError, Param, arg_text, check_params
 from agent.actions.schema import ROOT, fill, placeholders, problems
+from agent.config.trust import TRUST_HINT, UNTRUSTED_SHORT, Trust, admits, not_applied
 
 MARKER = "AGENT_ACTION_RUNNING"  # in an action's environment: the id of the running action
 FILE = Path(".agent") / "actions.json"
 DEFAULT_TIMEOUT = 60.0
-TRUST_HINT = "run with --trust-project or answer the trust prompt"
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ class Invocation:
         return f"{shlex.join(self.argv)} (in {where if where != '.' else 'the workspace root'})"
 
 
-def load_actions(root: Path, trusted: bool) -> Loaded:
+def load_actions(root: Path, trusted: bool | Trust) -> Loaded:
     """The project's actions; none (with one warning) when untrusted or inside an action run."""
     path = root / FILE
     try:
@@ -119,8 +119,8 @@ def load_actions(root: Path, trusted: bool) -> Loaded:
         return Loaded()
     if os.environ.get(MARKER):
         return Loaded(warnings=(f"{path}: actions are off inside an action run",))
-    if not trusted:
-        why = f"project actions not loaded (project not trusted; {TRUST_HINT})"
+    if not admits(trusted, FILE):
+        why = f"project actions not loaded ({not_applied(trusted, UNTRUSTED_SHORT)}; {TRUST_HINT})"
         return Loaded(warnings=(f"{path}: {why}",))
     return _load(str(path), st.st_mtime_ns, st.st_size)
 

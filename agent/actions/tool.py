@@ -275,7 +275,7 @@ def project_actions(
     cfg: Config, session_id: str = "", sink: Sink | None = None
 ) -> ActionRunner | None:
     """The session's runner, or None when the project declares no usable actions."""
-    loaded = load_actions(cfg.root, cfg.trusted)
+    loaded = load_actions(cfg.root, cfg.trust)
     if not loaded.actions:
         return None
     ws = workspace_for(cfg.cwd, cfg.root)  # `agent --worktree`: the worktree, not the main one

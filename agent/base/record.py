@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 RESULT_CAP = 12_000  # characters of any tool result that may enter the context
 
+# (another value for the call's target argument, why the tool would act on it) -> None when
+# allowed, else the reason it is not (ToolContext.judge_target)
+TargetJudge = Callable[[str, str], Awaitable[str | None]]
+
 
 @dataclass(frozen=True)
 class Image:
@@ -67,6 +71,10 @@ class ToolContext:
     web_timeout: float | None = None
     web_search: WebSearch = field(default_factory=WebSearch)  # the search backend (webSearch)
     search_backend: str = ""  # "python": the pure-Python search even with ripgrep (tests)
+    # Set by the permission gate for the call it lets run: judges one more target of that
+    # call (the URL a redirect leads to) as it judged the first, asking when it must; returns
+    # None when the call may go on there, else why not. None: no gate judged this call.
+    judge_target: TargetJudge | None = None
     # Characters a tool may return: RESULT_CAP, or far more when the loop saves long results
     # to the session folder and sends their head and tail (agent.context.spill).
     result_room: int = RESULT_CAP
@@ -81,6 +89,12 @@ class ToolContext:
     images: bool = False  # the model takes images: read_file returns them as images
     planning: object | None = None  # approving a plan, leaving plan mode (tools.plan)
     editor: object | None = None  # an editor's buffers and terminals (tools.editor_io), ACP
+    # Folders the user added to the workspace (permissions.additionalDirectories, approvedDirs),
+    # real paths: the only places outside `cwd` a listing follows a symbolic link into.
+    added_dirs: tuple[str, ...] = ()
+    # Absolute path globs that read deny rules forbid (Gate.read_denials): indexers skip them,
+    # as read_file would refuse them.
+    denied_reads: tuple[str, ...] = ()
 
 
 Execute = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]
@@ -111,9 +125,13 @@ class Target:
     pattern_arg: str = ""
     # `files`: the paths the argument names (a patch's files); () when it cannot be read
     files: Callable[[str], tuple[str, ...]] | None = None
+    # The value as the tool will act on it (a URL with its scheme and the host it connects
+    # to), so that rules judge that and not another spelling of it; None: as written
+    canonical: Callable[[str], str] | None = None
 
     def value(self, args: dict[str, Any]) -> str:
-        return str(args.get(self.arg) or self.default)
+        raw = str(args.get(self.arg) or self.default)
+        return self.canonical(raw) if self.canonical is not None else raw
 
     def paths(self, args: dict[str, Any]) -> tuple[str, ...]:
         """The files one call acts on: its file, or every file its argument names."""

@@ -1,5 +1,5 @@
 """Built-in commands about the project: export, diff, review, security-review, init, memory,
-permissions."""
+permissions, trust."""
 
 from __future__ import annotations
 
@@ -8,13 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from agent.commands.registry import Ctx, command
-from agent.config import safefile
+from agent.config import safefile, trust
 from agent.config.settings import ConfigError
+from agent.config.trust import at_home
 from agent.context.memory import init_prompt, memory_report
 from agent.git.diff import GitError, working_diff
 from agent.permissions.asking import edit_local
 from agent.permissions.rules import parse_rule
 from agent.session.export import ExportRefused, Transcript, export
+from agent.tools.secret_hits import shown_files
 
 REVIEW_DIFF_CHARS = 60_000  # of the diff sent with /review; the model can run git diff for more
 LISTS = {"allow": "alwaysAllow", "ask": "ask", "deny": "neverAllow"}
@@ -38,10 +40,12 @@ async def export_cmd(ctx: Ctx, args: str) -> None:
     ctx.say(f"exported {len(ctx.agent.messages) - 1} messages to {path}")
 
 
-async def _diff_or_say(ctx: Ctx) -> str:
-
+async def _diff_or_say(ctx: Ctx, for_model: bool = False) -> str:
+    """The working tree's changes; `for_model`: what goes to the model, without the content of
+    files read_file asks about first (a secret's name, the agent's settings)."""
+    keep = shown_files(ctx.cfg.cwd) if for_model else (lambda rels: rels)
     try:
-        diff = await working_diff(ctx.cfg.cwd, ctx.cfg.trusted)
+        diff = await working_diff(ctx.cfg.cwd, ctx.cfg.trusted, keep=keep)
     except GitError as e:
         ctx.say(f"no diff: {e}", "yellow")
         return ""
@@ -59,7 +63,7 @@ async def diff_cmd(ctx: Ctx, args: str) -> None:
 
 
 async def _review(ctx: Ctx, template: str, focus: str) -> None:
-    diff = await _diff_or_say(ctx)
+    diff = await _diff_or_say(ctx, for_model=True)
     if not diff.strip():
         return
     if len(diff) > REVIEW_DIFF_CHARS:
@@ -221,3 +225,24 @@ async def permissions_cmd(ctx: Ctx, args: str) -> None:
             ctx.say("usage: /permissions [add allow|ask|deny RULE | remove RULE]", "yellow")
     except ConfigError as e:
         ctx.say(f"cannot edit the settings: {e}", "red")
+
+
+@command("trust")
+async def trust_cmd(ctx: Ctx, args: str) -> None:
+    """Trust this project as it is now: its settings, hooks, MCP servers, skills and commands
+    (what changed since you last did is shown first); applied from the next session."""
+    cfg = ctx.cfg
+    if at_home(cfg.root, Path.home()):
+        ctx.say("the project is your home directory: its files are your own")
+        return
+    digests = None  # an untrusted project: pinned as it is
+    if trust.is_trusted(cfg.root):
+        diff, lines, digests = trust.changes(cfg.root)
+        if not diff:
+            ctx.say("this project is trusted, and nothing changed since you trusted it")
+            return
+        ctx.say("accepting what changed since you trusted this project:")
+        for line in lines:
+            ctx.say(line, "dim")
+    trust.trust(cfg.root, digests)  # what was shown: a file changed since stays new
+    ctx.say(f"trusted {cfg.root} as it is now; it applies from the next session")

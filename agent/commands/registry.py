@@ -19,6 +19,7 @@ from pathlib import Path
 from agent.commands.command import Command, Ctx, Handler
 from agent.commands.skill_run import skill_commands
 from agent.commands.user import load_user_commands
+from agent.config.trust import Trust
 from agent.skills.catalog import Catalog, discover
 
 __all__ = [
@@ -103,7 +104,11 @@ def load_modules() -> list[str]:
 
 
 def all_commands(
-    root: Path, home: Path | None = None, *, trusted: bool = False, skills: Catalog | None = None
+    root: Path,
+    home: Path | None = None,
+    *,
+    trusted: bool | Trust = False,
+    skills: Catalog | None = None,
 ) -> dict[str, Command]:
     """Built-in and registered commands, then user commands, then skills — the session's
     catalog, else found as a session would (`trusted`: the project's commands and skills

@@ -7,6 +7,7 @@ import asyncio
 
 from agent.commands.command import Command, Ctx, Handler
 from agent.commands.user import expand, send
+from agent.permissions.grants import Grant
 from agent.skills.catalog import Catalog
 from agent.skills.tool import render
 
@@ -41,6 +42,6 @@ def _runner(name: str) -> Handler:
             text = render(skill, body, args)
         else:
             text = render(skill, filled)
-        await send(ctx, text, skill.allowed_tools)
+        await send(ctx, text, Grant.of_file(skill.allowed_tools, f"the skill {name}", skill.path))
 
     return run

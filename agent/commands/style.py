@@ -6,7 +6,7 @@ from __future__ import annotations
 from agent.base.events import AssistantMessage
 from agent.base.messages import Message
 from agent.commands.registry import Ctx, command
-from agent.config.settings import ConfigError, save_user_setting
+from agent.config.settings import LANGUAGE, ConfigError, save_user_setting
 from agent.context.memory import language_name
 
 RECAP = (
@@ -52,7 +52,7 @@ async def lang_cmd(ctx: Ctx, args: str) -> None:
         ctx.say(f"reply language: {shown.get(now, language_name(now))}")
         ctx.say(LANG_USAGE, "dim")
         return
-    if len(code.split()) > 1 or len(code) > 40:
+    if len(code.split()) > 1 or len(code) > 40 or not LANGUAGE.fullmatch(code):
         ctx.say(LANG_USAGE, "yellow")
         return
     value = None if code == "off" else code

@@ -23,9 +23,10 @@ from pathlib import Path
 from agent.base import frontmatter
 from agent.base.frontmatter import names_of, text_of
 from agent.commands.command import Command, Ctx, Handler
-from agent.config.trust import at_home
+from agent.config.trust import Trust, admits, at_home, not_applied
 from agent.context.mentions import attach
-from agent.permissions.gate import GRANT
+from agent.permissions.gate import GRANT, NO_GRANT
+from agent.permissions.grants import Grant
 
 MAX_BYTES = 200_000  # a command file larger than this is skipped
 _PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9]|[A-Z][A-Z0-9_]*)")
@@ -118,7 +119,8 @@ def _command(name: str, path: Path, place: Place) -> Command | str:
     rules = names_of(meta.get("allowed-tools")) or ()
     aliases = (place.alias_prefix + name,) if place.alias_prefix else ()
     hint = meta.get("argument-hint", "")
-    run = runner(body, rules, project=place.project)
+    origin = Grant.of_file(rules, f"the command /{name}", path)  # its content as read now
+    run = runner(body, origin, project=place.project)
     return Command(name, help, run, hint, f"{place.source}: {path}", aliases)
 
 
@@ -126,7 +128,7 @@ def load_user_commands(
     root: Path,
     home: Path | None = None,
     problems: list[str] | None = None,
-    trusted: bool = False,
+    trusted: bool | Trust = False,
 ) -> list[Command]:
     """Every place's commands, the first found of a name kept (the project's only once it is
     trusted: a repository's prompts and their allowed-tools are its code); what was skipped or
@@ -139,10 +141,10 @@ def load_user_commands(
     for place in places(root, home):
         if place.project and home_project:
             continue  # the project is the home directory: these are the user's
-        if place.project and not trusted:
-            untrusted += len(_files(place.folder))
-            continue
         for name, path in _files(place.folder):
+            if place.project and not admits(trusted, path):
+                untrusted += 1  # not trusted, or changed since the user trusted it
+                continue
             if name in found:
                 if not same_file(path, found[name][1]):  # a copy or a link: nothing to say
                     said.append(f"/{name} of {path} is hidden by {found[name][1]}")
@@ -153,7 +155,7 @@ def load_user_commands(
             else:
                 found[name] = got, path
     if untrusted:
-        said.append(f"{untrusted} project command(s) not loaded: the project is not trusted")
+        said.append(f"{untrusted} project command(s) not loaded: {not_applied(trusted)}")
     return [cmd for cmd, _ in found.values()]
 
 
@@ -165,13 +167,14 @@ def same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def runner(body: str, rules: tuple[str, ...] = (), *, project: bool = False) -> Handler:
+def runner(body: str, grant: Grant = NO_GRANT, *, project: bool = False) -> Handler:
     """The handler of a prompt command: its "!`command`"s run (from the body only, never from
     the arguments), the arguments filled in, sent through the loop with `rules` allowed for
-    that turn alone (a project's only when the project is trusted)."""
+    that turn alone (a project's only when the project is trusted), as far as a grant may go
+    (agent.permissions.grants)."""
 
     async def run(ctx: Ctx, args: str) -> None:
-        allowed = rules if ctx.cfg.trusted or not project else ()
+        allowed = grant if ctx.cfg.trusted or not project else NO_GRANT
         outputs = await _run_bangs(ctx, body, allowed) if _BANG.search(body) else []
         marked = _BANG.sub(lambda m: f"\x00{m.start()}\x00", body) if outputs else body
         text = expand(marked, args)
@@ -182,22 +185,22 @@ def runner(body: str, rules: tuple[str, ...] = (), *, project: bool = False) -> 
     return run
 
 
-async def send(ctx: Ctx, text: str, rules: tuple[str, ...]) -> None:
+async def send(ctx: Ctx, text: str, grant: Grant) -> None:
     """Send a prompt command's text (its @mentions attached: `/explain @src/app.py`) as a turn
-    that alone holds `rules` (agent.permissions.gate.GRANT)."""
-    grant = GRANT.set(rules)
+    that alone holds `grant`'s rules (agent.permissions.gate.GRANT)."""
+    token = GRANT.set(grant)
     try:
         await ctx.turn(attach(text, ctx.cfg.cwd))
     finally:
-        GRANT.reset(grant)
+        GRANT.reset(token)
 
 
-async def _run_bangs(ctx: Ctx, body: str, allowed: tuple[str, ...]) -> list[tuple[str, str]]:
+async def _run_bangs(ctx: Ctx, body: str, allowed: Grant) -> list[tuple[str, str]]:
     """(marker, output) of each "!`command`" of the body, run as a call of the registry's
     command tool (permission rules — and the command's `allowed`, while they run —, hooks and
     the sandbox apply; a denied one says so)."""
     gate = ctx.run.gate
-    gate.allow_for_turn(allowed)
+    gate.allow_for_turn(allowed.rules, allowed)
     try:
         return await _bangs(ctx, body)
     finally:

@@ -1,13 +1,13 @@
 """.env files: the user's `~/.agent/.env` and the project's `.env`, under the real environment.
 
-A project's `.env` arrives with the repository, so until the project is trusted nothing in it
-may choose where requests go or which credential is sent: a committed
-`AGENT_BASE_URL=http://elsewhere` with `AGENT_API_KEY=${DEEPSEEK_API_KEY}` would otherwise mail
-the user's key to that server. Such names are dropped (one warning names them), a name the
-user's own `.env` sets is never overridden, and `${VAR}` in an untrusted `.env` is left as
-written, so the user's environment never flows into it. Nor does an untrusted `.env` feed the
-`${VAR}`s of the user's settings (an MCP server's URL and token headers): those expand from
-`expand`, which leaves it out whatever its names.
+A project's `.env` arrives with the repository, so until the project is trusted it configures
+nothing of the agent: not where requests go or which credential is sent (a committed
+`AGENT_BASE_URL=http://elsewhere` with `AGENT_API_KEY=${DEEPSEEK_API_KEY}` would mail the user's
+key to that server), not the model, the sandbox or anything else an `AGENT_*` name sets
+(`AGENT_SANDBOX=off` would let the user's own `bash(make test)` rule run the repository's
+Makefile unconfined). Its names that the agent would read are reported in one warning; the
+rest never mattered to the agent. Nor does an untrusted `.env` feed the `${VAR}`s of the
+user's settings (an MCP server's URL and token headers): those expand from `expand`.
 """
 
 from __future__ import annotations
@@ -42,9 +42,9 @@ class EnvFiles:
         if not self.ignored:
             return []
         return [
-            f"{self.path}: ignored {', '.join(self.ignored)} (they would choose an endpoint or "
-            "a credential, or override your own ~/.agent/.env, and the project is not "
-            "trusted; run with --trust-project or answer the trust prompt)"
+            f"{self.path}: ignored {', '.join(self.ignored)} (an untrusted project's .env "
+            "configures nothing of the agent: no endpoint, key, model or sandbox; run with "
+            "--trust-project or answer the trust prompt)"
         ]
 
 
@@ -79,14 +79,12 @@ def load_env_files(
     if trusted or own:
         merged.update(_values(project, interpolate=True))
         expand = dict(merged)
-    else:
+    else:  # nothing of it configures the agent: say which names it would have
         expand = dict(users)
         guard = frozenset(guarded)
-        for name, value in _values(project, interpolate=False).items():
-            if routes(name, guard) or name in users:
+        for name in _values(project, interpolate=False):
+            if name.startswith("AGENT_") or routes(name, guard) or name in users:
                 ignored.append(name)
-            else:
-                merged[name] = value
     ignored = [n for n in ignored if n not in env]  # the real environment wins anyway
     merged.update(env)
     expand.update(env)

@@ -10,14 +10,15 @@ from typing import TYPE_CHECKING, Any
 from agent.config import settings as st
 from agent.config.automation import Automation, automation_from
 from agent.config.envfiles import load_env_files
-from agent.config.mcpfiles import project_servers
+from agent.config.layers import load_settings, withheld_warning
+from agent.config.mcpfiles import own_servers
 from agent.config.prices import Price, price_for
 from agent.config.providers import PRESETS, Provider, hide_key, preset, with_overrides
 from agent.config.settings import ConfigError
-from agent.config.trust import is_own, is_trusted
+from agent.config.trust import Trust, state_of
 from agent.config.view import Settings
 
-__all__ = ["Config", "ConfigError", "Flags", "load_config"]
+__all__ = ["Config", "ConfigError", "Flags", "load_config", "load_settings"]
 
 
 if TYPE_CHECKING:  # annotations only
@@ -72,11 +73,12 @@ class Config:
     permission_mode: str
     permissions: dict[str, Any]
     settings: dict[str, Any]
-    trusted: bool
+    trusted: bool  # the user trusts the project folder (trust.withheld may still hold files)
     # The environment `${VAR}` in settings (MCP servers) expands from: the real one, the user's
     # .env, a trusted project's .env (never an untrusted one's), then settings' env.
     env: dict[str, str] = field(default_factory=dict)
     env_ignored: tuple[str, ...] = ()  # names an untrusted project's .env may not set
+    trust: Trust = field(default_factory=Trust)  # what of the project may be applied
     timeouts: Timeouts = field(default_factory=Timeouts)
     warnings: tuple[str, ...] = ()
     # Each settings file read, with what it held: the layers above check their own parts
@@ -85,7 +87,10 @@ class Config:
     no_mcp: bool = False
     verbose: bool = False
     sandbox_flag: str = ""  # --sandbox MODE ("" = the `sandbox` setting, or the default)
+    sandbox_consent: bool = False  # --sandbox workspace-write on the command line, this run
     automation: Automation = field(default_factory=Automation)  # agent.config.automation
+    # The MCP servers the user declared themselves (agent.config.mcpfiles.own_servers)
+    mcp_own: frozenset[str] = frozenset()
 
     @property
     def options(self) -> Settings:
@@ -95,50 +100,6 @@ class Config:
     def price(self, model: str) -> Price | None:
         """What `model` costs here (agent.config.prices); None when nobody knows."""
         return price_for(model, self.provider.name, self.settings)
-
-
-def load_settings(
-    root: Path, trusted: bool, sources: list[tuple[Path, dict[str, Any]]] | None = None
-) -> tuple[dict[str, Any], list[str]]:
-    """Merge user < project < local settings; restrict the project's files if untrusted.
-    Each file read is added to `sources` as it was written."""
-    merged: dict[str, Any] = {}
-    warnings: list[str] = []
-    user = st.user_dir() / "settings.json"
-    files = [(user, False)]
-    if (root / ".agent").resolve() != user.parent.resolve():  # a project at ~ is the user's
-        files += [
-            (root / ".agent/settings.json", True),
-            (root / ".agent/settings.local.json", True),
-        ]
-    for path, is_project in files:
-        data = st.read_settings(path)
-        warnings += st.unknown_keys(path, data)
-        if sources is not None and data:
-            sources.append((path, data))
-        own = path.name == "settings.local.json" and is_own(path)  # the user's answers
-        if is_project and not trusted and not own:
-            data, dropped = st.restrict_untrusted(path, data)
-            if dropped:
-                warnings.append(
-                    f"{path}: ignored {', '.join(dropped)} (project not trusted; "
-                    "run with --trust-project or answer the trust prompt)"
-                )
-        merged = st.merge(merged, data)
-    for path, is_project in [(p.parent / "hooks.json", proj) for p, proj in files[:2]]:
-        hooks = st.read_hooks(path)
-        if hooks and is_project and not trusted:
-            warnings.append(
-                f"{path}: hooks ignored (project not trusted; "
-                "run with --trust-project or answer the trust prompt)"
-            )
-        elif hooks:
-            merged = st.merge(merged, {"hooks": hooks})
-    servers, notes = project_servers(root, trusted or len(files) == 1)  # 1: the project is ~
-    warnings += notes
-    if servers:  # an entry of the same name in a settings file wins
-        merged["mcpServers"] = {**servers, **merged.get("mcpServers", {})}
-    return merged, warnings
 
 
 def pick_provider(flags: Flags, env: dict[str, str], s: dict[str, Any]) -> Provider:
@@ -218,14 +179,16 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
     """Resolve the run's configuration; raises ConfigError (exit 2) with a fix-it message."""
     cwd = (cwd or Path.cwd()).resolve()
     root = st.project_root(cwd)
-    trusted = flags.trust_project or is_trusted(root)
+    trust = state_of(root, flags.trust_project)
+    trusted = trust.folder
     sources: list[tuple[Path, dict[str, Any]]] = []
-    s, warnings = load_settings(root, trusted, sources)
+    s, warnings = load_settings(root, trust, sources)
+    warnings += withheld_warning(trust)
     if flags.mcp_servers:  # an editor's servers win a name, as a settings entry would
         s = {**s, "mcpServers": {**s.get("mcpServers", {}), **flags.mcp_servers}}
     guarded = [s.get("apiKeyEnv", ""), *(p.api_key_env for p in PRESETS.values())]
     files = load_env_files(
-        dict(os.environ if env is None else env), root, st.user_dir(), trusted, guarded
+        dict(os.environ if env is None else env), root, st.user_dir(), trust.admits(".env"), guarded
     )
     env, warnings = files.env, [*files.warning(), *warnings]
     # settings' env fills gaps only, as for the agent's own variables below
@@ -254,6 +217,7 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         permissions=perms,
         settings=s,
         trusted=trusted,
+        trust=trust,
         env=expand,
         env_ignored=files.ignored,
         timeouts=Timeouts(
@@ -264,7 +228,9 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         no_mcp=flags.no_mcp,
         verbose=flags.verbose,
         sandbox_flag=_sandbox_mode(flags, env),
+        sandbox_consent=flags.sandbox == "workspace-write",
         automation=flags.automation,
+        mcp_own=own_servers(root, trusted) | frozenset(flags.mcp_servers),  # an editor's too
     )
 
 

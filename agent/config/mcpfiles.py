@@ -27,7 +27,7 @@ from typing import Any
 from agent.config import safefile
 from agent.config.agentdir import ensure_agent_dir
 from agent.config.settings import ConfigError, read_settings_json, user_dir
-from agent.config.trust import UNTRUSTED, is_own, mark_own
+from agent.config.trust import UNTRUSTED, is_own, mark_own, repin
 
 SCOPES = ("local", "project", "user")  # what add/remove accept; local is the default
 SETTINGS = "project settings"  # the project's .agent/settings.json: listed, not edited
@@ -158,6 +158,8 @@ def _write(src: Source, data: dict[str, Any]) -> None:
         raise ConfigError(f"{src.path}: cannot write: {e.strerror or e}") from None
     if src.scope == "local":
         mark_own(src.path, text, was_own)
+    elif src.scope == "project":
+        repin(src.root, ".mcp.json")  # the user's own change: no question next session
 
 
 def project_servers(root: Path, trusted: bool) -> tuple[dict[str, Any], list[str]]:
@@ -173,3 +175,23 @@ def project_servers(root: Path, trusted: bool) -> tuple[dict[str, Any], list[str
     if not isinstance(servers, dict):
         raise ConfigError(f"{path}: key 'mcpServers' must be an object, got {type(servers)}")
     return servers, []
+
+
+def own_servers(root: Path, trusted: bool) -> frozenset[str]:
+    """The servers whose winning definition the user wrote (agent.config.load's order): their
+    user settings, a local file the agent wrote for them (`agent mcp add --scope local`), the
+    home directory's own files. A repository's `.mcp.json`, `.agent/settings.json` or a
+    `settings.local.json` it brought are not the user's, trusted project or not: such a
+    server's description of its own tools (`readOnlyHint`) is its claim, not the user's."""
+    owner: dict[str, bool] = {}
+    home = _at_home(root)
+    for src in sources(root):
+        mine = src.scope == "user" or home or (src.scope == "local" and is_own(src.path))
+        if not (mine or trusted):  # an untrusted project's servers do not start at all
+            continue
+        try:
+            servers = read_servers(src).get("mcpServers", {})
+        except ConfigError:  # said where the settings are loaded
+            continue
+        owner.update(dict.fromkeys(map(str, servers), mine))
+    return frozenset(name for name, mine in owner.items() if mine)

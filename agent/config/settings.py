@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -69,23 +70,16 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
         'an object like {"maxDepth": 1, "maxTurns": 30, "maxParallel": 4, "tools": ["read_file"]}',
     ),
 }
+# A reply language: a code or a name of up to four words (it goes into the system prompt).
+LANGUAGE = re.compile(r"[^\W\d_]+(?:[ -][^\W\d_]+){0,3}", re.UNICODE)
 PERMISSION_LISTS = ("alwaysAllow", "ask", "neverAllow", "approvedDirs", "additionalDirectories")
 MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
-# Keys a project may not set until it is trusted: they run code, send traffic elsewhere, or
-# (sessions: keep/maxAgeDays) delete the user's earlier sessions.
-UNTRUSTED_DROP = (
-    "checks",  # commands: a repository's own never run without consent
-    "baseUrl",
-    "apiKeyEnv",
-    "env",
-    "mcpServers",
-    "hooks",
-    "webFetch",
-    "webSearch",  # where your queries go, and with which of your keys
-    "thinkingBody",
-    "sessions",
-    "sandbox",  # a project must not turn the sandbox off, nor open its network
-)
+# What an untrusted project's settings may set: only what cannot change where requests go,
+# what runs, what is allowed, what it costs or what is kept. Everything else in them waits for
+# the user's trust (one warning names it); `permissions` only tightens (deny and ask rules, a
+# stricter mode): see restrict_untrusted.
+UNTRUSTED_ALLOW = ("temperature", "language", "includeUsage", "permissions", "disallowedTools")
+TIGHTER_MODES = ("default", "plan", "dontAsk")
 
 
 def read_settings(path: Path) -> dict[str, Any]:
@@ -125,6 +119,12 @@ def check_types(path: Path, data: dict[str, Any]) -> None:
         if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
             got = type(value).__name__ if value is not None else "null"
             raise ConfigError(f"{path}: key {key!r} must be {expected}, got {got}")
+    language = data.get("language")
+    if isinstance(language, str) and not LANGUAGE.fullmatch(language.strip()):
+        raise ConfigError(
+            f"{path}: key 'language' must be a language code or name like \"ru\" or "
+            '"Brazilian Portuguese", or "auto"'
+        )
     perms = data.get("permissions", {})
     for key in PERMISSION_LISTS:
         value = perms.get(key, [])
@@ -171,18 +171,16 @@ def unknown_keys(path: Path, data: dict[str, Any]) -> list[str]:
 
 
 def restrict_untrusted(path: Path, data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """Drop what an untrusted project may not set; return the rest and the dropped keys."""
-    dropped = [k for k in UNTRUSTED_DROP if k in data]
-    out = {k: v for k, v in data.items() if k not in UNTRUSTED_DROP}
+    """Keep what an untrusted project may set (UNTRUSTED_ALLOW); return it and the dropped
+    keys (unknown keys are warned about as such, not here)."""
+    dropped = [k for k in data if k in SCHEMA and k not in UNTRUSTED_ALLOW]
+    out = {k: v for k, v in data.items() if k in UNTRUSTED_ALLOW}
     perms = dict(out.get("permissions", {}))
-    if perms.pop("alwaysAllow", None):
-        dropped.append("permissions.alwaysAllow")
-    if perms.get("mode") in ("bypassPermissions", "acceptEdits"):
+    for key in [k for k in perms if k not in ("neverAllow", "ask", "mode")]:
+        if perms.pop(key):
+            dropped.append(f"permissions.{key}")
+    if "mode" in perms and perms["mode"] not in TIGHTER_MODES:
         dropped.append(f"permissions.mode={perms.pop('mode')}")
-    if perms.pop("approvedDirs", None):
-        dropped.append("permissions.approvedDirs")
-    if perms.pop("additionalDirectories", None):
-        dropped.append("permissions.additionalDirectories")
     if "permissions" in out:
         out["permissions"] = perms
     return out, dropped
@@ -225,13 +223,17 @@ def user_dir() -> Path:
 
 
 def project_root(cwd: Path) -> Path:
-    """The nearest ancestor holding `.agent/` or `.git`, else cwd itself; inside a worktree made
+    """The nearest ancestor holding `.agent/` (the home directory's only when it is cwd: there
+    it is the user's own folder) or `.git`, else cwd itself; inside a worktree made
     by `--worktree` (`<repo>/.agent/worktrees/<name>`), the main repository."""
+    home = Path(os.path.expanduser("~"))
     for d in (cwd, *cwd.parents):
         in_worktrees = d.parent.name == "worktrees" and d.parent.parent.name == ".agent"
         if in_worktrees and (d / ".git").is_file():
             return d.parent.parent.parent
-        if (d / ".agent").is_dir() or (d / ".git").exists():
+        # ~/.agent is the user's own folder, no sign that every folder below ~ is one project
+        agent_dir = (d / ".agent").is_dir() and (d != home or d == cwd)
+        if agent_dir or (d / ".git").exists():
             return d
     return cwd
 

@@ -7,12 +7,16 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from agent.config import safefile
+from agent.config import pins, safefile
 from agent.config.settings import ConfigError, user_dir
 
-UNTRUSTED = "project not trusted; run with --trust-project or answer the trust prompt"
+UNTRUSTED_SHORT = "project not trusted"
+TRUST_HINT = "run with --trust-project or answer the trust prompt"
+UNTRUSTED = f"{UNTRUSTED_SHORT}; {TRUST_HINT}"
 
 
 def at_home(root: Path, home: Path) -> bool:
@@ -21,29 +25,130 @@ def at_home(root: Path, home: Path) -> bool:
     return root.resolve() == home.resolve()
 
 
-def is_trusted(root: Path) -> bool:
-    """Whether the user trusted this project before (stored in ~/.agent/trusted.json)."""
+@dataclass(frozen=True)
+class Trust:
+    """What of a project the user vouched for: the folder (`folder`), less the trust-bearing
+    files added or changed since they confirmed them (`withheld`, relative to `root`), which
+    are not applied until they do (agent.config.pins)."""
+
+    folder: bool = False
+    root: str = ""
+    withheld: frozenset[str] = frozenset()
+    removed: tuple[str, ...] = ()  # gone since: nothing to withhold, but worth saying
+
+    def admits(self, path: Path | str) -> bool:
+        """Whether a project file (or a folder of one: a skill) may be applied."""
+        if not self.folder:
+            return False
+        rel = str(path)
+        if os.path.isabs(rel):
+            rel = os.path.relpath(rel, self.root) if self.root else rel
+        rel = rel.rstrip("/")
+        return not any(
+            w == rel or w.startswith(rel + "/") or rel.startswith(w + "/") for w in self.withheld
+        )
+
+    def __bool__(self) -> bool:  # `if trust:` would be true for any folder: say which you mean
+        raise TypeError("use Trust.folder or Trust.admits(path)")
+
+
+def admits(trusted: bool | Trust, path: Path | str) -> bool:
+    """`trusted` as a run's Trust, or as a plain yes/no for the whole project."""
+    return trusted.admits(path) if isinstance(trusted, Trust) else bool(trusted)
+
+
+def not_applied(trusted: bool | Trust, untrusted: str = "the project is not trusted") -> str:
+    """Why a project file was not applied, in a few words (`untrusted`: the words for a
+    project the user never trusted)."""
+    if isinstance(trusted, Trust) and trusted.folder:
+        return "changed since you trusted it"
+    return untrusted
+
+
+def _table() -> dict[str, Any]:
     try:
         data = json.loads((user_dir() / "trusted.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
-    return isinstance(data, dict) and str(root) in data.get("projects", [])
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
-def trust(root: Path) -> None:
-    """Remember that the user trusts this project (atomic write)."""
+def is_trusted(root: Path) -> bool:
+    """Whether the user trusted this project before (stored in ~/.agent/trusted.json)."""
+    projects = _table().get("projects", [])
+    return isinstance(projects, list) and str(root) in projects
+
+
+def pinned(root: Path) -> dict[str, str] | None:
+    """The digests recorded when the user last confirmed the project (None: none recorded,
+    as for a project trusted before content was pinned)."""
+    pins = _table().get("pins", {})
+    got = pins.get(str(root)) if isinstance(pins, dict) else None
+    return {str(k): str(v) for k, v in got.items()} if isinstance(got, dict) else None
+
+
+def own_files(root: Path) -> frozenset[str]:
+    """Trust-bearing files that are the user's own answers, never withheld."""
+    local = root / ".agent" / "settings.local.json"
+    return frozenset({".agent/settings.local.json"}) if is_own(local) else frozenset()
+
+
+def state_of(root: Path, for_run: bool = False) -> Trust:
+    """The run's trust: `for_run` (--trust-project) trusts everything as it is, for this run;
+    else what the user confirmed, less what changed since. A project trusted before content
+    was pinned is pinned now, as it is."""
+    if for_run:
+        return Trust(True, str(root))
+    if not is_trusted(root):
+        return Trust(False, str(root))
+    before = pinned(root)
+    now = pins.scan(root, own_files(root))
+    if before is None:
+        with contextlib.suppress(ConfigError):
+            trust(root, now)
+        return Trust(True, str(root))
+    diff = pins.compare(before, now)
+    return Trust(True, str(root), diff.withheld, diff.removed)
+
+
+def changes(root: Path) -> tuple[pins.Changes, list[str], dict[str, str]]:
+    """What changed since the user confirmed the project, how to show it, and the digests it
+    was shown from: what a yes pins (a file changed while the question waits stays new)."""
+    before = pinned(root) or {}
+    now = pins.scan(root, own_files(root))
+    diff = pins.compare(before, now)
+    return diff, pins.describe(root, before, diff), now
+
+
+def trust(root: Path, digests: dict[str, str] | None = None) -> None:
+    """Remember that the user trusts this project as it is now (atomic write)."""
     path = user_dir() / "trusted.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        projects = list(data.get("projects", []))
-    except (OSError, ValueError, AttributeError):
-        projects = []
+    data = _table()
+    projects = [str(p) for p in data.get("projects", []) if isinstance(p, str)]
     if str(root) not in projects:
         projects.append(str(root))
+    got = data.get("pins")
+    table: dict[str, Any] = got if isinstance(got, dict) else {}
+    now = digests if digests is not None else pins.scan(root, own_files(root))
+    pins.keep_copies(root, now)
     try:
-        _save(path, json.dumps({"projects": projects}, indent=2))
+        _save(path, json.dumps({"projects": projects, "pins": {**table, str(root): now}}, indent=2))
     except OSError as e:
         raise ConfigError(f"cannot remember that this project is trusted: {e}") from None
+
+
+def repin(root: Path, rel: str) -> None:
+    """The user changed one trust-bearing file themselves (agent mcp add): it is theirs."""
+    before = pinned(root)
+    if before is None or not is_trusted(root):
+        return
+    now = pins.scan(root, own_files(root))
+    if rel in now:
+        before[rel] = now[rel]
+    else:
+        before.pop(rel, None)
+    with contextlib.suppress(ConfigError):
+        trust(root, before)
 
 
 def _save(path: Path, text: str) -> None:

@@ -16,13 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.base.tokens import estimate
-from agent.config.trust import is_trusted
+from agent.config.trust import TRUST_HINT, is_trusted
 from agent.permissions.paths import Workspace, protected, within
 
 MEMORY_NAMES = ("AGENT.md", ".agent/AGENT.md", "AGENTS.md", "CLAUDE.md")
 MAX_DEPTH = 5  # import levels below a discovered memory file
 MAX_CHARS = 40_000  # of one memory file; a runaway import must not eat the context
-TRUST_HINT = "run with --trust-project or answer the trust prompt"
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LIST = re.compile(r"^ {0,3}([-+*]|\d{1,9}[.)])( +|$)")
 _BREAK = re.compile(r"^ {0,3}(#{1,6}(\s|$)|([-*_])( *\3){2,} *$)")  # heading, thematic break

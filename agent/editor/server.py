@@ -132,7 +132,7 @@ class EditorAgent:
         if bridge.can_read or bridge.can_write or bridge.terminals:
             run.agent.ctx.editor = bridge  # the tools use the editor's buffers and terminals
         commands = await asyncio.to_thread(
-            all_commands, cfg.root, trusted=cfg.trusted, skills=run.skills
+            all_commands, cfg.root, trusted=cfg.trust, skills=run.skills
         )
         session = Session(run, sink, commands)
         self.sessions[run.session_id] = session

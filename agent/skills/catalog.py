@@ -9,7 +9,8 @@ from typing import Protocol
 
 from agent.base import frontmatter
 from agent.base.frontmatter import names_of, text_of
-from agent.config.trust import at_home
+from agent.config.trust import Trust, admits, at_home, not_applied
+from agent.permissions.grants import Grant
 
 MAX_BYTES = 200_000  # a SKILL.md larger than this is skipped
 NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # the Agent Skills rule: lowercase words, hyphens
@@ -24,7 +25,7 @@ class Unlock(Protocol):
 
     def allow_reads(self, folder: Path) -> None: ...
 
-    def allow_for_turn(self, rules: tuple[str, ...]) -> None: ...
+    def allow_for_turn(self, rules: tuple[str, ...], origin: Grant | None = None) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,8 @@ class Catalog:
 
     skills: dict[str, Skill] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    untrusted: int = 0  # project skills left out because the project is not trusted
+    untrusted: int = 0  # project skills left out: not trusted, or changed since
+    why: str = ""  # why they were left out
     used: set[str] = field(default_factory=set)
     # The permission gate, wired by the app: a skill in use may read its own folder, and do
     # what its allowed-tools name until the turn ends (never past deny rules, ask rules or
@@ -121,7 +123,8 @@ class Catalog:
         if self.unlock is not None:
             self.unlock.allow_reads(skill.folder)
             if grant:
-                self.unlock.allow_for_turn(skill.allowed_tools)
+                origin = Grant.of_file(skill.allowed_tools, f"the skill {skill.name}", skill.path)
+                self.unlock.allow_for_turn(skill.allowed_tools, origin)
         return skill
 
     def block(self) -> str:
@@ -150,7 +153,7 @@ class Catalog:
         return head + "\n".join(rows) + "\n</skills>"
 
 
-def discover(root: Path, home: Path | None = None, *, trusted: bool = False) -> Catalog:
+def discover(root: Path, home: Path | None = None, *, trusted: bool | Trust = False) -> Catalog:
     """Every skill of the project (when it is trusted) and of the user, by name in a fixed
     order; a name found twice keeps the first (see `places`) and says so."""
     home = home or Path.home()
@@ -161,11 +164,10 @@ def discover(root: Path, home: Path | None = None, *, trusted: bool = False) -> 
     for place in places(root, home):
         if not place.folder.is_dir() or (place.project and home_project):
             continue  # none, or the project is the home directory: they are the user's
-        files = sorted(place.folder.glob("*/SKILL.md"))
-        if place.project and not trusted:
-            untrusted += len(files)
-            continue
-        for path in files:
+        for path in sorted(place.folder.glob("*/SKILL.md")):
+            if place.project and not admits(trusted, path.parent):
+                untrusted += 1  # not trusted, or changed since the user trusted it
+                continue
             got = parse_skill(path, place.source)
             if isinstance(got, str):
                 warnings.append(got)
@@ -173,7 +175,7 @@ def discover(root: Path, home: Path | None = None, *, trusted: bool = False) -> 
                 warnings.append(f"{path}: skill {got.name!r} is hidden by {found[got.name].path}")
             else:
                 found[got.name] = got
-    return Catalog(dict(sorted(found.items())), warnings, untrusted)
+    return Catalog(dict(sorted(found.items())), warnings, untrusted, not_applied(trusted))
 
 
 def folder_listing(skill: Skill) -> list[str]:

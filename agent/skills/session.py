@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.base.events import Notice, Sink
+from agent.config.trust import Trust
 from agent.skills.catalog import Catalog, discover
 
 
-def for_session(root: Path, trusted: bool, sink: Sink) -> Catalog:
+def for_session(root: Path, trusted: bool | Trust, sink: Sink) -> Catalog:
     """The skills of the user and (when `trusted`) the project; problems with them said once."""
     skills = discover(root, trusted=trusted)
     for warning in skills.warnings:
@@ -16,7 +17,7 @@ def for_session(root: Path, trusted: bool, sink: Sink) -> Catalog:
     if skills.untrusted:
         sink.emit(
             Notice(
-                f"{skills.untrusted} project skill(s) not loaded: the project is not trusted "
+                f"{skills.untrusted} project skill(s) not loaded: {skills.why} "
                 "(--trust-project, or answer the trust prompt)"
             )
         )

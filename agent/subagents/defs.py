@@ -27,7 +27,7 @@ from pathlib import Path
 
 from agent.base import frontmatter
 from agent.base.frontmatter import names_of, text_of
-from agent.config.trust import at_home
+from agent.config.trust import Trust, admits, at_home, not_applied
 
 _NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,63}")
 MAX_BYTES = 200_000  # a definition larger than this is skipped
@@ -89,7 +89,7 @@ def parse_def(path: Path, known: Known) -> AgentDef | str:
 
 
 def load_defs(
-    root: Path, known: Known, home: Path | None = None, trusted: bool = True
+    root: Path, known: Known, home: Path | None = None, trusted: bool | Trust = True
 ) -> tuple[dict[str, AgentDef], list[str]]:
     """Definitions by name in a fixed (sorted) order, and warnings for skipped files;
     `known`: the tools of the registry a definition may list. A project's definitions (system
@@ -99,17 +99,13 @@ def load_defs(
     warnings: list[str] = []
     scopes = [(home, False)] + ([] if at_home(root, home) else [(root, True)])
     for scope, project in scopes:  # the project's win over the user's
-        if project and not trusted:
-            waiting = [p for d in (".claude", ".agent") for p in (root / d / "agents").glob("*.md")]
-            if waiting:
-                warnings.append(
-                    f"{len(waiting)} project agent definition(s) not loaded: "
-                    "the project is not trusted"
-                )
-            continue
         here: dict[str, AgentDef] = {}
+        waiting = 0
         for d in (scope / ".claude" / "agents", scope / ".agent" / "agents"):  # .agent wins
             for path in sorted(d.glob("*.md")) if d.is_dir() else ():
+                if project and not admits(trusted, path):
+                    waiting += 1  # not trusted, or changed since the user trusted it
+                    continue
                 got = parse_def(path, known)
                 if isinstance(got, str):
                     warnings.append(got)
@@ -119,6 +115,10 @@ def load_defs(
                 here[got.name] = got
                 warnings += got.notes
         found.update(here)
+        if waiting:
+            warnings.append(
+                f"{waiting} project agent definition(s) not loaded: {not_applied(trusted)}"
+            )
     return dict(sorted(found.items())), warnings
 
 

@@ -15,11 +15,15 @@ from argparse import Namespace
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
+from agent.base.visible import visible
 from agent.config import settings as st
 from agent.config import trust
 from agent.config.load import ConfigError, flags_from
+from agent.permissions.showing import shown as showing
 from agent.ui.process import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_WORDS
 from agent.ui.startup import configure
+from agent.ui.terminal import safe_console
+from agent.ui.trusting import changes_prompt
 
 if TYPE_CHECKING:  # annotations only
     from agent.app import Run
@@ -34,13 +38,10 @@ CHOICES = {
     "a": "[a] remember this command prefix",
     "n": "[N]o (n <reason> tells the model why)",
 }
-DIFF_LINES = 120  # diff lines shown in the prompt
 
 
 def _paint(diff: str, color: bool) -> str:
     lines = diff.splitlines()
-    if len(lines) > DIFF_LINES:
-        lines = [*lines[:DIFF_LINES], f"... ({len(lines) - DIFF_LINES} more diff lines)"]
     if not color:
         return "\n".join(lines)
     codes = {"+": "\033[32m", "-": "\033[31m", "@": "\033[36m"}
@@ -66,20 +67,28 @@ def parse_answer(text: str, choices: tuple[str, ...]) -> tuple[str, str]:
 
 
 async def ask_on_terminal(req: AskRequest) -> Answer:
-    """The permission prompt: tool, resolved path or full command, diff, then the answer."""
+    """The permission prompt: tool, resolved path or full command, diff, then the answer — as
+    agent.permissions.showing renders them (a value not shown as it is says so first)."""
     from agent.permissions.asking import Answer  # deferred: ~45 ms: only when a prompt is answered
 
     color = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
-    out = [f"\n── permission: {req.tool} ──"]
-    out.append(f"command: {req.target}" if req.what == "command" else f"target: {req.target}")
-    if req.reason:
-        out.append(f"why: {req.reason}")
-    if req.body:
-        out.append(req.body)
-    if req.diff:
-        out.append(_paint(req.diff, color))
-    if req.remember:
-        out.append(f"remember adds: {', '.join(req.remember)}")
+    shown = showing(req)
+    out = [f"\n── permission: {visible(req.tool, '')} ──"]
+    if shown.warning:
+        out.append(f"\033[1;31m{shown.warning}\033[0m" if color else shown.warning)
+    out.append(f"{shown.label}: {shown.value}")
+    if shown.args:
+        out.append(f"arguments: {shown.args}")
+    if shown.reason:
+        out.append(f"why: {shown.reason}")
+    if shown.body:
+        out.append(shown.body)
+    if shown.diff:
+        out.append(_paint(shown.diff, color))
+    if shown.remember:
+        out.append(f"remember adds: {', '.join(shown.remember)}")
+    if shown.reminder:  # the warning may have scrolled away with the top of the value
+        out.append(f"\033[1;31m{shown.reminder}\033[0m" if color else shown.reminder)
     out.append(" · ".join(req.key(c, CHOICES.get(c, c)) for c in req.choices) + " : ")
     print("\n".join(out), end="", file=sys.stderr, flush=True)
     line = await asyncio.to_thread(sys.stdin.readline)
@@ -117,7 +126,7 @@ def trust_prompt(cfg: Config) -> bool:
     importing = _home_imports(cfg)  # CLAUDE.md importing ~/.claude/…: loaded once trusted
     if not present and not importing:
         return False
-    names = ", ".join(x for x in (names, importing) if x)
+    names = visible(", ".join(x for x in (names, importing) if x), "")  # the project's names
     print(
         f"This project has its own agent configuration ({names}). Trusting it lets it run "
         "hooks, start MCP servers, loosen permissions and choose the model endpoint and key."
@@ -139,14 +148,14 @@ def load(args: Namespace) -> tuple[Config, str | None] | int:
 
     try:
         cfg = configure(flags_from(args))
-        if trust_prompt(cfg):
+        if trust_prompt(cfg) or changes_prompt(cfg):
             cfg = configure(flags_from(args))
         resume_id = chosen(args, cfg.root, cfg.cwd)
     except ConfigError as e:
-        print(f"agent: {e}", file=sys.stderr)
+        print(f"agent: {visible(str(e))}", file=sys.stderr)
         return EXIT_INTERRUPTED if isinstance(e, PickInterrupted) else EXIT_USAGE
-    for w in cfg.warnings:
-        print(f"agent: warning: {w}", file=sys.stderr)
+    for w in cfg.warnings:  # they quote settings files, rules, paths of the project
+        print(f"agent: warning: {visible(w)}", file=sys.stderr)
     return cfg, resume_id
 
 
@@ -162,9 +171,10 @@ def run_repl(args: Namespace) -> int:
         return loaded
     cfg, resume_id = loaded
     run = build(cfg, TextRenderer(verbose=args.verbose), ask_on_terminal, resume_id=resume_id)
-    print(f"agent · {run.agent.llm.model} · Ctrl-C stops a turn, Ctrl-D exits", file=sys.stderr)
+    model = visible(run.agent.llm.model, "")
+    print(f"agent · {model} · Ctrl-C stops a turn, Ctrl-D exits", file=sys.stderr)
     if resume_id:
-        print(resumed_note(run), file=sys.stderr)
+        print(visible(resumed_note(run)), file=sys.stderr)
     loop = asyncio.new_event_loop()  # one loop for the session: the HTTP client lives on it
     loop.run_until_complete(run.start())
     ctx = _commands(run, args)
@@ -207,11 +217,13 @@ def _commands(run: Run, args: Namespace) -> Ctx:
     from agent.commands.registry import LOAD_PROBLEMS, Ctx, all_commands
     from agent.ui.tui import show_diff  # deferred: ~60 ms (rich): loads after the prompt is drawn
 
-    commands = all_commands(run.cfg.root, trusted=run.cfg.trusted, skills=run.skills)
+    commands = all_commands(run.cfg.root, trusted=run.cfg.trust, skills=run.skills)
     for problem in LOAD_PROBLEMS:
-        print(f"agent: warning: {problem}", file=sys.stderr)
+        print(f"agent: warning: {visible(problem)}", file=sys.stderr)
 
-    console = Console(highlight=False, color_system=None, soft_wrap=True)
+    # commands print to stdout: a terminal sees no control character of it, a pipe all of it
+    make = safe_console if sys.stdout.isatty() else Console
+    console = make(highlight=False, color_system=None, soft_wrap=True)
     return Ctx(run, console, run.turn, run.agent.sink, commands, show_diff=show_diff(console))
 
 
@@ -223,7 +235,7 @@ async def _line(ctx: Ctx, line: str) -> None:
         if await dispatch(ctx, line):
             return
     except Exception as e:  # a failing command must not end the session
-        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
+        print(f"error: {type(e).__name__}: {visible(str(e))}", file=sys.stderr)
         return
     from agent.context.mentions import attach  # deferred: ~55 ms: only for a message with @ or !
 

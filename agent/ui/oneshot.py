@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from agent.base.events import TurnEnd
+from agent.base.visible import visible
 from agent.config.load import ConfigError, flags_from
+from agent.config.trust import Trust
 from agent.tools import stop_background
 from agent.ui.oneshot_script import EXIT_BY_SCRIPT_SUBTYPE, Script, answer_out
 from agent.ui.process import (
@@ -130,7 +132,7 @@ def _oversized(prompt: str, window: int) -> str:
 def _fail_early(
     renderer: TextRenderer | JsonRenderer | None, fmt: str, message: str, code: int
 ) -> int:
-    print(f"agent: {message}", file=sys.stderr)
+    print(f"agent: {visible(message)}", file=sys.stderr)
     if fmt != "text" and renderer is not None:
         renderer.finish(result_line("error_during_execution", "", error=message))
     return code
@@ -156,10 +158,10 @@ def run_oneshot(args: Namespace, prompt: str) -> int:
         cfg = configure(flags_from(args))
     except ConfigError as e:
         return _fail_early(renderer, fmt, str(e), EXIT_USAGE)
-    for w in cfg.warnings:
-        print(f"agent: warning: {w}", file=sys.stderr)
+    for w in cfg.warnings:  # they quote the project's settings, rules and paths
+        print(f"agent: warning: {visible(w)}", file=sys.stderr)
     refused = _refused(args, prompt, cfg.provider.context_limit)
-    found = None if refused else _command(prompt, cfg.root, cfg.trusted)
+    found = None if refused else _command(prompt, cfg.root, cfg.trust)
     if prompt.lstrip().startswith("//"):  # `//text` sends `/text`, as in the REPL
         prompt = prompt.replace("//", "/", 1)
     if refused or isinstance(found, str):
@@ -174,11 +176,8 @@ def run_oneshot(args: Namespace, prompt: str) -> int:
         return _fail_early(renderer, fmt, str(e), EXIT_USAGE)
     run = build(cfg, renderer, resume_id=resume_id)
     if run.moved_from:
-        print(
-            f"agent: warning: session {resume_id} ran in {run.moved_from}; it continues in "
-            f"{cfg.cwd}",
-            file=sys.stderr,
-        )
+        moved = f"session {resume_id} ran in {run.moved_from}; it continues in {cfg.cwd}"
+        print(f"agent: warning: {visible(moved)}", file=sys.stderr)
     if run.mcp is not None:
         run.mcp.settle()  # waits at most the servers' timeouts; failures go to stderr
     renderer.start(run.init_event())
@@ -263,7 +262,7 @@ async def _drive(
         reason = "interrupted"
         return TurnEnd("error_interrupted", "", run.agent.totals.requests, "interrupted")
     except Exception as e:  # a bug: the run still ends with its result line, as promised
-        print(f"agent: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+        print(f"agent: internal error: {type(e).__name__}: {visible(str(e))}", file=sys.stderr)
         why = f"internal error: {type(e).__name__}: {e}"
         return TurnEnd("error_during_execution", "", run.agent.totals.requests, why)
     finally:
@@ -287,7 +286,7 @@ async def _session(
     return await script.settle(run, await run.turn(prompt))  # --output-schema: checked
 
 
-def _command(prompt: str, root: Path, trusted: bool) -> Any:
+def _command(prompt: str, root: Path, trusted: bool | Trust) -> Any:
     """The slash command a prompt names (see agent.ui.oneshot_command), or why it cannot run."""
     if not prompt.lstrip().startswith("/"):
         return None

@@ -23,6 +23,7 @@ from rich.console import Console
 
 from agent.app import Run
 from agent.base.events import TurnEnd
+from agent.base.visible import visible
 from agent.commands.command import Command, Ctx, Handler
 from agent.commands.registry import (
     LOAD_PROBLEMS,
@@ -32,7 +33,9 @@ from agent.commands.registry import (
     resolve,
     unknown_command,
 )
+from agent.config.trust import Trust
 from agent.ui.process import EXIT_FAIL, EXIT_USAGE
+from agent.ui.terminal import safe_console
 
 
 class CommandFailed(Exception):
@@ -50,7 +53,9 @@ class FailedEnd(TurnEnd):
     code: int = EXIT_FAIL
 
 
-def command_of(prompt: str, root: Path, trusted: bool = False) -> tuple[Command, str] | str | None:
+def command_of(
+    prompt: str, root: Path, trusted: bool | Trust = False
+) -> tuple[Command, str] | str | None:
     """(command, its arguments) when the prompt is a slash command that runs here; why not (a
     message) when it cannot; None for a prompt that is not a command."""
     if not prompt.lstrip().startswith("/") or prompt.lstrip().startswith("//"):
@@ -64,7 +69,7 @@ def command_of(prompt: str, root: Path, trusted: bool = False) -> tuple[Command,
     if cmd is None and name.startswith("mcp__"):  # a prompt: known once its server is up
         return Command(name, "", _prompt(name)), args
     if cmd is None:
-        waiting = [p for p in LOAD_PROBLEMS if p.endswith("the project is not trusted")]
+        waiting = [p for p in LOAD_PROBLEMS if p.endswith(("not trusted", "since you trusted it"))]
         why = f"; {waiting[0]} (--trust-project)" if waiting else ""
         return unknown_command(name, commands) + why
     if cmd.repl_only:
@@ -92,7 +97,10 @@ async def run_command(run: Run, found: tuple[Command, str], out: IO[str] | None)
     printed output when it ran none. `out` None: keep the printed output for the result."""
     cmd, args = found
     buffer = io.StringIO()
-    console = Console(file=out or buffer, highlight=False, color_system=None, soft_wrap=True)
+    file = out or buffer
+    # a terminal sees no control character of what the command prints; a file or a pipe all
+    make = safe_console if file.isatty() else Console
+    console = make(file=file, highlight=False, color_system=None, soft_wrap=True)
     ends: list[TurnEnd] = []
 
     async def turn(text: str) -> TurnEnd:
@@ -105,13 +113,13 @@ async def run_command(run: Run, found: tuple[Command, str], out: IO[str] | None)
         console,
         turn,
         run.agent.sink,
-        all_commands(run.cfg.root, trusted=run.cfg.trusted, skills=run.skills),
+        all_commands(run.cfg.root, trusted=run.cfg.trust, skills=run.skills),
     )
     await run.start()
     try:
         await cmd.run(ctx, args)
     except CommandFailed as e:
-        print(f"agent: {e}", file=sys.stderr)
+        print(f"agent: {visible(str(e))}", file=sys.stderr)
         printed = buffer.getvalue().rstrip("\n")
         return FailedEnd("error_during_execution", printed, 0, str(e), code=e.code)
     if ends:

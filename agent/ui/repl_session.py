@@ -15,6 +15,7 @@ from agent.commands.registry import LOAD_PROBLEMS, Ctx, all_commands
 from agent.tools import stop_background
 from agent.ui import line_repl
 from agent.ui.ask import TerminalAsker
+from agent.ui.terminal import safe_console
 from agent.ui.tui import LiveRenderer, show_diff
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 def open_session(repl: Repl, typed: Callable[[], str]) -> tuple[Run, Console, LiveRenderer]:
     """The Run of this REPL, with the console and renderer it draws on."""
     importlib.import_module("rich.markdown")  # the first answer must not wait for it
-    console = Console(highlight=False)
+    console: Console = safe_console(highlight=False)  # no control character of the text
     renderer = LiveRenderer(console)
     renderer.typed = typed
     run = build(repl.cfg, renderer, TerminalAsker(repl), resume_id=repl.resume_id)
@@ -35,7 +36,7 @@ async def command_context(repl: Repl, run: Run, console: Console, out: LiveRende
     """The slash commands (loaded in a thread; problems said) and what they may use."""
     repl.commands.update(
         await asyncio.to_thread(
-            all_commands, repl.cfg.root, trusted=repl.cfg.trusted, skills=run.skills
+            all_commands, repl.cfg.root, trusted=repl.cfg.trust, skills=run.skills
         )
     )
     for problem in LOAD_PROBLEMS:

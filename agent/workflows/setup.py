@@ -27,7 +27,7 @@ def subagent_tools(cfg: Config) -> tuple[dict[str, Tool], dict[str, AgentDef], l
     warnings about definition files that were skipped."""
     tools = [*builtin_tools(), *task_tools({})]
     known = {t.name: t.aliases for t in tools} | {ACTION_TOOL: ()}
-    defs, warnings = load_defs(cfg.root, known, trusted=cfg.trusted)
+    defs, warnings = load_defs(cfg.root, known, trusted=cfg.trust)
     return {t.name: t for t in task_tools(defs)}, defs, warnings
 
 

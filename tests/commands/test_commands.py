@@ -508,3 +508,22 @@ async def test_diff_and_review_leave_out_the_agents_own_files(
         assert ".gitignore" not in shown and "audit.jsonl" not in shown
     finally:
         await c.agent.llm.aclose()
+
+
+async def test_review_sends_no_secret_file_to_the_model(fake: FakeOpenAI, project: Path) -> None:
+    """An untracked `.env.local` shows in the user's own /diff, but /review names it only."""
+    git(project, "init", "-q")
+    git(project, "add", ".")
+    git(project, "commit", "-qm", "init")
+    (project / ".env.local").write_text("OPENAI_API_KEY=sk-live-review\n")
+    (project / "app.py").write_text("print('new')\n")
+    c = make_ctx(fake, project)
+    try:
+        assert "sk-live-review" in await cmd(c, "/diff")  # the user's terminal: all of it
+        fake.script(text("looks fine"))
+        await cmd(c, "/review")
+        sent = json.dumps(fake.requests[-1]["messages"])
+        assert "print('new')" in sent and "sk-live-review" not in sent
+        assert ".env.local" in sent  # named, so the model can ask to read it
+    finally:
+        await c.agent.llm.aclose()

@@ -18,6 +18,7 @@ from routed_fake import RoutedFake, close_runs, is_child, make_run, serve, tool_
 from agent.app import Run
 from agent.base.events import Notice
 from agent.commands.registry import LOAD_PROBLEMS, Ctx, all_commands, dispatch
+from agent.permissions.grants import Grant, confirm
 
 COMMIT = (
     "---\ndescription: Write a commit message\nallowed-tools: Bash(git status:*), Bash(python3:*)"
@@ -56,6 +57,7 @@ async def test_a_claude_command_runs_its_shell_line_under_its_allowed_tools(
     fake: FakeOpenAI, repo: Path, home: Path
 ) -> None:
     write(repo / ".claude" / "commands" / "changes.md", COMMIT)
+    confirm(Grant.of_file((), "", repo / ".claude" / "commands" / "changes.md"))  # seen before
     asked, asker = refusing()
     run, _ = make_run(fake, repo, mode="default", asker=asker)
     ctx = context(run, repo, home)

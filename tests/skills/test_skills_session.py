@@ -21,6 +21,7 @@ from agent.app import build
 from agent.base.events import Notice, Recorder
 from agent.commands.registry import Ctx, all_commands, dispatch
 from agent.config.load import Flags
+from agent.permissions.grants import Grant, confirm
 from agent.ui.startup import configure
 
 COUNT = (
@@ -62,6 +63,7 @@ async def test_the_list_goes_in_the_first_message_and_the_tool_gives_the_body(
         tool_calls([("bash", {"command": f"python3 {script} data.csv"})]),  # the next turn
         text("asked"),
     )
+    confirm(Grant.of_file(("Bash(python3:*)",), "", folder / "SKILL.md"))  # seen before
     run, _ = make_run(fake, repo, mode="default", asker=asker)
     await run.turn("how many rows in data.csv?")
     first = fake.requests[0]

@@ -1,0 +1,69 @@
+"""The settings files of a run, merged user < project < local, each project file applied as
+far as the user's trust goes (agent.config.trust.Trust: a file changed since they trusted the
+project is restricted like an untrusted one), and the warning that names what was withheld."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agent.config import settings as st
+from agent.config.mcpfiles import project_servers
+from agent.config.trust import TRUST_HINT, UNTRUSTED_SHORT, Trust, admits, is_own, not_applied
+
+
+def load_settings(
+    root: Path,
+    trusted: bool | Trust,
+    sources: list[tuple[Path, dict[str, Any]]] | None = None,
+) -> tuple[dict[str, Any], list[str]]:
+    """Merge user < project < local settings; restrict the project's files if untrusted.
+    Each file read is added to `sources` as it was written."""
+    merged: dict[str, Any] = {}
+    warnings: list[str] = []
+    why = not_applied(trusted, UNTRUSTED_SHORT)
+    user = st.user_dir() / "settings.json"
+    files = [(user, False)]
+    if (root / ".agent").resolve() != user.parent.resolve():  # a project at ~ is the user's
+        files += [
+            (root / ".agent/settings.json", True),
+            (root / ".agent/settings.local.json", True),
+        ]
+    for path, is_project in files:
+        data = st.read_settings(path)
+        warnings += st.unknown_keys(path, data)
+        if sources is not None and data:
+            sources.append((path, data))
+        own = path.name == "settings.local.json" and is_own(path)  # the user's answers
+        if is_project and not admits(trusted, path.relative_to(root)) and not own:
+            data, dropped = st.restrict_untrusted(path, data)
+            if dropped:
+                warnings.append(f"{path}: ignored {', '.join(dropped)} ({why}; {TRUST_HINT})")
+        merged = st.merge(merged, data)
+    for path, is_project in [(p.parent / "hooks.json", proj) for p, proj in files[:2]]:
+        hooks = st.read_hooks(path)
+        if hooks and is_project and not admits(trusted, path.relative_to(root)):
+            warnings.append(f"{path}: hooks ignored ({why}; {TRUST_HINT})")
+        elif hooks:
+            merged = st.merge(merged, {"hooks": hooks})
+    mcp_ok = admits(trusted, ".mcp.json") or len(files) == 1  # 1: the project is ~
+    servers, notes = project_servers(root, mcp_ok)
+    warnings += notes
+    if servers:  # an entry of the same name in a settings file wins
+        merged["mcpServers"] = {**servers, **merged.get("mcpServers", {})}
+    return merged, warnings
+
+
+def withheld_warning(trust: Trust) -> list[str]:
+    """What changed since the user trusted the project: what is not applied (and how to accept
+    it), and what is gone (a removed settings file's deny rules no longer hold)."""
+    said = []
+    if trust.removed:
+        said.append(f"removed since you trusted this project: {', '.join(trust.removed)}")
+    if trust.withheld:
+        said.append(
+            "not applied, changed since you trusted this project: "
+            f"{', '.join(sorted(trust.withheld))} (to accept them: answer the question `agent` "
+            "asks at start, /trust in a session, or --trust-project for one run)"
+        )
+    return said
