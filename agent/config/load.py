@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.config import settings as st
 from agent.config.automation import Automation, automation_from
-from agent.config.envfiles import load_env_files
+from agent.config.envfiles import EnvFiles, load_env_files
 from agent.config.layers import load_settings, withheld_warning
 from agent.config.mcpfiles import own_servers
 from agent.config.prices import Price, price_for
@@ -186,14 +186,8 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
     warnings += withheld_warning(trust)
     if flags.mcp_servers:  # an editor's servers win a name, as a settings entry would
         s = {**s, "mcpServers": {**s.get("mcpServers", {}), **flags.mcp_servers}}
-    guarded = [s.get("apiKeyEnv", ""), *(p.api_key_env for p in PRESETS.values())]
-    files = load_env_files(
-        dict(os.environ if env is None else env), root, st.user_dir(), trust.admits(".env"), guarded
-    )
-    env, warnings = files.env, [*files.warning(), *warnings]
-    # settings' env fills gaps only, as for the agent's own variables below
-    expand = {**{k: str(v) for k, v in s.get("env", {}).items()}, **files.expand}
-    env.update({k: str(v) for k, v in s.get("env", {}).items() if k not in env})
+    files, env, expand = _environment(dict(os.environ if env is None else env), root, trust, s)
+    warnings = [*files.warning(), *warnings]
     p = pick_provider(flags, env, s)
     base_url = flags.base_url or env.get("AGENT_BASE_URL") or s.get("baseUrl") or p.base_url
     if not base_url:
@@ -232,6 +226,19 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         automation=flags.automation,
         mcp_own=own_servers(root, trusted) | frozenset(flags.mcp_servers),  # an editor's too
     )
+
+
+def _environment(
+    real: dict[str, str], root: Path, trust: Trust, s: dict[str, Any]
+) -> tuple[EnvFiles, dict[str, str], dict[str, str]]:
+    """The .env files read under the real environment; the environment the agent reads its
+    own variables from (settings' `env` fills gaps only); what `${VAR}` in settings expands
+    from (agent.config.envfiles)."""
+    guarded = [s.get("apiKeyEnv", ""), *(p.api_key_env for p in PRESETS.values())]
+    files = load_env_files(real, root, st.user_dir(), trust.admits(".env"), guarded)
+    settings_env = {k: str(v) for k, v in s.get("env", {}).items()}
+    env = {**files.env, **{k: v for k, v in settings_env.items() if k not in files.env}}
+    return files, env, {**settings_env, **files.expand}
 
 
 def _sandbox_mode(flags: Flags, env: dict[str, str]) -> str:
