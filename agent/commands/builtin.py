@@ -95,7 +95,15 @@ async def sandbox_cmd(ctx: Ctx, args: str) -> None:
     kept = [p for p in box.policy.read_only if st["mode"] == "workspace-write"]
     if kept:
         ctx.say(f"  kept read-only: {', '.join(kept)}")
-    ctx.say(f"  network: {'on' if st['network'] else 'off'}")
+    ctx.say(f"  network: {'on' if st['network'] else 'off'}; unix sockets: "
+            f"{'allowed' if st['unixSockets'] else 'refused (sandbox.unixSockets)'}")  # fmt: skip
+    if st["hidden"]:
+        shown = ", ".join(st["hidden"][:6]) + (" …" if len(st["hidden"]) > 6 else "")
+        ctx.say(f"  read as empty: {shown}")
+    if st["homeRoot"]:
+        ctx.say(
+            f"  {st['homeRoot']} holds your home directory: nothing there is writable", "yellow"
+        )
     ctx.say(
         f"  hooks {'inside' if box.hooks else 'outside'}, stdio MCP servers "
         f"{'inside' if box.mcp else 'outside'} (sandbox.hooks, sandbox.mcp)",
