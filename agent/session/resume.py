@@ -75,8 +75,8 @@ def pick(root: Path, cwd: Path, out: TextIO = sys.stderr, inp: TextIO = sys.stdi
         raise ConfigError(f"agent -r needs an ID without a terminal; sessions here:\n{listing}")
     for n, s in enumerate(here, 1):
         print(f"{n:>3}. {visible(describe(s), '')}", file=out)  # a session's own words
-    print("resume which? [1] ", end="", file=out, flush=True)
-    try:
+    try:  # the question too: Ctrl-C pressed as it appears may land before readline is called
+        print("resume which? [1] ", end="", file=out, flush=True)
         line = inp.readline()
     except KeyboardInterrupt:
         print(file=out)

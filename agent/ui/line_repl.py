@@ -20,7 +20,14 @@ from agent.config import settings as st
 from agent.config import trust
 from agent.config.load import ConfigError, flags_from
 from agent.permissions.showing import shown as showing
-from agent.ui.process import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, EXIT_WORDS
+from agent.ui.process import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    EXIT_WORDS,
+    TERMINATING,
+    signals_cancel,
+)
 from agent.ui.startup import configure
 from agent.ui.terminal import safe_console
 from agent.ui.trusting import changes_prompt
@@ -193,6 +200,8 @@ def run_repl(args: Namespace) -> int:
             if line.strip() in EXIT_WORDS:
                 break
             loop.run_until_complete(_interruptible(_line(ctx, line)))
+            if TERMINATING:  # the turn a signal cancelled has unwound: end like the signal
+                return 128 + TERMINATING[0]
         return EXIT_OK
     finally:
         _cancel_pending(loop)  # a turn a signal cut short: its shell commands are killed
@@ -243,13 +252,16 @@ async def _line(ctx: Ctx, line: str) -> None:
 
 
 async def _interruptible(work: Coroutine[Any, Any, object]) -> None:
+    """Ctrl-C cancels the turn; SIGTERM and SIGHUP too (TERMINATING: the session then ends)."""
     loop = asyncio.get_running_loop()
     task = asyncio.ensure_future(work)
     loop.add_signal_handler(signal.SIGINT, task.cancel)
     try:
-        await task
+        with signals_cancel(task):
+            await task
     except asyncio.CancelledError:
-        print("\n[interrupted]", file=sys.stderr)
+        if not TERMINATING:
+            print("\n[interrupted]", file=sys.stderr)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
 

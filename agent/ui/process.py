@@ -1,12 +1,17 @@
-"""How the program ends: its exit codes, the signals that end it like an exception, and a reader
-that stops reading (`agent … | head -1`)."""
+"""How the program ends: its exit codes, the signals that end it (like an exception, or, while
+a session's event loop runs, by cancelling the session), and a reader that stops reading
+(`agent … | head -1`)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
-from collections.abc import Callable
-from typing import IO, Any
+from collections.abc import Callable, Coroutine, Iterator
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from asyncio import Future
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_MAX_TURNS, EXIT_INTERRUPTED = 0, 1, 2, 53, 130
 # a spending cap stopped the run before a request (--max-budget-usd, --max-tokens-total); the
@@ -33,6 +38,57 @@ def exit_on_signals() -> None:
 
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, leave)
+
+
+@contextlib.contextmanager
+def signals_cancel(task: Future[Any]) -> Iterator[None]:
+    """While the block runs on `task`'s event loop, SIGTERM and SIGHUP cancel `task` through
+    that loop (TERMINATING says which came; a second one is ignored) instead of raising
+    SystemExit wherever the program happens to be. Raised in the middle of the loop, that
+    exception leaves every task half-run for the clean-up to cancel, the standard library's
+    own among them: a subprocess whose pipes were still being connected then never finishes
+    closing and the program never exits (CPython gh-125502). Cancelling the one task lets
+    everything unwind in order: a starting command is killed, every `finally` runs."""
+    import signal
+
+    loop = task.get_loop()
+
+    def stop(signum: int) -> None:
+        if not TERMINATING:
+            TERMINATING.append(signum)
+            task.cancel()
+
+    before: dict[int, Any] = {}
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        handler = signal.getsignal(sig)
+        handler = signal.SIG_DFL if handler is None else handler  # None: set outside Python
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # not main
+            loop.add_signal_handler(sig, stop, sig)
+            before[sig] = handler
+    try:
+        yield
+    finally:
+        for number, handler in before.items():
+            loop.remove_signal_handler(number)  # which leaves SIG_DFL: put back what was there
+            signal.signal(number, signal.SIG_IGN if TERMINATING else handler)
+
+
+def run_session(main: Coroutine[Any, Any, int]) -> int:
+    """`asyncio.run(main)` for an interactive session: SIGTERM and SIGHUP cancel `main` (see
+    signals_cancel) and, once it has unwound, the exit code is 128 + the signal."""
+    import asyncio  # deferred: ~40 ms: cli.py imports this module, --version included
+
+    async def guarded() -> int:
+        task, code = asyncio.ensure_future(main), EXIT_FAIL
+        with signals_cancel(task):
+            try:
+                code = await task
+            except asyncio.CancelledError:
+                if not TERMINATING:
+                    raise
+        return 128 + TERMINATING[0] if TERMINATING else code
+
+    return asyncio.run(guarded())
 
 
 class PipeOut(io.TextIOBase):

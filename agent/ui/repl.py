@@ -20,7 +20,7 @@ from agent.base.visible import visible
 from agent.config.settings import user_dir
 from agent.ui import line_repl as repl_basic
 from agent.ui.keys import PROMPT, Interrupts, make_session, stats_of
-from agent.ui.process import EXIT_FAIL, EXIT_OK, EXIT_WORDS, TERMINATING
+from agent.ui.process import EXIT_FAIL, EXIT_OK, EXIT_WORDS, TERMINATING, run_session
 from agent.ui.repl_host import ReplHost
 
 if TYPE_CHECKING:  # annotations only
@@ -52,7 +52,7 @@ def run_repl(args: Namespace) -> int:
     except Exception as e:  # prompt_toolkit cannot drive this terminal
         print(f"agent: {visible(str(e))}; using the plain prompt", file=sys.stderr)
         return repl_basic.run_repl(args)
-    return asyncio.run(repl.main())
+    return run_session(repl.main())
 
 
 class Repl(ReplHost):

@@ -3,6 +3,7 @@ stored conversation (full REPL in a pseudo-terminal, and the plain fallback)."""
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from fake_openai import FakeOpenAI, text
 from helpers import run_agent
 from pty_term import Term, plain_repl
 
+from agent.session.resume import PickInterrupted, pick
 from agent.session.store import sessions_dir
 
 READY = "shift-tab"
@@ -54,6 +56,36 @@ def test_the_picker_cancels_cleanly(
         assert "no session chosen" in term.text() and "Traceback" not in term.text()
     finally:
         term.close()
+
+
+class _Terminal(io.StringIO):
+    """The picker's terminal, where Ctrl-C is pressed the moment the question appears: the
+    SIGINT lands while the question is still being written, before anything reads an answer."""
+
+    def isatty(self) -> bool:
+        return True
+
+    def flush(self) -> None:
+        if "resume which?" in self.getvalue():
+            raise KeyboardInterrupt
+
+
+def test_ctrl_c_as_the_picker_asks_is_still_an_interrupt(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    """The exit code must not depend on how far the picker got when the key came (under load
+    the question can be on the screen before the picker reads its answer)."""
+    first_session(fake, fake_env, project, "some question")
+
+    def picking() -> None:
+        terminal = _Terminal()
+        try:
+            pick(project, project, out=terminal, inp=terminal)
+        except KeyboardInterrupt:  # the program would end with a traceback, killed by SIGINT
+            pytest.fail("Ctrl-C as the picker asked escaped the picker")
+
+    with pytest.raises(PickInterrupted, match="no session chosen"):
+        picking()
 
 
 @pytest.mark.parametrize("how", ["-c", "-r ID", "picker"])

@@ -58,6 +58,60 @@ def gone(pid: int, timeout: float = 15) -> bool:
     return not alive(pid)
 
 
+# The REPL's runner with a session that starts a command and is sent SIGTERM `steps` turns of
+# the event loop later: while asyncio still connects the command's pipes.
+STARTING = """
+import asyncio, os, signal
+from agent.tools.shell import execute_argv
+from agent.ui.process import exit_on_signals, run_session
+
+async def session() -> int:
+    command = asyncio.ensure_future(execute_argv(["sleep", "{marker}"], ".", 120))
+    for _ in range({steps}):
+        await asyncio.sleep(0)
+    os.kill(os.getpid(), signal.SIGTERM)
+    await command
+    return 0
+
+exit_on_signals()
+raise SystemExit(run_session(session()))
+"""
+
+
+def running(marker: str) -> list[int]:
+    """Live processes whose command line holds `marker` (a zombie has none)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and marker.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3, 5])
+def test_sigterm_while_a_command_is_starting_ends_the_session(tmp_path: Path, steps: int) -> None:
+    """Raised wherever the program was, SystemExit left asyncio's clean-up to cancel the task
+    connecting the new command's pipes, and the program waited for that command forever
+    (CPython gh-125502): the REPL never exited. The signal must cancel the session instead."""
+    marker = f"97.{steps}5"  # a sleep no other process runs
+    script = STARTING.replace("{marker}", marker).replace("{steps}", str(steps))
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path)
+    try:
+        code = proc.wait(timeout=30)  # a hang is for ever: any bound tells them apart
+        left = running(marker)
+    except subprocess.TimeoutExpired:
+        code, left = None, []
+    finally:
+        proc.kill()
+        proc.wait()
+        for pid in running(marker):
+            os.kill(pid, signal.SIGKILL)
+    assert code == 128 + signal.SIGTERM, "the session did not end on SIGTERM"
+    assert not left, "the starting command outlived the session"
+
+
 def test_sigterm_while_one_shot_waits_for_servers(
     fake_env: dict[str, str], tmp_path: Path, silent_server: Path
 ) -> None:
@@ -122,7 +176,8 @@ def test_sigterm_during_a_turn_ends_the_repl_and_its_command(
             term.type("run it")
             pid = server_pid(pidfile)
             os.kill(term.child.pid, signal.SIGTERM)
-            assert term.wait_exit(timeout=60) == 128 + signal.SIGTERM  # slow under load
+            # at once; the command, if waited for, would take a minute (60 s, then -1 here)
+            assert term.wait_exit(timeout=30) == 128 + signal.SIGTERM
         finally:
             term.close()
     assert gone(pid), "the turn's shell command outlived the agent"
