@@ -6,7 +6,9 @@ turn: a command, then a message typed after it); text after the last Enter becom
 prompt's text. A paste (several characters arriving in
 one read) is one message: its inner line breaks stay in the text, and only a line break that
 ends it (or a later Enter) queues it. Backspace and Ctrl-U edit, Ctrl-W drops a
-word; arrow keys and other escape sequences are skipped.
+word; Ctrl-D on an empty line queues `exit` (the key pressed just as the answer ends still
+ends the session, after what was queued before it); arrow keys and other escape sequences are
+skipped.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ class TypeAhead:
                 if self.text.strip():
                     self.queued.append(self.text.rstrip("\n"))
                 self.text = ""
+            elif ch == "\x04" and not self.text:  # Ctrl-D on an empty line: exit, in turn
+                self.queued.append("exit")
             elif ch in "\x7f\x08":
                 self.text = self.text[:-1]
             elif ch == "\x15":

@@ -45,6 +45,30 @@ def test_a_paste_is_one_message() -> None:
     assert t.take() == (["a\nb"], "c")
 
 
+def test_ctrl_d_on_an_empty_line_queues_exit() -> None:
+    t = TypeAhead()
+    t.feed(b"half\x04")  # inside a line: not an exit (as at the prompt), and not typed
+    assert (t.queued, t.text) == ([], "half")
+    t.feed(b"\r")
+    t.feed(b"\x04")
+    assert t.take() == (["half", "exit"], "")
+
+
+def test_ctrl_d_pressed_during_a_turn_ends_the_session_after_it(
+    term: Term, fake: FakeOpenAI
+) -> None:
+    """Pressed as the answer streams (or just as it ends), Ctrl-D is not lost: the session
+    ends once the turn has."""
+    fake.script(text("tick " * 40, pieces=40, delay=0.1))
+    term.wait_for(READY, where="bottom")
+    term.type("slow one")
+    term.wait_for("tick tick")
+    term.send("\x04")
+    term.wait_for("queued: exit")
+    assert term.wait_exit() == 0
+    assert len(fake.requests) == 1
+
+
 def test_enter_during_a_turn_sends_the_message_after_it(term: Term, fake: FakeOpenAI) -> None:
     fake.script(text("tick " * 40, pieces=40, delay=0.1), text("second answer"), text("third"))
     term.wait_for(READY, where="bottom")
