@@ -1,6 +1,7 @@
 """Parsing within a budget: every file is parsed in a process of its own (agent.code.worker)
 that the kernel holds to CPU_SECONDS of CPU time per file and MEMORY bytes, and that the
-caller kills when it is asked to stop or when the file takes WALL seconds on the wall clock.
+caller kills when it is asked to stop or when the file takes WALL_TIMES its CPU budget on the
+wall clock.
 tree-sitter runs in C holding the GIL: in the agent's own process a hostile file would
 freeze the event loop, Ctrl-C and SIGTERM along with it, and no timeout could end it. So a
 file costs at most the budget, the agent goes on, and the file is named with the limit it hit.
@@ -31,7 +32,7 @@ from agent.code.worker import CPU_SECONDS, MEMORY
 # Seconds one file may take on the wall clock: a backstop for a process that gets no CPU (a
 # busy machine) or waits on a slow disk, so its refusal is not remembered; the CPU limit is
 # what a hostile file hits, on a busy machine too
-WALL = 6.0 * CPU_SECONDS
+WALL_TIMES = 6.0  # the wall-clock backstop, in CPU budgets
 TICK = 0.1  # seconds between looks at `stop` while a file is parsed
 IDLE_KEPT = 2
 _HOME = str(Path(__file__).resolve().parents[2])  # the folder that holds the `agent` package
@@ -101,13 +102,19 @@ class Worker:
     def parse(
         self, path: str, lang: Lang, needle: bytes = b"", stop: Callable[[], bool] | None = None
     ) -> Parsed:
-        request = {"path": path, "lang": lang.name, "needle": needle.decode("latin-1")}
+        request = {
+            "path": path,
+            "lang": lang.name,
+            "needle": needle.decode("latin-1"),
+            "cpu": CPU_SECONDS,  # its CPU budget (read here: a test may lower it)
+        }
         try:
             proc = self._send(json.dumps(request).encode() + b"\n")
         except OSError as exc:
             return Parsed(refused=f"no parsing process ({exc})", lasting=False)
         assert proc.stdout is not None
-        deadline = time.monotonic() + WALL
+        wall = WALL_TIMES * CPU_SECONDS
+        deadline = time.monotonic() + wall
         ready = select.poll()  # not select(): an agent with many files open has fds over 1024
         ready.register(proc.stdout, select.POLLIN)
         while not ready.poll(TICK * 1000):
@@ -116,7 +123,7 @@ class Worker:
                 return Parsed(stopped=True)
             if time.monotonic() > deadline:
                 self.close()
-                return Parsed(refused=f"over {WALL:.0f} s of parsing", lasting=False)
+                return Parsed(refused=f"over {wall:.0f} s of parsing", lasting=False)
         line = proc.stdout.readline()
         if not line:  # the process ended: a limit, or a crash
             outcome = _death(proc)

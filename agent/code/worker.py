@@ -57,7 +57,8 @@ def reply(request: dict[str, Any]) -> dict[str, Any]:
         return {}
     # the CPU clock starts again for each file: the limit is the whole seconds used so far
     # plus the budget (whole seconds: a file gets between CPU_SECONDS - 1 and CPU_SECONDS)
-    _limit(resource.RLIMIT_CPU, int(_cpu_used()) + CPU_SECONDS)
+    budget = max(1, min(int(request.get("cpu", CPU_SECONDS)), CPU_SECONDS))  # never more
+    _limit(resource.RLIMIT_CPU, int(_cpu_used()) + budget)
     try:
         tags = extract(lang, src)
         return {"tags": tags.data()} if tags is not None else {}

@@ -48,14 +48,15 @@ def test_a_file_over_the_memory_budget_is_named_and_the_rest_is_read(tmp_path: P
 def test_a_file_over_the_time_budget_is_named_and_remembered(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(bounded, "CPU_SECONDS", 2)  # the 10 s budget, made short for the test
     root = write(tmp_path / "repo", OK)
     h.parse_bomb_py(root / "bomb.py")  # minutes of CPU in one query, before
     cache = TagCache(tmp_path / "tags.sqlite")
     found = tags_for(root, ["bomb.py", "core.py"], cache)
     assert list(found.files) == ["core.py"]
-    assert found.refused == {"bomb.py": "over 10 s of parsing"}
+    assert found.refused == {"bomb.py": "over 2 s of parsing"}
     note = found.refused_note("src")
-    assert note == "1 file left out, over a parsing limit: src/bomb.py (over 10 s of parsing)"
+    assert note == "1 file left out, over a parsing limit: src/bomb.py (over 2 s of parsing)"
     index._MEMO.clear()  # a new session: the cache alone remembers it
 
     def parse(*_: object, **__: object) -> bounded.Parsed:
@@ -63,7 +64,7 @@ def test_a_file_over_the_time_budget_is_named_and_remembered(
 
     monkeypatch.setattr(bounded.Worker, "parse", parse)
     again = tags_for(root, ["bomb.py", "core.py"], cache)
-    assert again.refused == {"bomb.py": "over 10 s of parsing"} and list(again.files) == ["core.py"]
+    assert again.refused == {"bomb.py": "over 2 s of parsing"} and list(again.files) == ["core.py"]
     (root / "bomb.py").write_text("def fixed():\n    pass\n")  # changed: read again
     monkeypatch.undo()
     assert "bomb.py" in tags_for(root, ["bomb.py"], cache).files
