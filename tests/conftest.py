@@ -3,16 +3,72 @@
 from __future__ import annotations
 
 import os
+import sys
+import time
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
 from fake_openai import FakeOpenAI
+from helpers import Clock
 
 _SCRUBBED_PREFIXES = ("AGENT_", "OPENAI_", "DEEPSEEK_")
 # Unset so that config lookups fall back to the temporary HOME.
 _SCRUBBED_NAMES = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME")
 _CALL_FAILED = pytest.StashKey[bool]()
+# What the suite may not take from the machine it runs on (issue 40): the user's home, their
+# XDG folders, git identity and config, terminal size, editor, locale and time zone.
+_MACHINE = (
+    "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR",
+    "COLUMNS", "LINES", "EDITOR", "VISUAL", "PAGER", "GIT_DIR", "GIT_WORK_TREE", "SSH_AUTH_SOCK",
+    "GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "NO_COLOR", "TERM_PROGRAM", "TMUX",
+)  # fmt: skip
+_OWN: dict[str, str] = {}  # the session's temporary folder (pytest_configure)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Every process of the run (each xdist worker too) gets a home of its own, a git identity
+    and config of its own, the C.UTF-8 locale and UTC: the suite reads nothing of the machine
+    but what the README installs."""
+    import tempfile
+
+    top = Path(tempfile.mkdtemp(prefix="agent-tests-"))
+    home = top / "home"
+    home.mkdir()
+    gitconfig = top / "gitconfig"
+    gitconfig.write_text("[init]\n\tdefaultBranch = main\n[advice]\n\tdetachedHead = false\n")
+    # the real-server suite's llama.cpp build stays cached where it is (build_llama.cache_dir)
+    cache = os.environ.setdefault("AGENT_TEST_CACHE", str(Path.home() / ".cache" / "agent-tests"))
+    # Hundreds of tests start the agent as a user does: each compiled its ~200 modules anew
+    # where the machine says not to write bytecode (0.2 s of CPU every start). The compiled
+    # files go to the test cache, never into the checkout or the site-packages.
+    # The test modules too: pytest's assertion rewriting of them took 8 s of every process.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix = str(Path(cache) / "pycache")
+    sys.dont_write_bytecode = False
+    for name in _MACHINE:
+        os.environ.pop(name, None)
+    os.environ.update(
+        HOME=str(home),
+        TZ="UTC",
+        LANG="C.UTF-8",
+        LC_ALL="C.UTF-8",
+        GIT_AUTHOR_NAME="Agent Tests",
+        GIT_AUTHOR_EMAIL="tests@agent.invalid",
+        GIT_COMMITTER_NAME="Agent Tests",
+        GIT_COMMITTER_EMAIL="tests@agent.invalid",
+        GIT_CONFIG_GLOBAL=str(gitconfig),
+        GIT_CONFIG_NOSYSTEM="1",
+    )
+    time.tzset()  # this process too, not only the commands it starts
+    _OWN["top"] = str(top)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    import shutil
+
+    if "top" in _OWN:
+        shutil.rmtree(_OWN.pop("top"), ignore_errors=True)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -95,3 +151,11 @@ def project(tmp_path: Path) -> Path:
     p.mkdir()
     (p / "notes.txt").write_text("the secret word is mango\n")
     return p
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """The clock durations are measured with (perf_counter), standing still unless advanced."""
+    c = Clock()
+    monkeypatch.setattr(time, "perf_counter", c)
+    return c

@@ -112,7 +112,24 @@ def run_agent(
     )  # fmt: skip
 
 
+def user_settings(env: dict[str, str], data: dict[str, Any]) -> None:
+    """The user's own settings file in the home of `env` (a subprocess's environment)."""
+    d = Path(env["HOME"]) / ".agent"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "settings.json").write_text(json.dumps(data))
+
+
 MCP_SERVERS = Path(__file__).parent / "mcp_servers"  # small MCP servers the tests start
+# A shell step that returns once whoever reads the command's stdout has read all of it (a
+# minute at most): a test interrupting a command after its output waits for this, not a time.
+OUTPUT_READ = (
+    f"{sys.executable} -c 'import array, fcntl, termios, time\n"
+    'unread = array.array("i", [1])\n'
+    "for _ in range(6000):\n"
+    "    fcntl.ioctl(1, termios.FIONREAD, unread)\n"
+    "    if not unread[0]: break\n"
+    "    time.sleep(0.01)'"
+)
 
 
 def alive(pid: int) -> bool:
@@ -157,3 +174,18 @@ def refusing() -> tuple[list[Any], Any]:
         return Answer("n")
 
     return asked, asker
+
+
+class Clock:
+    """`time.perf_counter` as a test sets it: `advance` is a wait that takes no real time, so
+    a duration the code measures is exactly what the test says happened, on any machine."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def advance(self, seconds: float) -> None:
+        self.now += seconds
+        await asyncio.sleep(0)  # still a wait: other tasks run meanwhile

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, error, text, tool_calls
-from helpers import run_agent
+from helpers import OUTPUT_READ, run_agent
 
 AGENT = [sys.executable, "-m", "agent"]
 
@@ -262,7 +262,8 @@ def test_retry_is_reported_as_error_event(fake: FakeOpenAI, fake_env: dict, proj
 def test_signal_interrupts_with_130(
     fake: FakeOpenAI, fake_env: dict, project: Path, sig: signal.Signals
 ) -> None:
-    fake.script(tool_calls([("bash", {"command": "echo started; sleep 30"})]))
+    command = f"echo started; {OUTPUT_READ}; : > started; sleep 30"
+    fake.script(tool_calls([("bash", {"command": command})]))
     proc = subprocess.Popen(
         [*AGENT, "--permission-mode", "bypassPermissions", "--output-format", "json", "go"],
         env=fake_env,
@@ -272,10 +273,9 @@ def test_signal_interrupts_with_130(
         text=True,
         stdin=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 20
-    while not fake.requests and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.8)
+    deadline = time.monotonic() + 30
+    while not (project / "started").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)  # until the agent has read what the command printed
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from agent.config.load import Config
 
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
+sleep = asyncio.sleep  # the wait between attempts: a test records the delays asked for here
 
 
 @dataclass
@@ -181,7 +182,7 @@ class LLM:
             if attempt >= self.retry.attempts:
                 raise LLMError(f"{message} (gave up after {attempt} attempts)") from None
             sink.emit(retry)
-            await asyncio.sleep(delay if delay >= 0 else self._backoff(attempt))
+            await sleep(delay if delay >= 0 else self._backoff(attempt))
 
     def _backoff(self, attempt: int) -> float:
         d = min(self.retry.base_delay * 2 ** (attempt - 1), self.retry.max_delay)

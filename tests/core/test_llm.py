@@ -12,6 +12,7 @@ from helpers import close_all, make_agent, of_type
 
 from agent.base.events import ErrorEvent, ReasoningDelta, TextDelta
 from agent.config.load import Flags
+from agent.core import llm
 from agent.core.llm import wire_messages
 
 
@@ -33,14 +34,20 @@ async def test_transient_errors_are_retried(fake: FakeOpenAI, tmp_path: Path, st
     assert fake.requests[0]["messages"] == fake.requests[2]["messages"]
 
 
-async def test_retry_after_is_honoured(fake: FakeOpenAI, tmp_path: Path) -> None:
-    fake.script(error(429, "slow down", headers={"Retry-After": "1"}), text("ok"))
-    agent, _ = make_agent(fake, tmp_path)
-    import time
+async def test_retry_after_is_honoured(
+    fake: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    waits: list[float] = []
 
-    t0 = time.monotonic()
-    await agent.run_turn("q")
-    assert time.monotonic() - t0 >= 0.95
+    async def sleep(seconds: float) -> None:  # the wait the retry asks for, not taken
+        waits.append(seconds)
+
+    monkeypatch.setattr(llm, "sleep", sleep)
+    fake.script(error(429, "slow down", headers={"Retry-After": "7"}), text("ok"))
+    agent, _ = make_agent(fake, tmp_path)
+    end = await agent.run_turn("q")
+    assert end.text == "ok"
+    assert waits == [7.0]  # the server's word, not the backoff (at most 1 s for a first retry)
 
 
 @pytest.mark.parametrize(
@@ -151,13 +158,14 @@ async def test_midstream_error_event_is_retried(fake: FakeOpenAI, tmp_path: Path
 async def test_malformed_stream_is_retried_then_fails_cleanly(
     fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path
 ) -> None:
-    from helpers import run_agent
+    from helpers import run_agent, user_settings
 
     fake.script(raw([chunk({"content": "x"}), "{not json"]), text("ok"))  # type: ignore[list-item]
     agent, rec = make_agent(fake, tmp_path)
     assert (await agent.run_turn("q")).text == "ok"
     assert "malformed stream" in of_type(rec, ErrorEvent)[0].message
     fake.script(*[raw(["{not json"]) for _ in range(5)])  # type: ignore[list-item]
+    user_settings(fake_env, {"retry": {"baseDelay": 0.01, "maxDelay": 0.05}})  # not 15 s
     r = run_agent(fake_env, tmp_path, "--output-format", "json", "hi")
     assert r.returncode == 1 and "Traceback" not in r.stderr
     last = r.stdout.splitlines()[-1]

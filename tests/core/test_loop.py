@@ -6,14 +6,16 @@ import asyncio
 import json
 import re
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
-from helpers import close_all, make_agent, of_type
+from helpers import TOOLS, Clock, close_all, make_agent, of_type
 
-from agent.base.events import AssistantMessage, Notice, TextDelta, ToolEnd, TurnEnd
+from agent.base.events import AssistantMessage, Notice, TextDelta, ToolEnd, ToolStart, TurnEnd
+from agent.base.record import ToolResult
 
 
 @pytest.fixture(autouse=True)
@@ -77,15 +79,29 @@ async def test_repeated_call_ids_still_pair_each_result(fake: FakeOpenAI, tmp_pa
     ]
 
 
-async def test_interleaved_parallel_calls(fake: FakeOpenAI, tmp_path: Path) -> None:
+async def test_interleaved_parallel_calls(
+    fake: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read-only calls of one reply run concurrently: each of the two waits until the other
+    has started too, which one after the other never happens (each would wait alone)."""
+    running: list[str] = []
+    both = asyncio.Event()
+
+    async def meet(args: dict[str, Any], ctx: Any) -> ToolResult:
+        running.append(str(args["seconds"]))
+        if len(running) == 2:
+            both.set()
+        try:
+            await asyncio.wait_for(both.wait(), 30)
+        except asyncio.TimeoutError:
+            return ToolResult("waited alone")
+        return ToolResult(f"slept {args['seconds']}")
+
+    monkeypatch.setitem(TOOLS, "slow", replace(TOOLS["slow"], run=meet))
     calls = [("slow", {"seconds": 0.5}), ("slow", {"seconds": 0.5})]
     fake.script(tool_calls(calls, pieces=4, interleave=True), text("ok"))
     agent, rec = make_agent(fake, tmp_path)
-    loop = asyncio.get_running_loop()
-    t0 = loop.time()
     await agent.run_turn("go")
-    # One after the other would take 1 s or more; together they take a little over 0.5 s.
-    assert loop.time() - t0 < 0.95, "read-only calls of one reply run concurrently"
     assert [e.output for e in of_type(rec, ToolEnd)] == ["slept 0.5", "slept 0.5"]
 
 
@@ -159,7 +175,10 @@ async def test_interrupt_leaves_a_valid_history(fake: FakeOpenAI, tmp_path: Path
     fake.script(tool_calls(calls), text("after"))
     agent, rec = make_agent(fake, tmp_path)
     task = asyncio.ensure_future(agent.run_turn("go"))
-    await asyncio.sleep(0.5)
+    for _ in range(400):  # until echo has ended and slow runs (a busy machine: a moment)
+        if of_type(rec, ToolEnd) and [s.name for s in of_type(rec, ToolStart)][-1:] == ["slow"]:
+            break
+        await asyncio.sleep(0.05)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
@@ -240,7 +259,9 @@ async def test_an_internal_error_mid_turn_still_answers_every_call(
     assert "the agent failed" in agent.messages[-1]["content"]
 
 
-async def test_a_tools_duration_leaves_out_the_permission_prompt(tmp_path: Path) -> None:
+async def test_a_tools_duration_leaves_out_the_permission_prompt(
+    tmp_path: Path, clock: Clock
+) -> None:
     from helpers import TOOLS, Recorder
 
     from agent.base.record import Call, ToolContext
@@ -249,7 +270,7 @@ async def test_a_tools_duration_leaves_out_the_permission_prompt(tmp_path: Path)
     from agent.permissions.gate import Gate
 
     async def slow_user(req: Any) -> Answer:
-        await asyncio.sleep(1.0)  # reading the diff, thinking it over
+        await clock.advance(1.0)  # reading the diff, thinking it over
         return Answer("y")
 
     rec = Recorder()
@@ -259,7 +280,7 @@ async def test_a_tools_duration_leaves_out_the_permission_prompt(tmp_path: Path)
     await dispatcher.run_one(call, ToolContext(cwd=tmp_path), rec)
     (end,) = of_type(rec, ToolEnd)
     assert not end.is_error, end.output
-    assert end.duration_ms < 500  # the tool's own time, not the second spent asking
+    assert end.duration_ms == 0  # the tool's own time (none on this clock), not the second asking
 
 
 async def test_a_request_failing_after_tool_results_ends_on_an_assistant_message(

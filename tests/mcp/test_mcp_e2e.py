@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
-from helpers import MCP_SERVERS
+from helpers import MCP_SERVERS, user_settings
 
 from agent.config.statedir import project_state
 
@@ -34,12 +34,6 @@ def run(env: dict[str, str], cwd: Path, *args: str, timeout: float = 90) -> Any:
         timeout=timeout,
         stdin=subprocess.DEVNULL,
     )
-
-
-def user_settings(env: dict[str, str], data: dict[str, Any]) -> None:
-    d = Path(env["HOME"]) / ".agent"
-    d.mkdir(parents=True, exist_ok=True)
-    (d / "settings.json").write_text(json.dumps(data))
 
 
 def leftovers(under: Path) -> list[str]:
@@ -121,8 +115,9 @@ def test_a_dead_server_delays_the_run_by_its_timeout_only(
     assert status["name"] == "dead" and status["status"] == "timeout" and status["tools"] == 0
     assert status["error"].startswith("no answer to initialize within 2s")
     assert "MCP server 'dead' timeout" in r.stderr
-    assert arrived[0] - t0 < 2 + 3  # the timeout plus interpreter start-up, never more
-    assert total < 2 + 3 + 6  # and shutdown kills the server within its bounded steps
+    # its 2 s, not the 30 s default (generous: start-up on a loaded machine takes seconds)
+    assert arrived[0] - t0 < 25
+    assert total < 45  # and shutdown kills the server within its bounded steps, not for ever
     print(f"dead server: first request after {arrived[0] - t0:.2f}s, exit after {total:.2f}s")
     raw = [ln for ln in r.stderr.splitlines() if ln.startswith("silent server")]
     assert not raw  # the server's stderr goes to its log, not the terminal
@@ -250,25 +245,28 @@ def test_one_shot_prompt_command_and_resource_mention(
     assert not leftovers(project)
 
 
-def test_one_shot_prompt_commands_that_cannot_run_fail(
-    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
-) -> None:
-    """An unknown prompt command, or one missing an argument, is a usage error (exit 2); one
-    its server fails is a failure (exit 1); the JSON result line says so either way."""
-    user_settings(fake_env, {"mcpServers": {"demo": {"command": sys.executable, "args": [DEMO]}}})
-    for prompt, code, said in (
+@pytest.mark.parametrize(
+    ("prompt", "code", "said"),
+    [
         ("/mcp__demo__nope", 2, "unknown command /mcp__demo__nope"),
         ("/mcp__ghost__x", 2, "unknown command /mcp__ghost__x"),
         ("/mcp__demo__review", 2, "/mcp__demo__review needs <code>"),
         ("/mcp__demo__crash", 1, "/mcp__demo__crash: the MCP server 'demo' is not connected"),
-    ):
-        r = run(fake_env, project, prompt)
-        assert r.returncode == code, (prompt, r.stderr)
-        assert said in r.stderr and r.stdout == ""
-        r = run(fake_env, project, "--output-format", "json", prompt)
-        assert r.returncode == code, (prompt, r.stderr)
-        result = json.loads(r.stdout.splitlines()[-1])
-        assert result["type"] == "result" and result["subtype"] == "error_during_execution"
-        assert result["is_error"] is True and said in result["error"]
+    ],
+)
+def test_one_shot_prompt_commands_that_cannot_run_fail(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path, prompt: str, code: int, said: str
+) -> None:
+    """An unknown prompt command, or one missing an argument, is a usage error (exit 2); one
+    its server fails is a failure (exit 1); the JSON result line says so either way."""
+    user_settings(fake_env, {"mcpServers": {"demo": {"command": sys.executable, "args": [DEMO]}}})
+    r = run(fake_env, project, prompt)
+    assert r.returncode == code, (prompt, r.stderr)
+    assert said in r.stderr and r.stdout == ""
+    r = run(fake_env, project, "--output-format", "json", prompt)
+    assert r.returncode == code, (prompt, r.stderr)
+    result = json.loads(r.stdout.splitlines()[-1])
+    assert result["type"] == "result" and result["subtype"] == "error_during_execution"
+    assert result["is_error"] is True and said in result["error"]
     assert fake.requests == []
     assert not leftovers(project)

@@ -61,18 +61,26 @@ async def test_stdio_tools_results_and_timeouts(tmp_path: Path, pids: Path) -> N
             len(spilled.output) < 5_000 and f"{tmp_path}/out-mcp__demo__big.txt" in spilled.output
         )
         t0 = time.monotonic()
-        hang = await call(mt, "mcp__demo__hang")
+        hang = await call(mt, "mcp__demo__hang")  # it sleeps for an hour
         assert hang.is_error and "did not answer within 1s" in hang.output
-        assert time.monotonic() - t0 < 5
+        assert time.monotonic() - t0 < 30
         assert (await call(mt, "mcp__demo__echo", text="still")).output == "echo: still"
-        interrupted = asyncio.ensure_future(call(mt, "mcp__demo__hang", seconds=0.8))
-        await asyncio.sleep(0.3)
+        log = project_state(tmp_path) / "mcp-demo.log"
+        assert log.read_text().count("demo server: starting")
+    finally:
+        await mt.aclose()
+
+
+async def test_a_cancelled_call_leaves_the_session_usable(tmp_path: Path, pids: Path) -> None:
+    mt = session([demo(pids)], tmp_path)  # the tool timeout (600 s) never comes first
+    try:
+        mt.wait()
+        interrupted = asyncio.ensure_future(call(mt, "mcp__demo__hang"))  # an hour
+        await asyncio.sleep(0.3)  # most likely on its way to the server: cancelled either way
         interrupted.cancel()  # Ctrl-C in the agent cancels the call on the MCP loop
         with pytest.raises(asyncio.CancelledError):
             await interrupted
         assert (await call(mt, "mcp__demo__echo", text="again")).output == "echo: again"
-        log = project_state(tmp_path) / "mcp-demo.log"
-        assert log.read_text().count("demo server: starting")
     finally:
         await mt.aclose()
 
@@ -80,7 +88,7 @@ async def test_stdio_tools_results_and_timeouts(tmp_path: Path, pids: Path) -> N
 async def _crash(mt: McpTools) -> dict[str, Any]:
     crash = await call(mt, "mcp__demo__crash")
     assert crash.is_error and "closed the connection during the call" in crash.output
-    for _ in range(50):
+    for _ in range(600):  # the loss is seen at once (a busy machine: in a moment)
         if mt.statuses()[0]["status"] == "failed":
             break
         await asyncio.sleep(0.05)
@@ -133,13 +141,24 @@ async def test_dead_missing_and_stubborn_servers_do_not_hold_up_start(
         ServerSpec("nope", "stdio", command="no-such-mcp-server-xyz"),
         demo(pids),
     ]
-    t0 = time.monotonic()
+    # The first connection imports the SDK on the MCP loop (0.6 s, more on a busy machine),
+    # holding back every timer on it: imported here, the two timeouts start together.
+    import mcp.client.stdio  # noqa: F401
+
     mt = session(specs, tmp_path)
+    stubborn = pids / "stubborn"
     try:
+        # One timeout, not the sum: when the first silent server timed out, the second had
+        # started already (its timeout runs alongside, not after).
+        assert mt.manager.conns["dead"].settled.wait(30)
+        assert stubborn.exists(), "the servers were started one after another"
         mt.wait()
-        assert time.monotonic() - t0 < 3.8  # one timeout (2 s), not the sum (4 s), not the teardown
+        # Nor the teardown: the stubborn one ignores SIGTERM and is still being stopped (the
+        # SDK gives it 2 s to exit on EOF, then 2 s after SIGTERM) when the wait is over.
+        assert alive(int(stubborn.read_text())), "the wait included a server's teardown"
         by = {s["name"]: s for s in mt.statuses()}
         assert by["dead"]["status"] == "timeout"
+        assert by["deaf"]["status"] == "timeout"
         assert by["dead"]["error"].startswith("no answer to initialize within 2s")
         assert "never answering" in by["dead"]["error"]
         assert by["nope"]["status"] == "failed" and "No such file" in by["nope"]["error"]
@@ -149,8 +168,8 @@ async def test_dead_missing_and_stubborn_servers_do_not_hold_up_start(
     finally:
         t1 = time.monotonic()
         await mt.aclose()
-    assert time.monotonic() - t1 < 10  # SIGKILL after SIGTERM is ignored, all bounded
-    _stubborn_is_gone(pids / "stubborn")
+    assert time.monotonic() - t1 < 30  # bounded (the stubborn one needs about 4 s)
+    _stubborn_is_gone(stubborn)  # SIGKILL, after SIGTERM was ignored
 
 
 def _stubborn_is_gone(pidfile: Path) -> None:
@@ -177,13 +196,13 @@ async def test_streamable_http_headers_and_server_death(
         image = (await call(mt, "mcp__web__image")).output
         assert image == "a 1x1 pixel\n[image: image/png, 67 bytes; not shown to the model]"
         t0 = time.monotonic()
-        hang = await call(mt, "mcp__web__hang")
+        hang = await call(mt, "mcp__web__hang")  # it sleeps for an hour
         assert hang.is_error and "did not answer within 2s" in hang.output
-        assert time.monotonic() - t0 < 8
+        assert time.monotonic() - t0 < 30
         assert (await call(mt, "mcp__web__echo", text="still")).output == "echo: still"
         assert mt.sync()  # the first tool list
         assert (await call(mt, "mcp__web__grow", name="fresh")).output == "added fresh"
-        for _ in range(50):
+        for _ in range(600):  # the notification comes at once (a busy machine: in a moment)
             if mt.sync() or "mcp__web__fresh" in mt.tools:
                 break
             await asyncio.sleep(0.05)
@@ -193,7 +212,7 @@ async def test_streamable_http_headers_and_server_death(
         proc.wait()
         dead = await call(mt, "mcp__web__echo", text="anyone?")
         assert dead.is_error and "web" in dead.output
-        for _ in range(50):
+        for _ in range(600):  # the loss is seen at once (a busy machine: in a moment)
             if mt.statuses()[0]["status"] == "failed":
                 break
             await asyncio.sleep(0.05)
@@ -232,11 +251,11 @@ async def test_list_changed_applies_at_the_next_turn_boundary(
     env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "fake-model"}
     t0 = time.monotonic()
     run = build(configure(Flags(), env, proj), Recorder())
-    assert time.monotonic() - t0 < 5  # the REPL's build never waits for a server
+    assert time.monotonic() - t0 < 30  # the REPL's build never waits for a server (60 s)
     assert run.mcp is not None
     try:
         dead = run.init_event()["mcp_servers"][0]
-        assert dead == {"name": "dead", "status": "pending", "tools": 0}
+        assert dead == {"name": "dead", "status": "pending", "tools": 0}  # not waited for
         assert run.mcp.manager.conns["demo"].settled.wait(20)  # the first turn picks it up
         fake.script(
             tool_calls([("mcp__demo__grow", {"name": "fresh"})]), text("grown"), text("seen")

@@ -3,11 +3,12 @@ apart as `wait_ms` (issue 20)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+
+from helpers import Clock
 
 from agent.base.events import Recorder
 from agent.base.record import Call, ToolContext, ToolResult
@@ -19,22 +20,25 @@ from agent.permissions.gate import Gate
 from agent.tools.edits import WRITE_FILE
 
 
-async def _slow_write(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    await asyncio.sleep(0.05)
-    return ToolResult("written")
+def slow_write(clock: Clock) -> Any:
+    """The real write_file record, with a run that takes 50 ms of the test's clock."""
+
+    async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        await clock.advance(0.05)
+        return ToolResult("written")
+
+    return replace(WRITE_FILE, run=run)
 
 
-SLOW = replace(WRITE_FILE, run=_slow_write)  # the real record, a run that takes 50 ms
-
-
-async def test_the_wait_for_an_answer_is_not_the_tools_time(tmp_path: Path) -> None:
+async def test_the_wait_for_an_answer_is_not_the_tools_time(tmp_path: Path, clock: Clock) -> None:
     async def asker(req: AskRequest) -> Answer:
-        await asyncio.sleep(0.4)  # the user reads the prompt
+        await clock.advance(0.4)  # the user reads the prompt
         return Answer("y" if "yes" in req.target else "n", "")
 
+    slow = slow_write(clock)
     rec = Recorder()
-    gate = Gate({"write_file": SLOW}, {}, "default", rec, asker, workspace=tmp_path)
-    tools = {"write_file": SLOW}
+    gate = Gate({"write_file": slow}, {}, "default", rec, asker, workspace=tmp_path)
+    tools = {"write_file": slow}
     dispatcher = Dispatcher(tools, (Audit(tmp_path, "s", rec), gate))
     ctx = ToolContext(cwd=tmp_path)
     for name in ("yes.txt", "no.txt"):
@@ -43,7 +47,7 @@ async def test_the_wait_for_an_answer_is_not_the_tools_time(tmp_path: Path) -> N
     log = project_state(tmp_path) / "audit.jsonl"
     allowed, denied = (json.loads(line) for line in log.read_text().splitlines())
     assert allowed["status"] == "ok" and allowed["source"] == "user"
-    assert 40 <= allowed["duration_ms"] < 300  # the write, not the 400 ms answer
-    assert allowed["wait_ms"] >= 400
+    assert 49 <= allowed["duration_ms"] <= 50  # the write, not the 400 ms answer
+    assert 399 <= allowed["wait_ms"] <= 400
     assert denied["status"] == "denied" and denied["duration_ms"] == 0
-    assert denied["wait_ms"] >= 400
+    assert 399 <= denied["wait_ms"] <= 400

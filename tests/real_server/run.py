@@ -18,7 +18,9 @@ def main() -> int:
         return 0
     if built.returncode != 0:
         return built.returncode
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "real_server"]
+    # one process: the tests share one llama-server, and it wants the cores to itself
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0"]
+    cmd += ["--durations", "10", "-m", "real_server"]
     return subprocess.run([*cmd, str(HERE)]).returncode
 
 

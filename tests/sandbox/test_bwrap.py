@@ -65,10 +65,12 @@ def test_writes_inside_the_project_work_and_nowhere_else(project: Path, outside:
     code, out = run(b, "echo made > src/new.txt && cat src/new.txt && echo t > /tmp/x", project)
     assert code == 0 and "made" in out
     assert (project / "src" / "new.txt").read_text() == "made\n"
-    for target in (f"{outside}/f", "/etc/agent-sandbox-test", f"{Path.home()}/.agent-sbx-test"):
+    home = Path.home()  # the tests' own home may live below /tmp: the sandbox's /tmp is its own
+    for target in (f"{outside}/f", "/etc/agent-sandbox-test", f"{home}/.agent-sbx-test"):
         code, out = run(b, f"echo x > {target}", project)
-        assert code != 0 and ("Read-only file system" in out or "No such file" in out), out
-        assert not os.path.exists(target)
+        if not target.startswith("/tmp/"):
+            assert code != 0 and ("Read-only file system" in out or "No such file" in out), out
+        assert not os.path.exists(target)  # nothing of it reached the machine
     assert not os.path.exists("/tmp/x")  # the sandbox's /tmp was its own
 
 
@@ -139,9 +141,14 @@ def test_a_timed_out_command_is_killed_with_its_children(project: Path) -> None:
     marker = "317.25"  # an argument no other process has
     t0 = time.monotonic()
     code, _ = run(box(project), f"sleep {marker} & sleep {marker} & wait", project, timeout=1)
-    assert code is None and time.monotonic() - t0 < 10
-    time.sleep(0.3)
-    left = subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True, text=True)
+    assert code is None  # timed out
+    assert time.monotonic() - t0 < 45  # not the 317 s of the sleeps
+    deadline = time.monotonic() + 20  # killed, they are gone at once (busy: in a moment)
+    while True:
+        left = subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True, text=True)
+        if not left.stdout.strip() or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     assert left.stdout.strip() == ""
 
 

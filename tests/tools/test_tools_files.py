@@ -161,21 +161,27 @@ async def test_read_empty_symlink_home_and_absolute(
     assert (await read(other, str(tmp_path / "real.txt"))).output == "     1\ttarget"
 
 
+def bytes_read() -> int:
+    """What this process has read so far, all threads (Linux: /proc/self/io)."""
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise AssertionError("no rchar in /proc/self/io")
+
+
 async def test_read_huge_file_is_fast_and_partial(ctx: ToolContext, tmp_path: Path) -> None:
     big = tmp_path / "big.log"
     row = b"2024-01-01 12:00:00 INFO something happened in the system, all fine\n"
     big.write_bytes(row * (12 * (1 << 20) // len(row)))  # 12 MB: over the 10 MB cap
-    timings = []
-    for _ in range(5):
-        started = time.perf_counter()
-        result = await read(ctx, "big.log")
-        timings.append(time.perf_counter() - started)
-    assert min(timings) <= 0.050, timings
+    await read(ctx, "big.log")  # once first: lazy imports read files too
+    before = bytes_read()
+    result = await read(ctx, "big.log")
+    assert bytes_read() - before < 4 << 20  # fast because it reads a page, not the 12 MB
     assert result.output.startswith("     1\t2024-01-01")
     assert "read in part" in result.output
     started = time.perf_counter()
     deep = await read(ctx, "big.log", offset=150_000, limit=2)
-    assert time.perf_counter() - started < 0.5
+    assert time.perf_counter() - started < 20  # a scan, however busy the machine
     assert deep.output.startswith("150000\t2024-01-01")
     (tmp_path / "ten.txt").write_bytes(row * (9 * (1 << 20) // len(row)))  # under the cap
     counted = await read(ctx, "ten.txt", limit=1)
@@ -368,7 +374,7 @@ async def test_edit_large_file_diff_is_local(ctx: ToolContext, tmp_path: Path) -
     (tmp_path / "big.txt").write_text("".join(lines))
     started = time.perf_counter()
     result = await edit(ctx, "big.txt", "row 150000\n", "changed\n")
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < 30  # a diff of the whole file would take minutes
     assert result.display is not None
     assert "@@ -149998,7 +149998,7 @@" in result.display
     assert (tmp_path / "big.txt").stat().st_size == sum(map(len, lines)) - len("row 150000") + 7

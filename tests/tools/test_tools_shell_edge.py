@@ -15,7 +15,7 @@ from agent.base.schema import validate
 from agent.tools import shell, shell_bg
 from agent.tools.textio import decode_output
 
-SEQ_BYTES = len("".join(f"{n}\n" for n in range(1, 2_000_001)))  # 14 888 896
+SEQ_BYTES = 14_888_896  # `seq 2000000`: len("".join(f"{n}\n" for n in range(1, 2_000_001)))
 STRAY = r"printf 'h\xc3\xa9llo \xe2\x9c\x93\n'; printf '\xff'"
 
 
@@ -60,10 +60,15 @@ def test_decode_output_keeps_utf8_with_a_stray_byte() -> None:
 async def test_a_running_jobs_last_cp1251_letter_is_not_held_back(ctx: ToolContext) -> None:
     line = "Ввод данных"
     octal = "".join(f"\\{b:03o}" for b in line.encode("cp1251"))
-    result = await bash(ctx, f"printf '{octal}'; sleep 2", run_in_background=True)
+    result = await bash(ctx, f"printf '{octal}'; sleep 60", run_in_background=True)
     job_id = result.output.split("background as ")[1].split()[0]
-    await asyncio.sleep(0.8)
+    stdout = shell_bg.JOBS[job_id].files["stdout"]
+    for _ in range(600):  # until the letters are written (a busy machine starts bash late)
+        if stdout.stat().st_size >= len(line):
+            break
+        await asyncio.sleep(0.05)
     running = await bash_output(ctx, job_id)
+    assert running.output.startswith(f"[{job_id}: running for "), running.output
     assert line in running.output, running.output
     assert "decoded as cp1251" in running.output
 

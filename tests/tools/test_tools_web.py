@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,8 @@ PAGE = """<!doctype html><html><head><title>Test &amp; Page</title>
 
 class Handler(QuietHandler):
     seen: list[str] = []  # noqa: RUF012 - shared on purpose: requests the server received
+    answered: list[str] = []  # noqa: RUF012 - on purpose: /slow's answers, once sent
+    release = threading.Event()  # /slow answers once it is set (a minute at most)
 
     def do_GET(self) -> None:
         Handler.seen.append(self.path)
@@ -55,8 +58,9 @@ class Handler(QuietHandler):
         elif path in redirects:
             self.reply(302, b"", "text/plain", Location=redirects[path])
         elif path == "/slow":
-            time.sleep(3)
+            Handler.release.wait(60)
             self.reply(200, b"late", "text/plain")
+            Handler.answered.append(self.path)
         elif path == "/long":
             blocks = [f"<p>Filler paragraph {i} " + "lorem ipsum " * 40 + "</p>" for i in range(60)]
             blocks.insert(45, "<p>The zebra configuration flag is documented here.</p>")
@@ -177,9 +181,14 @@ def test_refusal(address: str, why: str | None) -> None:
 
 async def test_timeout(ctx: ToolContext, server: str) -> None:
     ctx.web_timeout = 1
-    started = time.monotonic()
-    result = await fetch(ctx, f"http://{server}/slow")
-    assert time.monotonic() - started < 2.5
+    Handler.release.clear()
+    try:
+        t0 = time.monotonic()
+        result = await fetch(ctx, f"http://{server}/slow")
+        assert time.monotonic() - t0 < 30  # not the minute the server would take
+        assert not Handler.answered  # its answer was never waited for
+    finally:
+        Handler.release.set()
     assert result.is_error
     assert "timed out" in result.output
     assert "can_retry: true" in result.output

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
 import types
 from collections.abc import Iterator
@@ -26,12 +27,15 @@ ROWS = [{"title": "asyncio — Async I/O", "url": "https://docs.python.org/3/lib
 
 class Handler(QuietHandler):
     seen: list[tuple[str, str, dict[str, str], bytes]] = []  # noqa: RUF012 - on purpose
+    release = threading.Event()  # /silent holds its request until set (a minute at most)
+    let_go: list[str] = []  # noqa: RUF012 - on purpose: requests /silent has let go of
 
     def _answer(self, body: bytes) -> None:
         Handler.seen.append((self.command, self.path, dict(self.headers), body))
         path = self.path.split("?")[0]
         if path.startswith("/silent"):
-            time.sleep(3)
+            Handler.release.wait(60)
+            Handler.let_go.append(self.path)
             return
         if path == "/brave":
             rows = [{**r, "description": "concurrent <code>"} for r in ROWS]
@@ -55,8 +59,13 @@ class Handler(QuietHandler):
 @pytest.fixture
 def server() -> Iterator[str]:
     Handler.seen.clear()
-    with serve(Handler) as address:
-        yield address
+    Handler.let_go.clear()
+    Handler.release.clear()
+    try:
+        with serve(Handler) as address:
+            yield address
+    finally:
+        Handler.release.set()
 
 
 @pytest.fixture(autouse=True)
@@ -124,7 +133,8 @@ async def test_when_no_backend_answers_one_line_says_why_and_how(
     search = {k: v.format(server=server) for k, v in search.items()}
     started = time.monotonic()
     result = await run(ctx_for(tmp_path, **search))
-    assert time.monotonic() - started < 2.5
+    assert time.monotonic() - started < 30  # not the minute /silent holds a request
+    assert not Handler.let_go  # a silent server was never waited for
     assert result.is_error and why in result.output
     assert "ddgs: not installed" in result.output  # the fallback was tried too
     assert "set webSearch.provider to brave, tavily or searxng" in result.output

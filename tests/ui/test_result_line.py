@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import OUTPUT_READ
+
 from agent.base.record import ToolContext
 from agent.tools import search, shell
 from agent.ui.render import result_line
@@ -71,7 +73,8 @@ async def test_a_nested_calls_partial_output_stays_with_that_call(tmp_path: Path
 
     async def task(args: dict[str, object], c: ToolContext) -> ToolResult:
         inner = Dispatcher({"bash": shell.BASH})
-        call = Call("in1", "bash", {"command": "echo CHILD-PRINTED; sleep 30"})
+        command = f"echo CHILD-PRINTED; {OUTPUT_READ}; : > printed; sleep 30"
+        call = Call("in1", "bash", {"command": command})
         await inner.run_all([call], c, Recorder(), inner_done)
         return ToolResult("never")
 
@@ -79,7 +82,10 @@ async def test_a_nested_calls_partial_output_stays_with_that_call(tmp_path: Path
     rec = Recorder()
     outer = Dispatcher({"task": Tool("task", "", {"type": "object"}, task)})
     job = asyncio.ensure_future(outer.run_all([Call("out1", "task", {})], ctx, rec, outer_done))
-    await asyncio.sleep(1.0)
+    for _ in range(600):  # until the tool has read what the child printed
+        if (tmp_path / "printed").exists():
+            break
+        await asyncio.sleep(0.05)
     job.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await job
