@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import zygote
+
 from agent.base.events import Recorder
 from agent.base.record import Tool, ToolContext, ToolResult
 from agent.config.load import Flags
@@ -105,7 +107,14 @@ AGENT_CMD = [sys.executable, "-m", "agent"]
 def run_agent(
     env: dict[str, str], cwd: Path, *args: str, stdin: str | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m agent ARGS` as a user runs it: own process, stdin closed unless given."""
+    """`python -m agent ARGS` as a user runs it: own process, stdin /dev/null unless given
+    (forked from a warm zygote: see tests/zygote.py)."""
+    z = zygote.zygote()
+    if z is not None and z.fits(env) and z.lock.acquire(blocking=False):
+        try:
+            return z.run(env, cwd, list(args), stdin, timeout)
+        finally:
+            z.lock.release()
     return subprocess.run(
         [*AGENT_CMD, *args], env=env, cwd=cwd, input=stdin, capture_output=True, text=True,
         timeout=timeout, stdin=None if stdin is not None else subprocess.DEVNULL,

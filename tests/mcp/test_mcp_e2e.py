@@ -14,26 +14,17 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
-from helpers import MCP_SERVERS, user_settings
+from helpers import MCP_SERVERS, run_agent, user_settings
 
 from agent.config.statedir import project_state
 
-AGENT = [sys.executable, "-m", "agent"]
 HERE = MCP_SERVERS
 DEMO, SILENT = str(HERE / "demo.py"), str(HERE / "silent.py")
 FS_PACKAGE = "@modelcontextprotocol/server-filesystem"
 
 
 def run(env: dict[str, str], cwd: Path, *args: str, timeout: float = 90) -> Any:
-    return subprocess.run(
-        [*AGENT, *args],
-        env=env,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_agent(env, cwd, *args, timeout=timeout)
 
 
 def leftovers(under: Path) -> list[str]:

@@ -6,11 +6,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
+from helpers import run_agent
 
 from agent.config.settings import project_root
 from agent.session.store import sessions_dir
@@ -49,15 +49,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def agent(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "agent", "--trust-project", *args],
-        env={**env, **GIT_ENV},
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_agent({**env, **GIT_ENV}, cwd, "--trust-project", *args)
 
 
 def branches(repo: Path) -> list[str]:
