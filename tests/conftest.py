@@ -67,7 +67,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: two workers a core. Half of a test's time is a wait (for a pseudo-terminal,
     a server, a subprocess), which another worker fills; measured on 2 cores, 4 workers take
-    3.6 min where 2 take 5.4."""
+    3.6 min where 2 take 4.8."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return max(2, min(2 * (cores or 1), 16))
 
