@@ -205,7 +205,9 @@ def test_own_calls_run_in_a_plain_repository_with_hooks(tmp_path: Path) -> None:
         w.commit_all(wt, "x")
     assert w.changes(w.Worktree(wt.repo, wt.path, wt.branch, wt.base, True)) == (0, 0)
     assert not marker.exists()
-    os.utime(repo / "stale.txt", (1, 1))  # our diff refreshed the index: make it stale again
+    # our diff refreshed the index (it holds the time 1 arm() set): make it stale again, with
+    # another time (the same one was stale only when the index was racily clean: by timing)
+    os.utime(repo / "stale.txt", (2, 2))
     git(repo, "status")
     assert marker.exists()  # the hook is real
 
