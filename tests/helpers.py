@@ -7,6 +7,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -139,6 +141,17 @@ OUTPUT_READ = (
     "    if not unread[0]: break\n"
     "    time.sleep(0.01)'"
 )
+
+
+async def holds(check: Callable[[], bool], within: float = 20.0) -> bool:
+    """Whether `check()` comes to hold within `within` seconds (looked at every 50 ms): a wait
+    for an event, bounded far above what it takes on a busy machine."""
+    deadline = time.monotonic() + within
+    while not check():
+        if time.monotonic() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
 
 
 def alive(pid: int) -> bool:

@@ -3,7 +3,6 @@ and project trust in one-shot runs."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
@@ -15,7 +14,7 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
-from helpers import alive, close_all, make_agent, of_type, run_agent
+from helpers import alive, close_all, holds, make_agent, of_type, run_agent
 
 from agent.base.events import Notice, PermissionDenied, Recorder
 from agent.base.record import Call, ToolContext, ToolResult
@@ -138,12 +137,7 @@ async def test_failures_of_other_events_are_warnings(tmp_path: Path) -> None:
 
 async def ends(pid: int, within: float = 20.0) -> bool:
     """Whether `pid` ends within `within` seconds (its sleep lasts 120: it was killed)."""
-    deadline = time.monotonic() + within
-    while alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.05)
-    return True
+    return await holds(lambda: not alive(pid), within)
 
 
 async def test_hang_times_out_and_the_process_group_dies(tmp_path: Path) -> None:

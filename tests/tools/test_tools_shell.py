@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from helpers import holds
 
 from agent.base.record import RESULT_CAP, ToolContext, ToolResult
 from agent.tools import shell, shell_bg
@@ -45,12 +46,7 @@ def pids_with(marker: str) -> list[int]:
 async def gone(marker: str, within: float = 20.0) -> bool:
     """Whether every process with `marker` ends within `within` seconds (they sleep for 100 s
     and more: gone this soon, they were killed)."""
-    deadline = time.monotonic() + within
-    while pids_with(marker):
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.05)
-    return True
+    return await holds(lambda: not pids_with(marker), within)
 
 
 async def sleeping(seconds: str, count: int, within: float = 30.0) -> bool:
@@ -61,12 +57,7 @@ async def sleeping(seconds: str, count: int, within: float = 30.0) -> bool:
     def sleepers() -> int:
         return sum(1 for pid in pids_with(seconds) if _cmdline(pid) == argv)
 
-    deadline = time.monotonic() + within
-    while sleepers() < count:
-        if time.monotonic() > deadline:
-            return False
-        await asyncio.sleep(0.05)
-    return True
+    return await holds(lambda: sleepers() >= count, within)
 
 
 def _cmdline(pid: int) -> bytes:
