@@ -34,8 +34,10 @@ class Handler(QuietHandler):
         Handler.seen.append((self.command, self.path, dict(self.headers), body))
         path = self.path.split("?")[0]
         if path.startswith("/silent"):
-            Handler.release.wait(60)
-            Handler.let_go.append(self.path)
+            # this test's event and list: a request an earlier test held lets go into its own
+            release, let_go = Handler.release, Handler.let_go
+            release.wait(60)
+            let_go.append(self.path)
             return
         if path == "/brave":
             rows = [{**r, "description": "concurrent <code>"} for r in ROWS]
@@ -59,8 +61,7 @@ class Handler(QuietHandler):
 @pytest.fixture
 def server() -> Iterator[str]:
     Handler.seen.clear()
-    Handler.let_go.clear()
-    Handler.release.clear()
+    Handler.let_go, Handler.release = [], threading.Event()  # new ones for each test
     try:
         with serve(Handler) as address:
             yield address
