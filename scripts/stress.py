@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -39,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cores", type=int, default=os.cpu_count() or 1, help="busy loops")
     parser.add_argument("pytest_args", nargs="*", help="more pytest arguments (after --)")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the busy loops end with us
     busy = hogs(args.cores)
     results: list[tuple[int, float]] = []
     try:
