@@ -1,23 +1,18 @@
 """Front matter: the `---` block of YAML at the top of a Markdown file (skills, commands, agent
-definitions), read without a YAML library.
+definitions), read by PyYAML (its safe base loader: every scalar stays text, no tags run).
 
-The subset read is what these files use: `key: value` (plain, 'single' or "double" quoted),
-block scalars (`|`, `>`, with `-`/`+`), lists (`[a, b]` or `- item` lines) and nested maps
-(indented keys, kept as a dict). Anything else is a `FrontMatterError` naming the line, never a
-guess: a caller skips the file and says why.
+Whatever YAML a file uses is read (block and flow lists, block scalars, nested and flow maps,
+multi-line plain values) as strings, lists of strings and maps. What cannot be read is a
+`FrontMatterError` naming the file's line, never a guess: a caller skips the file and says why.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Union
+from typing import Any, Union
 
 Value = Union[str, list[str], dict[str, "Value"]]  # noqa: UP007 (a runtime alias on 3.10)
-_KEY = re.compile(r"([A-Za-z_][\w.-]*)\s*:(?:\s+(.*)|\s*)$")
-_ITEM = re.compile(r"-(?:\s+(.*)|\s*)$")
 
 
 class Flow(list[str]):
@@ -33,28 +28,6 @@ class FrontMatterError(ValueError):
     def __init__(self, line: int, problem: str) -> None:
         super().__init__(f"line {line}: {problem}")
         self.line, self.problem = line, problem
-
-
-@dataclass
-class _Lines:
-    rows: list[str]
-    first: int  # file line number of rows[0]
-    at: int = 0
-
-    def indent(self, i: int) -> int:
-        row = self.rows[i]
-        return len(row) - len(row.lstrip(" "))
-
-    def blank(self, i: int) -> bool:
-        text = self.rows[i].strip()
-        return not text or text.startswith("#")
-
-    def skip_blank(self) -> None:
-        while self.at < len(self.rows) and self.blank(self.at):
-            self.at += 1
-
-    def fail(self, problem: str, i: int | None = None) -> FrontMatterError:
-        return FrontMatterError(self.first + (self.at if i is None else i), problem)
 
 
 def read_file(path: Path, max_bytes: int) -> str:
@@ -84,132 +57,116 @@ def split(text: str) -> tuple[dict[str, Value], str]:
 
 
 def parse(rows: list[str], first_line: int = 1) -> dict[str, Value]:
-    """The map written in `rows` (YAML subset above)."""
-    for i, row in enumerate(rows):
-        if row[: len(row) - len(row.lstrip(" \t"))].count("\t"):
-            raise FrontMatterError(first_line + i, "a tab in the indentation (use spaces)")
-    src = _Lines(rows, first_line)
-    src.skip_blank()
-    if src.at >= len(rows):
+    """The map written in `rows` (YAML); `first_line`: the file's line of rows[0].
+
+    A `key: value` line whose value is not valid YAML on its own (`argument-hint: [n] [m]`,
+    `description: Fix: the bug`, as such files are written) is read as that text, the way the
+    tools these files come from read it; any other mistake is an error naming its line."""
+    import yaml  # deferred: ~15 ms: only when a skill, command or agent file is read
+
+    rows, quoted = list(rows), set()
+    while True:
+        text = "\n".join(rows)
+        try:
+            node = yaml.compose(text, Loader=yaml.BaseLoader)
+            break
+        except yaml.MarkedYAMLError as e:
+            mark = e.problem_mark or e.context_mark
+            at = mark.line if mark else 0
+            plain = _as_text(rows[at]) if at < len(rows) and at not in quoted else None
+            if plain is None:
+                raise FrontMatterError(first_line + at, _problem(e)) from None
+            rows[at] = plain
+            quoted.add(at)
+        except yaml.YAMLError as e:
+            raise FrontMatterError(first_line, f"YAML: {e}") from None
+        except RecursionError:  # `[[[[…` thousands deep
+            raise FrontMatterError(first_line, "nested too deeply") from None
+    if node is None:
         return {}
-    out = _map(src, src.indent(src.at))
-    src.skip_blank()
-    if src.at < len(rows):
-        raise src.fail("indented less than the keys before it, or more than it may be")
+    _no_aliases(text, first_line)
+    if not isinstance(node, yaml.MappingNode):
+        raise FrontMatterError(first_line + node.start_mark.line, "expected `key: value` lines")
+    return _map(node, text, first_line)
+
+
+def _no_aliases(text: str, first: int) -> None:
+    """Refuse `*alias` references: ten lines of them expand to millions of items."""
+    import yaml  # deferred: see parse
+
+    for event in yaml.parse(text, Loader=yaml.BaseLoader):
+        if isinstance(event, yaml.AliasEvent):
+            line = first + event.start_mark.line
+            raise FrontMatterError(line, "`*alias` references are not supported here")
+
+
+def _as_text(row: str) -> str | None:
+    """`key: value` with the value single-quoted, when it is a plain one-line value."""
+    m = _KEY_VALUE.fullmatch(row)
+    if m is None or m.group(3)[:1] in ("'", '"', "|", ">", "&", "*", "!"):
+        return None
+    value = re.split(r"\s+#", m.group(3), maxsplit=1)[0].strip().replace("'", "''")
+    return f"{m.group(1)}{m.group(2)}: '{value}'"
+
+
+_KEY_VALUE = re.compile(r"( *)([A-Za-z_][\w.-]*)\s*:\s+(\S.*)")
+# PyYAML's words for the mistakes people make, said the way a person fixes them
+_PROBLEMS = {
+    "could not find expected ':'": "expected `key: value`",
+    "mapping values are not allowed here": "a `key:` indented more than it may be",
+    "found unexpected end of stream": "a quoted value that does not close",
+}
+
+
+def _problem(e: Any) -> str:
+    problem = str(e.problem or e.context or "not YAML")
+    if "'\\t'" in problem:
+        return "a tab in the indentation (use spaces)"
+    said = _PROBLEMS.get(problem)
+    detail = f"{problem} {e.context}" if e.context else problem
+    return f"{said} (YAML: {detail})" if said else f"YAML: {detail}"
+
+
+def _map(node: Any, text: str, first: int) -> dict[str, Value]:
+    import yaml  # deferred: see parse
+
+    out: dict[str, Value] = {}
+    for key_node, value_node in node.value:
+        line = first + key_node.start_mark.line
+        if not isinstance(key_node, yaml.ScalarNode):
+            raise FrontMatterError(line, "a key must be a plain word")
+        if key_node.value in out:
+            raise FrontMatterError(line, f"the key {key_node.value!r} appears twice")
+        out[key_node.value] = _value(value_node, text, first)
     return out
 
 
-def _map(src: _Lines, indent: int) -> dict[str, Value]:
-    out: dict[str, Value] = {}
-    while True:
-        src.skip_blank()
-        if src.at >= len(src.rows) or src.indent(src.at) != indent:
-            return out
-        m = _KEY.match(src.rows[src.at].strip())
-        if not m:
-            raise src.fail(f"expected `key: value`, found {src.rows[src.at].strip()!r}")
-        key, rest = m.group(1), (m.group(2) or "").strip()
-        if key in out:
-            raise src.fail(f"the key {key!r} appears twice")
-        src.at += 1
-        out[key] = _value(src, rest, indent, src.at - 1)
+def _value(node: Any, text: str, first: int) -> Value:
+    import yaml  # deferred: see parse
 
-
-def _value(src: _Lines, rest: str, indent: int, row: int) -> Value:
-    """The value after `key:` (`rest`, on `row`), with the deeper lines that belong to it."""
-    if rest[:1] in ("|", ">") and re.fullmatch(r"[|>][-+]?", _strip_comment(rest)):
-        return _block(src, _strip_comment(rest), indent)
-    if rest and not rest.startswith("#"):
-        return _scalar(src, rest, row)
-    src.skip_blank()
-    if src.at >= len(src.rows):
-        return ""
-    deeper = src.indent(src.at)
-    text = src.rows[src.at].strip()
-    if text.startswith("-") and _ITEM.match(text) and deeper >= indent:
-        return _list(src, deeper)
-    if deeper > indent:
-        return _map(src, deeper)
-    return ""
-
-
-def _list(src: _Lines, indent: int) -> list[str]:
-    out: list[str] = []
-    while True:
-        src.skip_blank()
-        if src.at >= len(src.rows) or src.indent(src.at) != indent:
-            return out
-        m = _ITEM.match(src.rows[src.at].strip())
-        if not m:
-            return out
-        item = (m.group(1) or "").strip()
-        if _KEY.match(item) and not item.startswith(("'", '"')):
-            raise src.fail("a list of maps is not supported here; write plain items")
-        src.at += 1
-        value = _scalar(src, item, src.at - 1) if item else ""
-        out.append(", ".join(value) if isinstance(value, list) else str(value))
-
-
-def _block(src: _Lines, style: str, indent: int) -> str:
-    """A `|` (lines kept) or `>` (lines folded) scalar; `-` strips the final newline."""
-    rows: list[str] = []
-    body_indent: int | None = None
-    while src.at < len(src.rows):
-        row = src.rows[src.at]
-        if row.strip():
-            here = src.indent(src.at)
-            if here <= indent:
-                break
-            body_indent = here if body_indent is None else body_indent
-            if here < body_indent:
-                raise src.fail("a block scalar's line is indented less than its first line")
-            rows.append(row[body_indent:])
-        else:
-            rows.append("")
-        src.at += 1
-    while rows and not rows[-1]:
-        rows.pop()
-    if style.startswith(">"):
-        text = re.sub(r"(?<=\S)\n(?=\S)", " ", "\n".join(rows))
-    else:
-        text = "\n".join(rows)
-    return text if style.endswith("-") else text + "\n" if text else ""
-
-
-def _scalar(src: _Lines, text: str, row: int) -> Value:
-    """A one-line value: quoted, a `[flow, list]`, or plain (a trailing ` # comment` dropped)."""
-    if text.startswith('"'):
-        try:
-            value, end = json.JSONDecoder().raw_decode(text)
-        except ValueError:
-            raise src.fail("a double-quoted value that does not close on its line", row) from None
-        _only_comment(src, text[end:], row)
-        return str(value)
-    if text.startswith("'"):
-        m = re.match(r"'((?:[^']|'')*)'", text)
-        if not m:
-            raise src.fail("a single-quoted value that does not close on its line", row)
-        _only_comment(src, text[m.end() :], row)
-        return m.group(1).replace("''", "'")
-    if text.startswith("["):
-        inner = _strip_comment(text)
-        if not inner.endswith("]"):
-            raise src.fail("a `[` list that does not close on its line", row)
-        flow = Flow(_unquote(v) for v in inner[1:-1].split(",") if v.strip())
-        flow.raw = inner
+    if isinstance(node, yaml.MappingNode):
+        return _map(node, text, first)
+    if isinstance(node, yaml.SequenceNode):
+        items = [_item(child, first) for child in node.value]
+        if not node.flow_style:
+            return items
+        flow = Flow(items)
+        flow.raw = text[node.start_mark.index : node.end_mark.index]
         return flow
-    if text.startswith("{"):
-        raise src.fail("`{...}` maps are not supported here; write indented keys", row)
-    return _strip_comment(text)
+    return str(node.value)
 
 
-def _only_comment(src: _Lines, rest: str, row: int) -> None:
-    if rest.strip() and not rest.strip().startswith("#"):
-        raise src.fail(f"unexpected text after a quoted value: {rest.strip()!r}", row)
+def _item(node: Any, first: int) -> str:
+    """One list item as text: a nested list joined with commas; a map is refused."""
+    import yaml  # deferred: see parse
 
-
-def _strip_comment(text: str) -> str:
-    return re.split(r"\s+#", text, maxsplit=1)[0].strip()
+    if isinstance(node, yaml.MappingNode):
+        raise FrontMatterError(
+            first + node.start_mark.line, "a list of maps is not supported here; write plain items"
+        )
+    if isinstance(node, yaml.SequenceNode):
+        return ", ".join(_item(child, first) for child in node.value)
+    return str(node.value)
 
 
 def _unquote(value: str) -> str:

@@ -69,6 +69,11 @@ def command_of(
     if cmd is None and name.startswith("mcp__"):  # a prompt: known once its server is up
         return Command(name, "", _prompt(name)), args
     if cmd is None:
+        # its file is there but could not be read: say why, not "unknown command"
+        file = "/" + name.replace(":", "/") + ".md: not loaded"
+        broken = [p for p in LOAD_PROBLEMS if file in p]
+        if broken:
+            return f"/{name} cannot run: {broken[0]}"
         waiting = [p for p in LOAD_PROBLEMS if p.endswith(("not trusted", "since you trusted it"))]
         why = f"; {waiting[0]} (--trust-project)" if waiting else ""
         return unknown_command(name, commands) + why

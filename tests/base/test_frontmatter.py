@@ -1,5 +1,5 @@
-"""Front matter of skills, commands and agent definitions: the YAML subset they use, and a
-clear error naming the line for anything else."""
+"""Front matter of skills, commands and agent definitions: YAML as such files are written, and
+a clear error naming the line for anything else."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def test_block_scalars_lists_and_nested_maps() -> None:
             "    team: docs",
         ]
     )
-    assert fields["description"] == "Folded over two lines.\n\nNew paragraph.\n"
+    assert fields["description"] == "Folded over two lines.\nNew paragraph.\n"  # as YAML folds
     assert fields["notes"] == "kept\n  indented"
     assert names_of(fields["allowed-tools"]) == ("Bash(git add:*)", "Read")
     assert names_of(fields["tools"]) == ("Read", "Grep", "Glob")
@@ -78,7 +78,9 @@ def test_no_front_matter_is_all_body() -> None:
         ("---\nname: x\nname: y\n---\n", 3, "appears twice"),
         ('---\ndescription: "open\n---\n', 2, "does not close"),
         ("---\nname: x\n\tdescription: y\n---\n", 3, "tab"),
-        ("---\ntools: {a: 1}\n---\n", 2, "not supported"),
+        ("---\ntools:\n  - a: 1\n---\n", 3, "not supported"),
+        ("---\na: &a [x, x]\nb: [*a, *a]\n---\n", 3, "alias"),
+        ("---\nx: " + "[" * 5000 + "\n---\n", 2, "deeply"),
         ("---\nname: x\n   y: 1\n---\n", 3, "indented"),
     ],
 )
@@ -86,3 +88,28 @@ def test_what_cannot_be_read_names_the_line(text: str, line: int, problem: str) 
     with pytest.raises(FrontMatterError) as e:
         split(text)
     assert e.value.line == line and problem in str(e.value), str(e.value)
+
+
+def test_yaml_as_claude_code_files_write_it() -> None:
+    """Lists on the line after their key, values running on to the next line, flow maps,
+    values that are not YAML on their own (read as written), numbers and booleans as text."""
+    fields = parse(
+        [
+            "description: Review the change and then",
+            "  report what you found",
+            "allowed-tools:",
+            "- Bash(git diff:*)",
+            "- Read",
+            "argument-hint: [pr-number] [priority]  # shown as written",
+            "summary: Fix: the parser",
+            "metadata: {owner: docs, since: 2024-01-01}",
+            "disable-model-invocation: true",
+            "version: 1.10",
+        ]
+    )
+    assert fields["description"] == "Review the change and then report what you found"
+    assert names_of(fields["allowed-tools"]) == ("Bash(git diff:*)", "Read")
+    assert text_of(fields["argument-hint"]) == "[pr-number] [priority]"
+    assert fields["summary"] == "Fix: the parser"
+    assert fields["metadata"] == {"owner": "docs", "since": "2024-01-01"}
+    assert fields["disable-model-invocation"] == "true" and fields["version"] == "1.10"

@@ -165,7 +165,7 @@ async def test_a_broken_skill_is_said_and_the_session_starts(
 ) -> None:
     bad = repo / ".agent" / "skills" / "bad"
     bad.mkdir(parents=True)
-    (bad / "SKILL.md").write_text("---\nname: bad\ndescription: [unclosed\n---\nx\n")
+    (bad / "SKILL.md").write_text('---\nname: bad\ndescription: "unclosed\n---\nx\n')
     fake.script(text("hi"))
     run, rec = make_run(fake, repo)
     await run.turn("hello")

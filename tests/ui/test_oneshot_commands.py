@@ -43,6 +43,19 @@ def test_a_project_command_runs_with_its_arguments(
     assert "Explain notes.txt in one sentence. Focus: notes.txt briefly" in sent
 
 
+def test_a_command_whose_file_cannot_be_read_says_why(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    (project / ".claude" / "commands" / "ops").mkdir(parents=True)
+    (project / ".claude" / "commands" / "ops" / "deploy.md").write_text(
+        "---\ndescription: Deploy\n\tmodel: x\n---\nDeploy $1.\n"
+    )
+    r = run_agent(fake_env, project, "--trust-project", "/ops:deploy staging")
+    assert r.returncode == 2
+    assert "/ops:deploy cannot run:" in r.stderr and "unknown command" not in r.stderr
+    assert "ops/deploy.md: not loaded: front matter line 3: a tab in the indentation" in r.stderr
+
+
 def test_review_runs_on_the_diff_in_text_mode(
     fake: FakeOpenAI, fake_env: dict[str, str], project: Path
 ) -> None:
