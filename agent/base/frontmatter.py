@@ -84,20 +84,13 @@ def parse(rows: list[str], first_line: int = 1) -> dict[str, Value]:
             raise FrontMatterError(first_line, "nested too deeply") from None
     if node is None:
         return {}
-    _no_aliases(text, first_line)
-    if not isinstance(node, yaml.MappingNode):
+    events = yaml.parse(text, Loader=yaml.BaseLoader)
+    alias = next((e for e in events if isinstance(e, yaml.AliasEvent)), None)
+    if alias is not None:  # ten lines of `*alias` references expand to millions of items
+        raise FrontMatterError(first_line + alias.start_mark.line, "`*alias` is not supported here")
+    if node.id != "mapping":
         raise FrontMatterError(first_line + node.start_mark.line, "expected `key: value` lines")
     return _map(node, text, first_line)
-
-
-def _no_aliases(text: str, first: int) -> None:
-    """Refuse `*alias` references: ten lines of them expand to millions of items."""
-    import yaml  # deferred: see parse
-
-    for event in yaml.parse(text, Loader=yaml.BaseLoader):
-        if isinstance(event, yaml.AliasEvent):
-            line = first + event.start_mark.line
-            raise FrontMatterError(line, "`*alias` references are not supported here")
 
 
 def _as_text(row: str) -> str | None:
@@ -127,13 +120,14 @@ def _problem(e: Any) -> str:
     return f"{said} (YAML: {detail})" if said else f"YAML: {detail}"
 
 
-def _map(node: Any, text: str, first: int) -> dict[str, Value]:
-    import yaml  # deferred: see parse
+# The nodes below are PyYAML's, told apart by their `id`: "scalar", "sequence" or "mapping".
 
+
+def _map(node: Any, text: str, first: int) -> dict[str, Value]:
     out: dict[str, Value] = {}
     for key_node, value_node in node.value:
         line = first + key_node.start_mark.line
-        if not isinstance(key_node, yaml.ScalarNode):
+        if key_node.id != "scalar":
             raise FrontMatterError(line, "a key must be a plain word")
         if key_node.value in out:
             raise FrontMatterError(line, f"the key {key_node.value!r} appears twice")
@@ -142,11 +136,9 @@ def _map(node: Any, text: str, first: int) -> dict[str, Value]:
 
 
 def _value(node: Any, text: str, first: int) -> Value:
-    import yaml  # deferred: see parse
-
-    if isinstance(node, yaml.MappingNode):
+    if node.id == "mapping":
         return _map(node, text, first)
-    if isinstance(node, yaml.SequenceNode):
+    if node.id == "sequence":
         items = [_item(child, first) for child in node.value]
         if not node.flow_style:
             return items
@@ -158,13 +150,11 @@ def _value(node: Any, text: str, first: int) -> Value:
 
 def _item(node: Any, first: int) -> str:
     """One list item as text: a nested list joined with commas; a map is refused."""
-    import yaml  # deferred: see parse
-
-    if isinstance(node, yaml.MappingNode):
+    if node.id == "mapping":
         raise FrontMatterError(
             first + node.start_mark.line, "a list of maps is not supported here; write plain items"
         )
-    if isinstance(node, yaml.SequenceNode):
+    if node.id == "sequence":
         return ", ".join(_item(child, first) for child in node.value)
     return str(node.value)
 
