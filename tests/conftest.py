@@ -9,6 +9,7 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
+import zygote
 from fake_openai import FakeOpenAI
 from helpers import Clock
 
@@ -74,8 +75,6 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     import shutil
-
-    import zygote
 
     zygote.close()
 

