@@ -24,25 +24,9 @@ from typing import Any
 from agent.base.record import Call, Next, Tool, ToolContext, ToolResult
 from agent.permissions.paths import Workspace
 from agent.session.checkpoint_shell import doomed
-from agent.session.restoring import (  # restore's half; FilePlan, plan_restore, restore here too
-    FilePlan,
-    is_int,
-    plan_restore,
-    restore,
-    snap_of,
-    written_of,
-)
+from agent.session.listing import is_int
+from agent.session.restoring import snap_of, written_of  # restore's half: restoring.py
 from agent.session.store import SessionFile
-
-__all__ = [
-    "Checkpoint",
-    "FilePlan",
-    "Snapshots",
-    "checkpoints",
-    "own_words",
-    "plan_restore",
-    "restore",
-]
 
 
 def _read(path: Path) -> bytes | None:
@@ -57,13 +41,11 @@ def _read(path: Path) -> bytes | None:
         return f.read() if stat.S_ISREG(os.fstat(fd).st_mode) else None
 
 
-def _hash(path: Path, strict: bool = False) -> str | None:
-    """The content's hash, None when absent (or, unless `strict`, unreadable)."""
+def _hash(path: Path) -> str | None:
+    """The content's hash, None when absent or unreadable."""
     try:
         data = _read(path)
     except OSError:
-        if strict:
-            raise
         return None
     return hashlib.sha256(data).hexdigest() if data is not None else None
 

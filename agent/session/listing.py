@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from agent.config import safefile
 from agent.config.statedir import project_state, state_home
@@ -85,7 +85,7 @@ def summarize(path: Path) -> Summary | None:
         kind = rec.get("t")
         if kind == "meta":  # fields of another type (a file edited by hand) are ignored
             cwd = _text(rec.get("cwd"))
-        elif kind == "checkpoint" and _number(rec.get("n")):
+        elif kind == "checkpoint" and is_int(rec.get("n")):
             live.append(rec["n"])
             started = True
             first = first or _text(rec.get("prompt"))
@@ -100,7 +100,8 @@ def summarize(path: Path) -> Summary | None:
     return Summary(path.stem, path, mtime, len(live), first, total, cwd, started)
 
 
-def _number(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
+    """A JSON integer (not a bool)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -19,11 +19,12 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any
 
 from agent.config import safefile
 from agent.permissions.later import runs_later_in
 from agent.permissions.paths import Workspace, protected, within
+from agent.session.listing import is_int
 from agent.session.store import SessionFile
 from agent.tools import atomic
 
@@ -31,11 +32,6 @@ PERMS = 0o777  # what a restore may set of a mode: the permission bits, nothing 
 OTHER = "other"  # the state of what is not a regular file (a folder, a link): never a hash
 _BLOB = re.compile(r"[0-9a-f]{64}")  # SessionFile.put_blob's names
 _NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-
-
-def is_int(value: object) -> TypeGuard[int]:
-    """A JSON integer (not a bool)."""
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,9 @@ from agent.commands.session import rewind
 from agent.config.load import Flags
 from agent.config.statedir import project_state
 from agent.config.trust import trust
-from agent.session.checkpoints import plan_restore, restore
 from agent.session.listing import sessions_dir
 from agent.session.migrate import migrate
+from agent.session.restoring import plan_restore, restore
 from agent.session.store import SessionFile, load
 from agent.ui.startup import configure
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from agent.base.record import Call, ToolContext, ToolResult
-from agent.session.checkpoints import Snapshots, checkpoints, plan_restore, restore
+from agent.session.checkpoints import Snapshots, checkpoints
+from agent.session.restoring import plan_restore, restore
 from agent.session.store import (
     SessionFile,
     list_sessions,

@@ -171,7 +171,7 @@ def test_offered_to_models_trained_on_it() -> None:
 
 
 async def test_in_a_session_snapshots_and_the_setting(fake: FakeOpenAI, tmp_path: Path) -> None:
-    from agent.session.checkpoints import plan_restore, restore
+    from agent.session.restoring import plan_restore, restore
     from agent.session.store import load
 
     root = project(tmp_path)
