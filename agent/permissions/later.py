@@ -29,7 +29,7 @@ def runs_later(path: Path | str) -> str:
             continue
         if part in RUNS_LATER_DIRS and i < len(parts) - 1:
             return f"{part}/ is read later by git, the agent or an editor"
-        if i == len(parts) - 1 and (part in RUNS_LATER_DIRS or _runs_later_file(part)):
+        if i == len(parts) - 1 and (part in RUNS_LATER_DIRS or runs_later_file(part)):
             return f"{part} is read later by git, the agent or an editor"
         i += 1
     return ""
@@ -47,5 +47,6 @@ def runs_later_in(path: Path | str, dirs: tuple[str, ...]) -> str:
     return ""
 
 
-def _runs_later_file(name: str) -> bool:  # (lower case)
+def runs_later_file(name: str) -> bool:
+    """A file at a folder's top that runs later (`name` in lower case): the sandbox's list too."""
     return name in RUNS_LATER_FILES or (name.startswith(".env") and name not in ENV_TEMPLATES)

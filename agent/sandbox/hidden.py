@@ -71,14 +71,19 @@ def matched(patterns: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(os.path.realpath(p) for pattern in patterns for p in expand(pattern)))
 
 
+def own_dirs() -> None:
+    """The agent's own folders, made (private) if missing: hidden from commands, they must
+    exist when the sandbox starts."""
+    for own in (user_dir(), state_home(), cache_home()):
+        with contextlib.suppress(OSError):
+            own.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+
 def hidden_paths(home: Path, extra: Iterable[str] = ()) -> tuple[list[str], list[str]]:
     """(real paths to hide, folders inside them to show again read-only): what exists now of
     the credential stores and the agent's own folders (a few stats: worked out for every
     command, so a store made during the session is hidden too; the agent's folders are made
-    first), and `extra` (what the deny patterns matched)."""
-    for own in (user_dir(), state_home(), cache_home()):
-        with contextlib.suppress(OSError):
-            own.mkdir(mode=0o700, parents=True, exist_ok=True)
+    first: own_dirs), and `extra` (what the deny patterns matched)."""
     wanted = [p for p, _ in home_secrets(str(home))]
     wanted += [str(user_dir()), str(state_home()), str(cache_home())]
     found = [os.path.realpath(p) for p in wanted if os.path.lexists(p)]

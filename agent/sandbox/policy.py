@@ -20,11 +20,13 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent.permissions.later import RUNS_LATER_DIRS, RUNS_LATER_FILES
+from agent.git import repo
+from agent.permissions.later import RUNS_LATER_DIRS, RUNS_LATER_FILES, runs_later_file
 from agent.permissions.paths import within
 
 MODES = ("off", "read-only", "workspace-write")
@@ -87,30 +89,23 @@ def _git_dirs(root: str) -> list[str]:
     """A `.git` file's repository (a worktree's gitdir and its common directory, a submodule's
     folder): what git reads there is as much this checkout's config as `.git/` itself."""
     dot = os.path.join(root, ".git")
-    if not os.path.isfile(dot) or os.path.islink(dot):
+    if os.path.islink(dot) or not os.path.isfile(dot):
         return []
-    try:
-        with open(dot, encoding="utf-8", errors="replace") as f:
-            line = f.read(4096).strip()
-    except OSError:
-        return []
-    if not line.startswith("gitdir:"):
-        return []
-    gitdir = _real(os.path.join(root, line[len("gitdir:") :].strip()))
-    out = [gitdir]
-    with contextlib.suppress(OSError), open(os.path.join(gitdir, "commondir")) as f:
-        out.append(_real(os.path.join(gitdir, f.read(4096).strip())))
-    return [p for p in out if os.path.isdir(p)]
+    found = [p for gitdir, _ in repo.at(root) for p in (gitdir, repo.common_dir(gitdir))]
+    return [p for p in dict.fromkeys(found) if os.path.isdir(p)]
 
 
 def _submodules(root: str) -> list[str]:
     """The `.git` of each submodule `.gitmodules` names (a file pointing into `.git/modules`):
     replacing it would point git at a repository of the command's making."""
-    try:
-        with open(os.path.join(root, ".gitmodules"), encoding="utf-8", errors="replace") as f:
-            text = f.read(MAX_GITMODULES)
+    try:  # never blocks on a FIFO; a larger file is read as far as git would matter here
+        fd = os.open(os.path.join(root, ".gitmodules"), os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return []
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return []
+        text = f.read(MAX_GITMODULES).decode("utf-8", "replace")
     out = []
     for m in _SUBMODULE_PATH.finditer(text):
         rel = m.group(1).strip().strip('"')
@@ -135,7 +130,11 @@ def _protected(root: str, nested: bool = True) -> tuple[list[str], list[str], li
     ro += [p for p in files if os.path.lexists(p)]
     absent = [p for p in files if not os.path.lexists(p)]
     with contextlib.suppress(OSError):
-        ro += [os.path.join(root, n) for n in sorted(os.listdir(root)) if n.startswith(".env")]
+        ro += [
+            os.path.join(root, n)
+            for n in sorted(os.listdir(root))
+            if n not in RUNS_LATER_FILES and runs_later_file(n.lower())
+        ]
     ro += _git_dirs(root) + _submodules(root)
     worktrees = os.path.join(root, ".agent", "worktrees")
     if nested and os.path.isdir(worktrees) and not os.path.islink(worktrees):
@@ -149,6 +148,11 @@ def _protected(root: str, nested: bool = True) -> tuple[list[str], list[str], li
     return ro, missing, absent, reopen
 
 
+def check_mode(mode: str) -> None:
+    if mode not in MODES:
+        raise ValueError(f"sandbox mode must be one of {', '.join(MODES)}, not {mode!r}")
+
+
 def make_policy(
     mode: str,
     roots: list[Path],
@@ -159,8 +163,7 @@ def make_policy(
     """The policy for `mode` over the writable `roots` (the project root and working directory,
     none when they hold the home directory: see agent.sandbox.runtime) and the approved
     `extra` directories; every path resolved before it is used."""
-    if mode not in MODES:
-        raise ValueError(f"sandbox mode must be one of {', '.join(MODES)}, not {mode!r}")
+    check_mode(mode)
     if mode == "off":
         return Policy()
     r = reach or Reach(network=network)

@@ -24,9 +24,9 @@ from typing import Any
 from agent.base.events import Notice, Sink
 from agent.config.load import Config
 from agent.permissions.paths import within
-from agent.sandbox.hidden import hidden_paths, matched
+from agent.sandbox.hidden import hidden_paths, matched, own_dirs
 from agent.sandbox.janitor import Janitor, Support, prepare
-from agent.sandbox.policy import Policy, Reach, default_mode, make_policy
+from agent.sandbox.policy import Policy, Reach, check_mode, default_mode, make_policy
 
 SANDBOX_ARG = "sandbox"  # bash's argument: false runs the command outside (always asked)
 HOME_WARNING = (
@@ -67,8 +67,7 @@ class Sandbox:
         roots = [*self.roots, *([Path(cwd)] if cwd is not None else [])]
         if not self.home_root:
             return roots
-        home = (os.path.realpath(os.path.expanduser("~")),)
-        return [r for r in roots if not within(home[0], (os.path.realpath(r),))]
+        return [r for r in roots if not home_wide(r)]
 
     def _now(self) -> Reach:
         """The reach with the secret stores as they are now (a store made since is hidden)."""
@@ -150,7 +149,9 @@ def start(
 ) -> Sandbox:
     """The session's sandbox, probed once: a sandbox the kernel refuses is reported, not used."""
     reach = reach or Reach()
-    make_policy(mode, roots, network, extra)  # a bad mode fails here, at start
+    check_mode(mode)  # a bad mode fails here, at start
+    if mode != "off":
+        own_dirs()  # made once, so that they are hidden from the first command on
     box = Sandbox(mode, tuple(roots), network, extra, hooks=hooks, mcp=mcp, reach=reach)
     box.home_root = home_root
     if mode == "off":
