@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from agent.base.record import Tool
 from agent.permissions.facts import Decision, Facts
-from agent.permissions.later import runs_later_in
+from agent.permissions.later import first_runs_later
 from agent.permissions.paths import Workspace, check, names_protected, within
 from agent.permissions.rules import (
     RuleSet,
@@ -128,7 +128,7 @@ def _file_facts(
     f.target, f.inside, f.protected = str(v.shown), v.inside, v.secret
     f.paths = v.paths
     if not tool.read_only and not f.protected:  # no mode writes what runs later unasked
-        f.protected = next((r for r in (runs_later_in(p, ws.dirs) for p in v.paths) if r), "")
+        f.protected = first_runs_later(v.paths, ws.dirs)
     if tool.read_only and ws.reads and all(within(p, ws.reads) for p in v.paths):
         f.inside, f.protected = True, ""  # the session's own saved outputs
     pattern = tool.target.pattern(args)

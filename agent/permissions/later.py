@@ -6,6 +6,7 @@ writes them, in every mode (agent.permissions.decide, agent.permissions.shell)."
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from agent.permissions.paths import ENV_TEMPLATES
@@ -45,6 +46,11 @@ def runs_later_in(path: Path | str, dirs: tuple[str, ...]) -> str:
         if p.startswith(d.rstrip("/") + "/"):
             return runs_later(p[len(d.rstrip("/")) + 1 :])
     return ""
+
+
+def first_runs_later(paths: Iterable[Path | str], dirs: tuple[str, ...]) -> str:
+    """`runs_later_in` of the first of `paths` that runs later ("" when none does)."""
+    return next((why for why in (runs_later_in(p, dirs) for p in paths) if why), "")
 
 
 def runs_later_file(name: str) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.permissions.later import runs_later_in
+from agent.permissions.later import first_runs_later
 from agent.permissions.paths import Workspace, check, expand_glob
 from agent.permissions.shell import risk
 from agent.permissions.shell.parse import Command, Word, parse
@@ -46,10 +46,9 @@ FILE_WRITERS = risk.words(
 def runs_later_args(cmd: Command, ws: Workspace, bases: list[Path]) -> str:
     for raw in risk.path_args(cmd):
         for base in bases:
-            for p in check(raw, ws, base).paths:
-                why = runs_later_in(p, ws.dirs)
-                if why:
-                    return why
+            why = first_runs_later(check(raw, ws, base).paths, ws.dirs)
+            if why:
+                return why
     return ""
 
 

@@ -15,7 +15,7 @@ import shlex
 from pathlib import Path
 
 from agent.permissions.facts import Facts
-from agent.permissions.later import runs_later_in
+from agent.permissions.later import first_runs_later
 from agent.permissions.paths import Workspace, check, names_protected, secret_name
 from agent.permissions.rules import Rule, RuleSet, words_match
 from agent.permissions.shell import risk as risk
@@ -242,9 +242,7 @@ def _redirects(
             verdict = check(v, ws, base)
             f.protected = f.protected or verdict.secret
             if r.writes and not f.protected:
-                f.protected = next(
-                    (w for w in (runs_later_in(p, ws.dirs) for p in verdict.paths) if w), ""
-                )
+                f.protected = first_runs_later(verdict.paths, ws.dirs)
             if r.writes and not verdict.inside:
                 problems.append(f"redirection {r.op} {v} writes outside the workspace")
             writes = writes or r.writes or not verdict.inside
