@@ -200,7 +200,7 @@ async def _run_bangs(ctx: Ctx, body: str, allowed: Grant) -> list[tuple[str, str
     command tool (permission rules — and the command's `allowed`, while they run —, hooks and
     the sandbox apply; a denied one says so)."""
     gate = ctx.run.gate
-    gate.allow_for_turn(allowed.rules, allowed)
+    gate.allow_for_turn(allowed)
     try:
         return await _bangs(ctx, body)
     finally:

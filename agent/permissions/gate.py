@@ -56,8 +56,7 @@ class Gate:
         self.session_rules: list[str] = []
         # Rules that hold until the current user turn ends (a skill's or command's
         # allowed-tools); deny rules, ask rules and protected paths still come first.
-        self.turn_rules: list[str] = []
-        self.turn_grants: list[Grant] = []  # where they come from (agent.permissions.grants)
+        self.turn_grants: list[Grant] = []  # agent.permissions.grants
         self.sandboxed = False  # commands run in an OS sandbox (agent.sandbox): fewer prompts
         self._vocab: tuple[tuple[str, ...], Vocabulary] = ((), Vocabulary())
         self.lock = asyncio.Lock()
@@ -80,20 +79,21 @@ class Gate:
         self.ws = replace(self.ws, reads=(*self.ws.reads, real))
         self.rule_ws = replace(self.rule_ws, reads=self.ws.reads)
 
-    def allow_for_turn(
-        self, rules: tuple[str, ...] | list[str], origin: Grant | None = None
-    ) -> None:
-        """Allow what `rules` name until the turn ends (a skill the model loads mid-turn), as
+    @property
+    def turn_rules(self) -> list[str]:
+        """What the turn's grants allow until it ends."""
+        return list(dict.fromkeys(r for g in self.turn_grants for r in g.rules))
+
+    def allow_for_turn(self, grant: Grant) -> None:
+        """Allow what `grant` names until the turn ends (a skill the model loads mid-turn), as
         far as a grant may (agent.permissions.grants)."""
-        self.turn_rules += [r for r in rules if r not in self.turn_rules]
-        self.turn_grants.append(origin or Grant(tuple(rules)))
+        self.turn_grants.append(grant)
 
     def start_turn(self, grant: Grant) -> None:
         """A turn begins (its lock held): only what its own command granted holds."""
-        self.turn_rules, self.turn_grants = list(grant.rules), [grant]
+        self.turn_grants = [grant]
 
     def end_turn(self) -> None:
-        self.turn_rules.clear()
         self.turn_grants.clear()
 
     def table(self) -> list[Any]:

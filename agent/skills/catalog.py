@@ -25,7 +25,7 @@ class Unlock(Protocol):
 
     def allow_reads(self, folder: Path) -> None: ...
 
-    def allow_for_turn(self, rules: tuple[str, ...], origin: Grant | None = None) -> None: ...
+    def allow_for_turn(self, grant: Grant) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ class Catalog:
             self.unlock.allow_reads(skill.folder)
             if grant:
                 origin = Grant.of_file(skill.allowed_tools, f"the skill {skill.name}", skill.path)
-                self.unlock.allow_for_turn(skill.allowed_tools, origin)
+                self.unlock.allow_for_turn(origin)
         return skill
 
     def block(self) -> str:
