@@ -163,18 +163,28 @@ def _save(path: Path, text: str) -> None:
 OWN_FILE = "own-settings.json"
 
 
-def _digest(data: bytes) -> str:
+def digest(data: bytes) -> str:
     import hashlib
 
     return hashlib.sha256(data).hexdigest()
 
 
-def _own_table() -> dict[str, str]:
+def digests(name: str) -> dict[str, str]:
+    """A table of ~/.agent/`name`: path → sha256 of the content the user vouched for."""
     try:
-        data = json.loads((user_dir() / OWN_FILE).read_text(encoding="utf-8"))
+        data = json.loads((user_dir() / name).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def record_digest(name: str, key: str, value: str) -> None:
+    """Add `key` → `value` to the table ~/.agent/`name` (private); a failure to save only
+    means the user is asked again."""
+    table = {**digests(name), key: value}
+    home = user_dir()
+    with contextlib.suppress(OSError):
+        safefile.write_atomic(home, home / name, json.dumps(table, indent=2).encode(), 0o600)
 
 
 def is_own(path: Path) -> bool:
@@ -188,7 +198,7 @@ def is_own(path: Path) -> bool:
         data = path.read_bytes()
     except OSError:
         return False
-    return _own_table().get(_own_key(path)) == _digest(data)
+    return digests(OWN_FILE).get(_own_key(path)) == digest(data)
 
 
 def _own_key(path: Path) -> str:
@@ -200,7 +210,4 @@ def mark_own(path: Path, text: str, was_own: bool) -> None:
     (absent or written by the agent): a repository's file never becomes "own" this way."""
     if not was_own:
         return
-    table = _own_table()
-    table[_own_key(path)] = _digest(text.encode("utf-8"))
-    with contextlib.suppress(OSError):  # unrecorded, the file just needs trust like any other
-        _save(user_dir() / OWN_FILE, json.dumps(table, indent=2))
+    record_digest(OWN_FILE, _own_key(path), digest(text.encode("utf-8")))

@@ -11,15 +11,11 @@ unconfirmed grant allows nothing.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.config import safefile
-from agent.config.settings import user_dir
+from agent.config.trust import digest, digests, record_digest
 from agent.permissions.facts import Decision
 
 FILE = "grants.json"
@@ -37,33 +33,21 @@ class Grant:
     @classmethod
     def of_file(cls, rules: tuple[str, ...], label: str, path: Path) -> Grant:
         try:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            content = digest(path.read_bytes())
         except OSError:
-            digest = "unreadable"
-        return cls(tuple(rules), label, os.path.abspath(path), digest)
-
-
-def _table() -> dict[str, str]:
-    try:
-        data = json.loads((user_dir() / FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+            content = "unreadable"
+        return cls(tuple(rules), label, os.path.abspath(path), content)
 
 
 def confirmed(grant: Grant) -> bool:
     """Whether the user said yes to this grant at this content before."""
-    return not grant.source or _table().get(grant.source) == grant.digest
+    return not grant.source or digests(FILE).get(grant.source) == grant.digest
 
 
 def confirm(grant: Grant) -> None:
     """Remember the user's yes to `grant` (a failure to save only means asking again)."""
-    if not grant.source:
-        return
-    table = {**_table(), grant.source: grant.digest}
-    home = user_dir()
-    with contextlib.suppress(OSError):
-        safefile.write_atomic(home, home / FILE, json.dumps(table, indent=2).encode(), 0o600)
+    if grant.source:
+        record_digest(FILE, grant.source, grant.digest)
 
 
 def granted_by(rule: str, grants: list[Grant]) -> Grant | None:
