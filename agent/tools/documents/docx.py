@@ -16,9 +16,8 @@ from xml.etree import ElementTree as ET
 from agent.base.record import ToolResult
 from agent.base.words import plural
 from agent.tools.common import ToolError
-from agent.tools.documents import ole
 from agent.tools.documents.paging import Ask, finish, fit, more, span, table
-from agent.tools.documents.zipparts import inflate
+from agent.tools.documents.zipparts import inflate, local, package
 
 XML_CAP = 64 << 20  # bytes of word/document.xml (unpacked) read at most
 SIDE_CAP = 4 << 20  # bytes of styles.xml or numbering.xml (unpacked) parsed, else left out
@@ -30,13 +29,9 @@ MAX_DEPTH = 8  # list levels 0-8: Word's own nine
 _HEADING = re.compile(r"^(?:heading|überschrift|titre|título|titolo)\s*([1-9])$", re.I)
 
 
-def _local(name: str) -> str:
-    return name.rsplit("}", 1)[-1]
-
-
 def _attr(el: Any, name: str) -> str:
     for key, value in el.attrib.items():
-        if _local(key) == name:
+        if local(key) == name:
             return str(value)
     return ""
 
@@ -44,7 +39,7 @@ def _attr(el: Any, name: str) -> str:
 def _child(el: Any, *path: str) -> Any:
     """The first descendant along `path` (local names), or None."""
     for name in path:
-        el = next((c for c in el if _local(c.tag) == name), None) if el is not None else None
+        el = next((c for c in el if local(c.tag) == name), None) if el is not None else None
     return el
 
 
@@ -117,7 +112,7 @@ def _body(z: zipfile.ZipFile, styles: Styles, notes: list[str], name: str) -> It
                 for event, el in ET.iterparse(metered, events=("start", "end")):
                     if event == "start":
                         depth, count = depth + 1, count + 1
-                        if depth == 2 and _local(el.tag) == "body":
+                        if depth == 2 and local(el.tag) == "body":
                             body = el
                         if count > MAX_ELEMENTS:
                             notes.append(_cut_at(f"the first {MAX_ELEMENTS:,} XML elements"))
@@ -153,13 +148,13 @@ class Styles:
         abstract: dict[str, dict[str, str]] = {}
         nums: dict[str, str] = {}
         for el in numbering if numbering is not None else ():
-            if _local(el.tag) == "abstractNum":
+            if local(el.tag) == "abstractNum":
                 abstract[_attr(el, "abstractNumId")] = {
                     _attr(lvl, "ilvl"): _attr(_child(lvl, "numFmt"), "val")
                     for lvl in el
-                    if _local(lvl.tag) == "lvl" and _child(lvl, "numFmt") is not None
+                    if local(lvl.tag) == "lvl" and _child(lvl, "numFmt") is not None
                 }
-            elif _local(el.tag) == "num" and _child(el, "abstractNumId") is not None:
+            elif local(el.tag) == "num" and _child(el, "abstractNumId") is not None:
                 nums[_attr(el, "numId")] = _attr(_child(el, "abstractNumId"), "val")
         self.lists = {n: abstract.get(a, {}) for n, a in nums.items()}
 
@@ -174,7 +169,7 @@ def _text(p: Any) -> str:
     parts: list[str] = []
     size = 0
     for el in p.iter():
-        tag = _local(el.tag)
+        tag = local(el.tag)
         if tag == "t" and el.text:
             piece = el.text
         elif tag in ("tab", "br", "cr"):
@@ -212,8 +207,8 @@ def _paragraph(p: Any, styles: Styles) -> str:
 
 def _table(tbl: Any) -> list[str]:
     rows = []
-    for tr in (r for r in tbl if _local(r.tag) == "tr"):
-        cells = [c for c in tr if _local(c.tag) == "tc"]
+    for tr in (r for r in tbl if local(r.tag) == "tr"):
+        cells = [c for c in tr if local(c.tag) == "tc"]
         rows.append([" ".join(_text(c).split()) for c in cells])
     if not rows:
         return []
@@ -224,7 +219,7 @@ def _table(tbl: Any) -> list[str]:
 def _blocks(body: Any, styles: Styles) -> Iterator[str]:
     """The body's paragraphs and tables as Markdown blocks, in order."""
     for el in body:
-        tag = _local(el.tag)
+        tag = local(el.tag)
         if tag == "p":
             text = _paragraph(el, styles)
             if text:
@@ -241,31 +236,22 @@ def _markdown(path: Path, name: str) -> tuple[list[str], list[str]]:
     """The document's Markdown lines, and notes on what was left out."""
     notes: list[str] = []
     lines: list[str] = []
-    if ole.is_ole(path):
-        raise ole.refusal(path, name, "Word document", ".doc")
-    try:
-        with zipfile.ZipFile(path) as z:
-            side = [_side(path, z, f"word/{p}.xml", notes, name) for p in ("styles", "numbering")]
-            styles = Styles(*side)
-            body = _body(z, styles, notes, name)
-            if body is None:
-                raise ToolError(f"{name} is a zip archive but not a Word document", can_retry=False)
-            previous_list, chars = False, 0
-            for block in body:
-                is_list = block.lstrip().startswith(("- ", "1. "))
-                if lines and not (is_list and previous_list):
-                    lines.append("")  # blank line between blocks, not between list items
-                lines += block.split("\n", max(MAX_LINES - len(lines), 0))
-                previous_list, chars = is_list, chars + len(block)
-                if len(lines) >= MAX_LINES or chars >= TEXT_CAP:
-                    notes.append(_cut_at(f"{len(lines):,} lines ({chars:,} characters)"))
-                    break
-    except zipfile.BadZipFile:
-        raise ToolError(
-            f"{name} is not a readable Word document: not a zip archive (corrupt or truncated)",
-            can_retry=False,
-            hint="check it with bash (`file`, `unzip -t`)",
-        ) from None
+    with package(path, name, "Word document", ".doc") as z:
+        side = [_side(path, z, f"word/{p}.xml", notes, name) for p in ("styles", "numbering")]
+        styles = Styles(*side)
+        body = _body(z, styles, notes, name)
+        if body is None:
+            raise ToolError(f"{name} is a zip archive but not a Word document", can_retry=False)
+        previous_list, chars = False, 0
+        for block in body:
+            is_list = block.lstrip().startswith(("- ", "1. "))
+            if lines and not (is_list and previous_list):
+                lines.append("")  # blank line between blocks, not between list items
+            lines += block.split("\n", max(MAX_LINES - len(lines), 0))
+            previous_list, chars = is_list, chars + len(block)
+            if len(lines) >= MAX_LINES or chars >= TEXT_CAP:
+                notes.append(_cut_at(f"{len(lines):,} lines ({chars:,} characters)"))
+                break
     return lines, notes
 
 

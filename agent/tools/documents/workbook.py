@@ -12,8 +12,7 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from agent.tools.common import ToolError
-from agent.tools.documents import ole
-from agent.tools.documents.zipparts import inflate, read_part
+from agent.tools.documents.zipparts import inflate, local, package, read_part
 
 # Bytes unpacked of the parts loaded whole (shared strings, styles, chart sheets...): openpyxl
 # holds ~6 bytes of memory per byte of shared strings and loads them twice when formulas are
@@ -22,10 +21,6 @@ LOADED_CAP = 16 << 20
 MEDIA_CAP = 128 << 20  # bytes of pictures (a chart sheet's are loaded, never decoded)
 SMALL_CAP = 1 << 20  # bytes of [Content_Types].xml or the workbook's relationships parsed
 _RELS = "xl/_rels/workbook.xml.rels"
-
-
-def _local(tag: str) -> str:
-    return tag.rsplit("}", 1)[-1]
 
 
 @dataclass
@@ -44,9 +39,9 @@ def _types(path: Path, z: zipfile.ZipFile, name: str) -> Types:
     raw = read_part(path, z, "[Content_Types].xml", SMALL_CAP, name)
     for el in ET.fromstring(raw) if raw is not None else ():
         kind = str(el.get("ContentType", ""))
-        if _local(el.tag) == "Override":
+        if local(el.tag) == "Override":
             types.parts[str(el.get("PartName", "")).lstrip("/")] = kind
-        elif _local(el.tag) == "Default":
+        elif local(el.tag) == "Default":
             types.exts[str(el.get("Extension", "")).lower()] = kind
     return types
 
@@ -59,7 +54,7 @@ def _related_sheets(path: Path, z: zipfile.ZipFile, name: str) -> set[str]:
     out = set()
     for el in ET.fromstring(raw):
         target, kind = str(el.get("Target", "")), str(el.get("Type", ""))
-        if _local(el.tag) != "Relationship" or not kind.endswith("/worksheet"):
+        if local(el.tag) != "Relationship" or not kind.endswith("/worksheet"):
             continue
         if el.get("TargetMode") == "External":
             continue
@@ -93,30 +88,19 @@ def _too_big(name: str, what: str, size: int, cap: int) -> ToolError:
 
 def check(path: Path, name: str) -> None:
     """A zip with a workbook in it whose parts loaded whole fit the caps; ToolError else."""
-    if ole.is_ole(path):
-        raise ole.refusal(path, name, "Excel workbook", ".xls")
-    try:
-        with zipfile.ZipFile(path) as z:
-            infos = [i for i in z.infolist() if not i.is_dir()]
-            if "xl/workbook.xml" not in {i.filename for i in infos}:
-                raise ToolError(
-                    f"{name} is a zip archive but not an Excel workbook", can_retry=False
-                )
-            sheets, media = kinds(path, z, name)
-    except zipfile.BadZipFile:
-        raise ToolError(
-            f"{name} is not a readable Excel workbook: not a zip archive (corrupt or truncated)",
-            can_retry=False,
-            hint="check it with bash (`file`, `unzip -t`)",
-        ) from None
-    pictures = [i for i in infos if i.filename in media]
-    whole = [i for i in infos if i.filename not in sheets and i.filename not in media]
-    for what, parts, cap in (
-        ("text cells, styles and other parts loaded whole", whole, LOADED_CAP),
-        ("pictures", pictures, MEDIA_CAP),
-    ):
-        size = sum(i.file_size for i in parts)
-        if size > cap:
-            raise _too_big(name, what, size, cap)
-    for info in whole + pictures:  # each holds what its header says, no more
-        inflate(path, info, name, keep=False)
+    with package(path, name, "Excel workbook", ".xls") as z:
+        infos = [i for i in z.infolist() if not i.is_dir()]
+        if "xl/workbook.xml" not in {i.filename for i in infos}:
+            raise ToolError(f"{name} is a zip archive but not an Excel workbook", can_retry=False)
+        sheets, media = kinds(path, z, name)
+        pictures = [i for i in infos if i.filename in media]
+        whole = [i for i in infos if i.filename not in sheets and i.filename not in media]
+        for what, parts, cap in (
+            ("text cells, styles and other parts loaded whole", whole, LOADED_CAP),
+            ("pictures", pictures, MEDIA_CAP),
+        ):
+            size = sum(i.file_size for i in parts)
+            if size > cap:
+                raise _too_big(name, what, size, cap)
+        for info in whole + pictures:  # each holds what its header says, no more
+            inflate(path, info, name, keep=False)

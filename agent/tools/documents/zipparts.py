@@ -7,16 +7,42 @@ inflates to gigabytes.)"""
 
 from __future__ import annotations
 
+import contextlib
 import struct
 import zipfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 
 from agent.tools.common import ToolError
+from agent.tools.documents import ole
 
 STEP = 1 << 16  # bytes inflated at a time
 _LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")  # a zip entry's local file header
 _NAME_LENGTH, _EXTRA_LENGTH = 10, 11  # its fields holding the lengths that follow it
+
+
+def local(tag: str) -> str:
+    """An XML tag or attribute name without its `{namespace}`."""
+    return tag.rsplit("}", 1)[-1]
+
+
+@contextlib.contextmanager
+def package(path: Path, name: str, kind: str, old: str) -> Iterator[zipfile.ZipFile]:
+    """`path` opened as the zip package of a `kind` ("Word document"): the older binary format
+    (`old`, ".doc") refused as such, and a corrupt or truncated zip met anywhere while the
+    block reads it (its parts too) a ToolError that says so."""
+    if ole.is_ole(path):
+        raise ole.refusal(path, name, kind, old)
+    try:
+        with zipfile.ZipFile(path) as z:
+            yield z
+    except zipfile.BadZipFile:
+        raise ToolError(
+            f"{name} is not a readable {kind}: not a zip archive (corrupt or truncated)",
+            can_retry=False,
+            hint="check it with bash (`file`, `unzip -t`)",
+        ) from None
 
 
 class Lying(ToolError):
