@@ -8,6 +8,7 @@ multi-line plain values) as strings, lists of strings and maps. What cannot be r
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 from typing import Any, Union
@@ -68,8 +69,10 @@ def parse(rows: list[str], first_line: int = 1) -> dict[str, Value]:
     while True:
         text = "\n".join(rows)
         try:
-            node = yaml.compose(text, Loader=yaml.BaseLoader)
+            node = yaml.compose(text, Loader=_loader())
             break
+        except _Alias as e:  # ten lines of `*alias` references expand to millions of items
+            raise FrontMatterError(first_line + e.line, "`*alias` is not supported here") from None
         except yaml.MarkedYAMLError as e:
             mark = e.problem_mark or e.context_mark
             at = mark.line if mark else 0
@@ -84,13 +87,28 @@ def parse(rows: list[str], first_line: int = 1) -> dict[str, Value]:
             raise FrontMatterError(first_line, "nested too deeply") from None
     if node is None:
         return {}
-    events = yaml.parse(text, Loader=yaml.BaseLoader)
-    alias = next((e for e in events if isinstance(e, yaml.AliasEvent)), None)
-    if alias is not None:  # ten lines of `*alias` references expand to millions of items
-        raise FrontMatterError(first_line + alias.start_mark.line, "`*alias` is not supported here")
     if node.id != "mapping":
         raise FrontMatterError(first_line + node.start_mark.line, "expected `key: value` lines")
     return _map(node, text, first_line)
+
+
+class _Alias(Exception):
+    def __init__(self, line: int) -> None:
+        self.line = line
+
+
+@functools.cache
+def _loader() -> Any:
+    """PyYAML's base loader (every scalar text, no tags run) that stops at an `*alias`."""
+    import yaml  # deferred: see parse
+
+    class Loader(yaml.BaseLoader):
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                raise _Alias(self.peek_event().start_mark.line)
+            return super().compose_node(parent, index)
+
+    return Loader
 
 
 def _as_text(row: str) -> str | None:
