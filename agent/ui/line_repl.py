@@ -220,8 +220,6 @@ def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
 
 def _commands(run: Run, args: Namespace) -> Ctx:
     """The slash commands, printing plainly to stdout like the answers."""
-    from rich.console import Console
-
     # deferred: ~60 ms: commands load after the prompt is drawn
     from agent.commands.registry import LOAD_PROBLEMS, Ctx, all_commands
     from agent.ui.tui import show_diff  # deferred: ~60 ms (rich): loads after the prompt is drawn
@@ -230,9 +228,7 @@ def _commands(run: Run, args: Namespace) -> Ctx:
     for problem in LOAD_PROBLEMS:
         print(f"agent: warning: {visible(problem)}", file=sys.stderr)
 
-    # commands print to stdout: a terminal sees no control character of it, a pipe all of it
-    make = safe_console if sys.stdout.isatty() else Console
-    console = make(highlight=False, color_system=None, soft_wrap=True)
+    console = safe_console(highlight=False, color_system=None, soft_wrap=True)
     return Ctx(run, console, run.turn, run.agent.sink, commands, show_diff=show_diff(console))
 
 

@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from rich.console import Console
-
 from agent.app import Run
 from agent.base.events import TurnEnd
 from agent.base.visible import visible
@@ -103,9 +101,7 @@ async def run_command(run: Run, found: tuple[Command, str], out: IO[str] | None)
     cmd, args = found
     buffer = io.StringIO()
     file = out or buffer
-    # a terminal sees no control character of what the command prints; a file or a pipe all
-    make = safe_console if file.isatty() else Console
-    console = make(file=file, highlight=False, color_system=None, soft_wrap=True)
+    console = safe_console(file=file, highlight=False, color_system=None, soft_wrap=True)
     ends: list[TurnEnd] = []
 
     async def turn(text: str) -> TurnEnd:

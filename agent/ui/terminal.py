@@ -15,6 +15,7 @@ as terminal hyperlinks: a link labelled `https://docs.python.org` cannot lead el
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -22,8 +23,14 @@ from agent.base.visible import visible
 
 
 def safe_console(**options: Any) -> Any:
-    """A rich Console (same options) that writes no control character of the text it prints."""
-    return _safe_class()(**options)
+    """A rich Console (same options) that writes no control character of the text it prints
+    to a terminal; to a file or a pipe (`file`, else stdout, is not a terminal) all of it."""
+    out = options.get("file") or sys.stdout
+    if options.get("force_terminal") or out.isatty():
+        return _safe_class()(**options)
+    from rich.console import Console  # deferred: see _safe_class
+
+    return Console(**options)
 
 
 @functools.cache
