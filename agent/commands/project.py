@@ -43,7 +43,8 @@ async def export_cmd(ctx: Ctx, args: str) -> None:
 async def _diff_or_say(ctx: Ctx, for_model: bool = False) -> str:
     """The working tree's changes; `for_model`: what goes to the model, without the content of
     files read_file asks about first (a secret's name, the agent's settings)."""
-    keep = shown_files(ctx.cfg.cwd) if for_model else (lambda rels: rels)
+    denied = tuple(ctx.run.gate.read_denials())
+    keep = shown_files(ctx.cfg.cwd, denied) if for_model else (lambda rels: rels)
     try:
         diff = await working_diff(ctx.cfg.cwd, ctx.cfg.trusted, keep=keep)
     except GitError as e:

@@ -49,7 +49,8 @@ async def simplify_cmd(ctx: Ctx, args: str) -> None:
         return
     ctx.say("reviewing the changes: reuse, quality, efficiency (in parallel)…", "dim")
     try:
-        await simplify(runner, ctx.cfg.cwd, args.strip(), ctx.turn, ctx.cfg.trusted)
+        denied = tuple(ctx.run.gate.read_denials())
+        await simplify(runner, ctx.cfg.cwd, args.strip(), ctx.turn, ctx.cfg.trusted, denied)
     except (GitError, WorkflowError) as e:
         ctx.say(str(e), "yellow")
 

@@ -104,8 +104,7 @@ async def indexable_files(ctx: ToolContext, root: Path) -> list[str]:
 
     def readable() -> list[str]:
         ws = Workspace.make(Path(ctx.cwd), ctx.added_dirs)
-        kept = secret_hits.readable(rels, root, ws)[0]
-        return secret_hits.not_denied(kept, root, ctx.denied_reads)
+        return secret_hits.model_may_read(rels, root, ws, ctx.denied_reads)
 
     return await asyncio.to_thread(readable)
 

@@ -112,8 +112,16 @@ def not_denied(rels: list[str], root: Path | str, denied: tuple[str, ...]) -> li
     return [r for r in rels if not matcher.match(f"{top}/{r}") and not matcher.match(f"{real}/{r}")]
 
 
-def shown_files(root: Path) -> Callable[[list[str]], list[str]]:
+def model_may_read(
+    rels: list[str], root: Path | str, ws: Workspace, denied: tuple[str, ...] = ()
+) -> list[str]:
+    """`rels` (below `root`) less what read_file asks about first (`readable`) and what a read
+    deny rule forbids (`not_denied`): what may reach the model unasked, by a map or a diff."""
+    return not_denied(readable(rels, root, ws)[0], root, denied)
+
+
+def shown_files(root: Path, denied: tuple[str, ...] = ()) -> Callable[[list[str]], list[str]]:
     """For a diff of the project at `root`: which of the changed files (relative) may have
-    their content shown — those read_file reads without asking (`readable`)."""
+    their content shown (`model_may_read`; `denied`: Gate.read_denials)."""
     ws = Workspace.make(root)
-    return lambda rels: readable(rels, root, ws)[0]
+    return lambda rels: model_may_read(rels, root, ws, denied)

@@ -86,12 +86,18 @@ Turn = Callable[[str], Awaitable[object]]
 
 
 async def simplify(
-    runner: Subagents, cwd: Path, focus: str, turn: Turn, trusted: bool = False
+    runner: Subagents,
+    cwd: Path,
+    focus: str,
+    turn: Turn,
+    trusted: bool = False,
+    denied: tuple[str, ...] = (),
 ) -> list[Report]:
     """Three parallel reviews of the working tree's changes, then one turn that applies them.
-    `trusted`: git may run in a repository that is not plain (agent.git.diff.working_diff)."""
+    `trusted`: git may run in a repository that is not plain (agent.git.diff.working_diff);
+    `denied`: what read deny rules forbid (Gate.read_denials), never sent."""
 
-    diff = await working_diff(cwd, trusted, keep=shown_files(cwd))
+    diff = await working_diff(cwd, trusted, keep=shown_files(cwd, denied))
     if not diff.strip():
         raise WorkflowError("no changes to simplify (the working tree matches HEAD)")
     reports = await runner.run_many(review_jobs(diff, focus))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from fake_openai import FakeOpenAI, text
-from helpers import run_agent, user_texts
+from helpers import run_agent, user_settings, user_texts
 
 
 def results(stdout: str) -> tuple[dict, dict]:
@@ -41,6 +41,25 @@ def test_a_project_command_runs_with_its_arguments(
     )
     sent = user_texts(fake.requests[0])[-1]
     assert "Explain notes.txt in one sentence. Focus: notes.txt briefly" in sent
+
+
+def test_review_never_sends_a_file_a_read_deny_rule_forbids(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    (project / "secrets").mkdir()
+    (project / "secrets" / "plan.txt").write_text("old\n")
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "add", "."], cwd=project, check=True)
+    subprocess.run(["git", "commit", "-qm", "i"], cwd=project, check=True)
+    (project / "secrets" / "plan.txt").write_text("launch code 1234\n")
+    (project / "notes.txt").write_text("the secret word is kiwi\n")
+    user_settings(fake_env, {"permissions": {"neverAllow": ["read_file(secrets/**)"]}})
+    fake.script(text("Reviewed."))
+    r = run_agent(fake_env, project, "/review")
+    assert r.returncode == 0, r.stderr
+    sent = user_texts(fake.requests[0])[-1]
+    assert "kiwi" in sent and "launch code" not in sent
+    assert "secrets/plan.txt" in sent  # named as changed, never shown
 
 
 def test_a_command_whose_file_cannot_be_read_says_why(
