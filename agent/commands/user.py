@@ -108,7 +108,8 @@ def _files(base: Path) -> list[tuple[str, Path]]:
 def _command(name: str, path: Path, place: Place) -> Command | str:
     """The command a file makes, or what is wrong with it."""
     try:
-        meta, body = parse_file(frontmatter.read_file(path, MAX_BYTES))
+        text = frontmatter.read_file(path, MAX_BYTES)
+        meta, body = parse_file(text)
     except OSError as e:
         return f"{path}: not loaded ({e})"
     except frontmatter.FrontMatterError as e:
@@ -119,7 +120,7 @@ def _command(name: str, path: Path, place: Place) -> Command | str:
     rules = names_of(meta.get("allowed-tools")) or ()
     aliases = (place.alias_prefix + name,) if place.alias_prefix else ()
     hint = meta.get("argument-hint", "")
-    origin = Grant.of_file(rules, f"the command /{name}", path)  # its content as read now
+    origin = Grant.of_text(rules, f"the command /{name}", path, text)  # the content it runs
     run = runner(body, origin, project=place.project)
     return Command(name, help, run, hint, f"{place.source}: {path}", aliases)
 

@@ -38,6 +38,11 @@ class Grant:
             content = "unreadable"
         return cls(tuple(rules), label, os.path.abspath(path), content)
 
+    @classmethod
+    def of_text(cls, rules: tuple[str, ...], label: str, path: Path, text: str) -> Grant:
+        """The grant of a file already read as `text` (the digest of what was used)."""
+        return cls(tuple(rules), label, os.path.abspath(path), digest(text.encode("utf-8")))
+
 
 def confirmed(grant: Grant) -> bool:
     """Whether the user said yes to this grant at this content before."""
