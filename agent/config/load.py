@@ -73,7 +73,6 @@ class Config:
     permission_mode: str
     permissions: dict[str, Any]
     settings: dict[str, Any]
-    trusted: bool  # the user trusts the project folder (trust.withheld may still hold files)
     # The environment `${VAR}` in settings (MCP servers) expands from: the real one, the user's
     # .env, a trusted project's .env (never an untrusted one's), then settings' env.
     env: dict[str, str] = field(default_factory=dict)
@@ -91,6 +90,11 @@ class Config:
     automation: Automation = field(default_factory=Automation)  # agent.config.automation
     # The MCP servers the user declared themselves (agent.config.mcpfiles.own_servers)
     mcp_own: frozenset[str] = frozenset()
+
+    @property
+    def trusted(self) -> bool:
+        """The user trusts the project folder (trust.withheld may still hold files)."""
+        return self.trust.folder
 
     @property
     def options(self) -> Settings:
@@ -180,7 +184,6 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
     cwd = (cwd or Path.cwd()).resolve()
     root = st.project_root(cwd)
     trust = state_of(root, flags.trust_project)
-    trusted = trust.folder
     sources: list[tuple[Path, dict[str, Any]]] = []
     s, warnings = load_settings(root, trust, sources)
     warnings += withheld_warning(trust)
@@ -210,7 +213,6 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         permission_mode=flags.permission_mode or perms.get("mode") or "default",
         permissions=perms,
         settings=s,
-        trusted=trusted,
         trust=trust,
         env=expand,
         env_ignored=files.ignored,
@@ -224,7 +226,7 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         sandbox_flag=_sandbox_mode(flags, env),
         sandbox_consent=flags.sandbox == "workspace-write",
         automation=flags.automation,
-        mcp_own=own_servers(root, trusted) | frozenset(flags.mcp_servers),  # an editor's too
+        mcp_own=own_servers(root, trust.folder) | frozenset(flags.mcp_servers),  # an editor's too
     )
 
 
