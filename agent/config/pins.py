@@ -99,18 +99,29 @@ def scan(root: Path, own: frozenset[str] = frozenset()) -> dict[str, str]:
     for rel in files:
         if rel in own:
             continue
-        path = root / rel
-        try:
-            st = path.stat()
-            if st.st_size > left:
-                digests[rel] = f"size:{st.st_size}:{st.st_mtime_ns}"
-                continue
-            data = path.read_bytes()
-        except OSError:
-            continue
-        left -= len(data)
-        digests[rel] = hashlib.sha256(data).hexdigest()
+        found = _digest(root / rel, left)
+        if found is not None:
+            digests[rel], read = found
+            left -= read
     return digests
+
+
+def digest_of(root: Path, rel: str) -> str | None:
+    """One trust-bearing file's digest, as scan records it (None: not a file there)."""
+    found = _digest(root / rel, MAX_READ) if (root / rel).is_file() else None
+    return found[0] if found is not None else None
+
+
+def _digest(path: Path, left: int) -> tuple[str, int] | None:
+    """(digest, bytes read) of a file; over `left` bytes, its size and time stand in."""
+    try:
+        st = path.stat()
+        if st.st_size > left:
+            return f"size:{st.st_size}:{st.st_mtime_ns}", 0
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return hashlib.sha256(data).hexdigest(), len(data)
 
 
 def compare(pinned: dict[str, str], now: dict[str, str]) -> Changes:

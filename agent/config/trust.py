@@ -73,16 +73,17 @@ def _table() -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def is_trusted(root: Path) -> bool:
-    """Whether the user trusted this project before (stored in ~/.agent/trusted.json)."""
-    projects = _table().get("projects", [])
+def is_trusted(root: Path, table: dict[str, Any] | None = None) -> bool:
+    """Whether the user trusted this project before (stored in ~/.agent/trusted.json; `table`:
+    its content, already read)."""
+    projects = (_table() if table is None else table).get("projects", [])
     return isinstance(projects, list) and str(root) in projects
 
 
-def pinned(root: Path) -> dict[str, str] | None:
+def pinned(root: Path, table: dict[str, Any] | None = None) -> dict[str, str] | None:
     """The digests recorded when the user last confirmed the project (None: none recorded,
     as for a project trusted before content was pinned)."""
-    pins = _table().get("pins", {})
+    pins = (_table() if table is None else table).get("pins", {})
     got = pins.get(str(root)) if isinstance(pins, dict) else None
     return {str(k): str(v) for k, v in got.items()} if isinstance(got, dict) else None
 
@@ -99,9 +100,10 @@ def state_of(root: Path, for_run: bool = False) -> Trust:
     was pinned is pinned now, as it is."""
     if for_run:
         return Trust(True, str(root))
-    if not is_trusted(root):
+    table = _table()
+    if not is_trusted(root, table):
         return Trust(False, str(root))
-    before = pinned(root)
+    before = pinned(root, table)
     now = pins.scan(root, own_files(root))
     if before is None:
         with contextlib.suppress(ConfigError):
@@ -139,12 +141,13 @@ def trust(root: Path, digests: dict[str, str] | None = None) -> None:
 
 def repin(root: Path, rel: str) -> None:
     """The user changed one trust-bearing file themselves (agent mcp add): it is theirs."""
-    before = pinned(root)
-    if before is None or not is_trusted(root):
+    table = _table()
+    before = pinned(root, table)
+    if before is None or not is_trusted(root, table):
         return
-    now = pins.scan(root, own_files(root))
-    if rel in now:
-        before[rel] = now[rel]
+    now = pins.digest_of(root, rel)  # that file alone, not a scan of the project
+    if now is not None:
+        before[rel] = now
     else:
         before.pop(rel, None)
     with contextlib.suppress(ConfigError):
