@@ -44,7 +44,8 @@ def migrate(root: Path) -> str:
         return ""
     state = project_state(root)
     index = _index(root)
-    foreign = _foreign(root, index)
+    links = _links(index)
+    foreign = _foreign(root, links)
     if foreign:
         return _left_note(state, old, f"{foreign}: they came with the code, not from this agent")
     if not _untracked(index, [*(f"{OLD}/{n}" for n in sessions)]):
@@ -59,7 +60,7 @@ def migrate(root: Path) -> str:
     except OSError as e:
         return f"cannot move earlier sessions from {old} to the state directory: {e}"
     try:
-        moved = _move_sessions(root, new, sessions, index)
+        moved = _move_sessions(root, new, sessions, links)
     finally:
         os.close(new)
     if has_audit:
@@ -117,13 +118,17 @@ def _index(root: Path) -> bytes | None:
         return None
 
 
-def _foreign(root: Path, index: bytes | None) -> str:
-    """Why `.agent` or `.agent/sessions` is another repository's folder ("" when it is not):
-    a `.git` in it (a submodule's checkout, a nested clone) or a gitlink in the index."""
-    links: list[str] = []
+def _links(index: bytes | None) -> frozenset[str]:
+    """The gitlinks (submodules) git's index records (none when it cannot be read)."""
     if index is not None:
         with contextlib.suppress(BadIndex):
-            links = gitlinks(index)[0]
+            return frozenset(gitlinks(index)[0])
+    return frozenset()
+
+
+def _foreign(root: Path, links: frozenset[str]) -> str:
+    """Why `.agent` or `.agent/sessions` is another repository's folder ("" when it is not):
+    a `.git` in it (a submodule's checkout, a nested clone) or a gitlink in the index."""
     for rel in (OLD.parent, OLD):
         if str(rel) in links:
             return f"{rel} is a git submodule"
@@ -139,8 +144,7 @@ def _has_git(root: Path, rel: Path) -> bool:
     except OSError:
         return False
     try:
-        os.stat(".git", dir_fd=fd, follow_symlinks=False)
-        return True
+        return _exists(fd, ".git")
     except OSError:
         return False
     finally:
@@ -167,16 +171,12 @@ def _left_note(state: Path, old: Path, why: str) -> str:
     return f"earlier sessions in {old} were left there: {why}"
 
 
-def _move_sessions(root: Path, new: int, names: list[str], index: bytes | None) -> int:
-    """Move each session file, then its blobs; the number of sessions moved."""
+def _move_sessions(root: Path, new: int, names: list[str], links: frozenset[str]) -> int:
+    """Move each session file, then its blobs (not a submodule: `links`); how many moved."""
     try:
         old = safefile.open_dir(root, root / OLD)
     except OSError:
         return 0
-    links = set()
-    if index is not None:
-        with contextlib.suppress(BadIndex):
-            links = set(gitlinks(index)[0])
     moved = 0
     try:
         for name in names:
