@@ -24,8 +24,7 @@ from typing import Any
 from agent.base.record import Call, Next, Tool, ToolContext, ToolResult
 from agent.permissions.paths import Workspace
 from agent.session.checkpoint_shell import doomed
-from agent.session.listing import is_int
-from agent.session.restoring import snap_of, written_of  # restore's half: restoring.py
+from agent.session.records import is_int, snap_of, written_of
 from agent.session.store import SessionFile
 
 

@@ -15,10 +15,11 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any
 
 from agent.config import safefile
 from agent.config.statedir import project_state, state_home
+from agent.session.records import is_int
 
 
 def sessions_dir(root: Path) -> Path:
@@ -98,11 +99,6 @@ def summarize(path: Path) -> Summary | None:
             cost += float(value) if isinstance(value, (int, float)) else 0.0
     total = cost if priced else None
     return Summary(path.stem, path, mtime, len(live), first, total, cwd, started)
-
-
-def is_int(value: object) -> TypeGuard[int]:
-    """A JSON integer (not a bool)."""
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _text(value: object) -> str:

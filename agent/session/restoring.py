@@ -24,7 +24,7 @@ from typing import Any
 from agent.config import safefile
 from agent.permissions.later import runs_later_in
 from agent.permissions.paths import Workspace, protected, within
-from agent.session.listing import is_int
+from agent.session.records import Snap, snap_of, written_of
 from agent.session.store import SessionFile
 from agent.tools import atomic
 
@@ -32,32 +32,6 @@ PERMS = 0o777  # what a restore may set of a mode: the permission bits, nothing 
 OTHER = "other"  # the state of what is not a regular file (a folder, a link): never a hash
 _BLOB = re.compile(r"[0-9a-f]{64}")  # SessionFile.put_blob's names
 _NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-
-
-@dataclass(frozen=True)
-class Snap:
-    """A snapshot record, its fields of the shapes the agent writes."""
-
-    n: int
-    path: str
-    blob: str | None  # None: the file was absent
-    mode: int | None
-
-
-def snap_of(rec: dict[str, Any]) -> Snap | None:
-    """The snapshot record's fields; None for a record of another shape (skipped)."""
-    n, path, blob, mode = rec.get("n"), rec.get("path"), rec.get("blob"), rec.get("mode")
-    if not is_int(n) or not isinstance(path, str) or not (blob is None or isinstance(blob, str)):
-        return None
-    return Snap(n, path, blob, mode if is_int(mode) and mode >= 0 else None)
-
-
-def written_of(rec: dict[str, Any]) -> tuple[str, str | None] | None:
-    """A `written` record's (path, hash of what was there after the call); None: malformed."""
-    path, digest = rec.get("path"), rec.get("hash")
-    if not isinstance(path, str) or not (digest is None or isinstance(digest, str)):
-        return None
-    return path, digest
 
 
 @dataclass

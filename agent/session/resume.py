@@ -12,8 +12,8 @@ from agent.base.visible import visible
 from agent.config.settings import ConfigError
 from agent.context.mentions import without_attachments
 from agent.session.checkpoints import Snapshots
-from agent.session.listing import is_int
 from agent.session.recorder import repair_history
+from agent.session.records import is_int
 from agent.session.salvage import check
 from agent.session.store import (
     SessionFile,
