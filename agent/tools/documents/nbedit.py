@@ -22,7 +22,8 @@ from agent.tools import atomic, textio
 from agent.tools.common import ToolError, guard, int_arg, resolve, shown, str_arg
 from agent.tools.current import Current, encoded
 from agent.tools.difftext import unified_diff
-from agent.tools.documents.notebook import SOURCE_SHOWN, check, parse, source_of, whole_source
+from agent.tools.documents import notebook
+from agent.tools.documents.notebook import SOURCE_SHOWN, parse, source_of, whole_source
 from agent.tools.edits import DIFF_CAP_DISPLAY, DIFF_CAP_MODEL, PREVIEW_BYTES, load, printable
 from agent.tools.stamps import fresh, seen
 
@@ -141,12 +142,12 @@ def plan(args: dict[str, Any], path: Path) -> Change:
     mode = str_arg(args, "edit_mode", required=False, default="replace")
     if mode not in MODES:
         raise ToolError(f"edit_mode must be one of {', '.join(MODES)}, got {mode!r}")
-    check(path.stat().st_size if path.is_file() else 0, None, path.name)  # before a whole read
+    notebook.check_size(path.stat().st_size if path.is_file() else 0, path.name)  # not read yet
     cur = load(path)
     if not cur.exists:
         raise ToolError(f"notebook not found: {path}", hint="create a notebook with write_file")
     text = cur.text.replace("\r\n", "\n")
-    check(0, text, path.name)
+    notebook.check_values(text, path.name)
     try:
         nb = parse(text, path.name)
     except ToolError as exc:

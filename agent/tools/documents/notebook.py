@@ -30,24 +30,29 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|
 TEXT_MIMES = ("text/plain", "text/markdown")
 
 
-def check(size: int, text: str | None, name: str) -> None:
-    """ToolError for a notebook too large to parse: `size` bytes, and `text` (when read) holding
-    more than MAX_VALUES JSON values."""
-    how = "clear its outputs with bash (`jupyter nbconvert --clear-output`) or read it with jq"
+_HOW = "clear its outputs with bash (`jupyter nbconvert --clear-output`) or read it with jq"
+
+
+def check_size(size: int, name: str) -> None:
+    """ToolError for a notebook of more than READ_LIMIT bytes (before it is read whole)."""
     if size > READ_LIMIT:
         raise ToolError(
             f"{name} is a notebook of {size / (1 << 20):.0f} MB: too large to parse here "
             f"(at most {READ_LIMIT >> 20} MB)",
             can_retry=False,
-            hint=how,
+            hint=_HOW,
         )
-    values = 0 if text is None else text.count("{") + text.count("[") + text.count(",")
+
+
+def check_values(text: str, name: str) -> None:
+    """ToolError for a notebook's text holding more than MAX_VALUES JSON values."""
+    values = text.count("{") + text.count("[") + text.count(",")
     if values > MAX_VALUES:
         raise ToolError(
             f"{name} holds over {values:,} JSON values (objects, arrays, items): too many to "
             f"parse here (at most {MAX_VALUES:,})",
             can_retry=False,
-            hint=how,
+            hint=_HOW,
         )
 
 
@@ -195,13 +200,13 @@ def _describe(nb: dict[str, Any], count: int) -> str:
 
 
 def read(path: Path, ask: Ask) -> ToolResult:
-    check(path.stat().st_size, None, ask.name)
+    check_size(path.stat().st_size, ask.name)
     keep = "shown as text; notebook_edit will not change it"
     try:
         text = path.read_bytes().decode("utf-8-sig")  # the bytes go once decoded
     except UnicodeDecodeError:
         raise AsText(f"{ask.name} is not UTF-8: {keep}") from None
-    check(0, text, ask.name)
+    check_values(text, ask.name)
     try:
         nb = parse(text, ask.name)
     except ToolError as exc:
