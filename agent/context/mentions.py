@@ -69,20 +69,20 @@ def _listing(p: Path, cwd: Path) -> str:
 
 
 def _content(p: Path, cwd: Path) -> str:
+    outside = linked_out(p, cwd)
+    if p.is_dir():
+        if outside:  # a repository's `docs -> ~`: the user meant the project's folder
+            return (
+                f"(a symbolic link leads to {outside}, outside the workspace: its entries are "
+                "not listed; mention that folder by its own path to attach them)"
+            )
+        return _listing(p, cwd)
     real = os.path.realpath(p)
-    if not p.is_dir() and (linked_out(p, cwd) or (real != os.path.abspath(p) and _asked(real))):
+    if outside or (real != os.path.abspath(p) and _asked(real)):
         return (  # a repository's `README.md -> ~/.aws/credentials`: not what the user meant
             f"(a symbolic link leads to {real}: it is not attached; mention that file by its "
             "own path to attach it)"
         )
-    if p.is_dir():
-        real = linked_out(p, cwd)
-        if real:  # a repository's `docs -> ~`: the user meant the project's folder
-            return (
-                f"(a symbolic link leads to {real}, outside the workspace: its entries are not "
-                "listed; mention that folder by its own path to attach them)"
-            )
-        return _listing(p, cwd)
     with open(p, "rb") as fh:
         data = fh.read(FILE_CHARS * 4 + 1)
     seen = dimensions(data) if p.suffix.lower() in TYPES else None
