@@ -73,9 +73,8 @@ class Policy:
 
 @dataclass(frozen=True)
 class Reach:
-    """What a sandbox is built from besides its mode and roots."""
+    """What a sandbox is built from besides its mode, roots and network."""
 
-    network: bool = False
     unix_sockets: bool = False
     hidden: tuple[str, ...] = ()
     shown: tuple[str, ...] = ()
@@ -166,11 +165,11 @@ def make_policy(
     check_mode(mode)
     if mode == "off":
         return Policy()
-    r = reach or Reach(network=network)
+    r = reach or Reach()
     common = {
         "hidden": r.hidden,
         "shown": r.shown,
-        "network": network or r.network,
+        "network": network,
         "unix_sockets": r.unix_sockets,
     }
     real_roots = list(dict.fromkeys(_real(p) for p in roots))

@@ -193,7 +193,7 @@ def for_session(
     extra = tuple(cfg.root / os.path.expanduser(d) for d in dirs)
     roots = [cfg.root, cfg.cwd]
     named = tuple(matched(denied)) if mode != "off" else ()  # what the deny rules name
-    reach = Reach(s.network, s.unix_sockets, named)
+    reach = Reach(s.unix_sockets, named)
     consent = cfg.sandbox_consent  # --sandbox workspace-write given for this run
     guard = str(cfg.root) if home_wide(cfg.root) and not consent and mode != "off" else ""
     box = start(
