@@ -19,7 +19,7 @@ from agent.code.languages import CONTAINERS_ONLY, grammar, lang_of, no_outline
 from agent.code.outline import file_outline, folder_outline
 from agent.code.tags import Def, FileTags
 from agent.tools.common import ToolError, did_you_mean, guard, resolve, shown, str_arg
-from agent.tools.globbing import indexable_files
+from agent.tools.listing import indexable_files
 
 TIME_LIMIT = 20.0  # seconds of parsing one call may spend (a cold cache on a huge folder)
 REF_LINES = 20  # references shown with their line of code; the rest by line numbers

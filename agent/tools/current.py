@@ -3,13 +3,21 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
+from agent.base.record import Execute, ToolContext, ToolResult
 from agent.tools import atomic, textio
 from agent.tools.common import ToolError
+from agent.tools.editor_io import BUFFER_MAX, editor_of
+
+PREVIEW_BYTES = 2 << 20  # files larger than this get no diff in the permission prompt
+DIFF_CAP_MODEL = 4000  # diff characters sent to the model; the terminal gets more
+DIFF_CAP_DISPLAY = 60_000
 
 
 @dataclass
@@ -91,3 +99,40 @@ def encoded(cur: Current, new_text: str) -> bytes:
 def plain(cur: Current) -> bool:
     """UTF-8 without a BOM or stray bytes: what an editor's buffer holds as it is."""
     return cur.fmt.encoding == "utf-8" and not cur.fmt.bom and not cur.stray
+
+
+def load(path: Path, ctx: ToolContext | None = None) -> Current:
+    """The current file, refusing what must not be rewritten as text; in an editor (ACP), its
+    buffer's text when that differs from the disk (unsaved changes are edited, not lost)."""
+    cur = load_disk(path)
+    editor = editor_of(ctx)
+    if editor is None or not cur.exists or not plain(cur) or len(cur.raw) > BUFFER_MAX:
+        return cur
+    text = editor.read(cur.path)
+    if text is None or _lf(text) == _lf(cur.text):  # the same text: keep the disk's line ends
+        return cur
+    if editor.changed(cur.path, text):
+        raise ToolError(
+            f"{path.name} was changed in the editor since you last read it (unsaved edits)",
+            hint="read it again with read_file, then make the change",
+        )
+    if cur.fmt.newline != "\n" and cur.fmt.newline not in text:
+        text = textio.with_newlines(text, cur.fmt.newline)  # editors hold "\n" lines
+    return replace(cur, text=text, raw=text.encode("utf-8"))
+
+
+def _lf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def printable(fn: Execute) -> Execute:
+    """No lone surrogates in a result (a file's stray bytes in a diff or a near-miss snippet,
+    an odd file name): they cannot be encoded as UTF-8 or JSON. They show as U+FFFD."""
+
+    @functools.wraps(fn)
+    async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        result = await fn(args, ctx)
+        display = None if result.display is None else textio.printable(result.display)
+        return replace(result, output=textio.printable(result.output), display=display)
+
+    return run

@@ -18,9 +18,15 @@ from agent.base.words import plural
 from agent.permissions.paths import lexical
 from agent.tools import atomic, textio
 from agent.tools.common import ToolError, guard, resolve, str_arg
-from agent.tools.current import Current, encoded
+from agent.tools.current import (
+    DIFF_CAP_DISPLAY,
+    DIFF_CAP_MODEL,
+    Current,
+    encoded,
+    load,
+    printable,
+)
 from agent.tools.difftext import unified_diff
-from agent.tools.edits import DIFF_CAP_DISPLAY, DIFF_CAP_MODEL, load, printable
 from agent.tools.patch import FileOp, apply_hunks, parse
 from agent.tools.stamps import fresh, stamps_of
 

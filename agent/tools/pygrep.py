@@ -12,23 +12,15 @@ from __future__ import annotations
 import codecs
 import re
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from agent.tools.common import ToolError
 from agent.tools.textio import sniff_bom
+from agent.tools.walk import FileHits
 
 # Per-line semantics can differ from a whole-text search for these; skip the fast pre-check.
 _LINE_ONLY = ("(?!", "(?<!", "\\A", "\\Z", "\\z")
-
-
-@dataclass(slots=True)  # tens of thousands per search: slots halve the cost of making them
-class FileHits:
-    """What one file contributed: matching-line count, and the shown lines in order."""
-
-    path: str  # relative to the search root, `/`-separated
-    count: int = 0
-    lines: list[tuple[int, bool, str]] = field(default_factory=list)  # (number, is_match, text)
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,10 @@ from agent.tools.common import (
     shown,
     str_arg,
 )
-from agent.tools.globbing import GLOB, list_files
-from agent.tools.pygrep import FileHits
+from agent.tools.globbing import GLOB
+from agent.tools.listing import list_files
 from agent.tools.secret_hits import hide_secrets
+from agent.tools.walk import FileHits
 
 __all__ = ["GLOB", "GREP", "TOOLS", "grep_hits", "list_files", "render_grep"]
 

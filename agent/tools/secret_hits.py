@@ -15,7 +15,7 @@ from agent.permissions.paths import (
     protected,
     secret_name,
 )
-from agent.tools.pygrep import FileHits
+from agent.tools.walk import FileHits
 
 # Every secret file name (paths.SECRET_NAMES) starts with "." "_" or "id_", or ends with one of
 # these suffixes: a list of "/path" lines without any of the marks holds no secret file.

@@ -13,7 +13,7 @@ from agent.permissions.decide import decide
 from agent.permissions.paths import Workspace, protected
 from agent.tools import search, secret_hits, shell, walk
 from agent.tools.files import READ_FILE
-from agent.tools.pygrep import FileHits
+from agent.tools.walk import FileHits
 
 PAST = ".agent/sessions/ holds past conversations"
 BACKENDS = ["rg", "python"] if walk.find_rg() else ["python"]

@@ -430,7 +430,7 @@ async def test_rust_only_patterns_go_to_ripgrep(tmp_path: Path) -> None:
 
 def test_hide_secrets_quick_check_agrees_with_the_names() -> None:
     from agent.permissions.paths import secret_name
-    from agent.tools.pygrep import FileHits
+    from agent.tools.walk import FileHits
 
     names = ["_netrc", "keys/id_ed25519", "a/b/.envrc", "x.pem", "deep/x.p12", ".env.example",
              "src/app.py", "id.py", "_build/x.py", "docs/.github/ci.yml"]  # fmt: skip

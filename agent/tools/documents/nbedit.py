@@ -20,11 +20,18 @@ from agent.base.record import Preview, Target, Tool, ToolContext, ToolResult, ca
 from agent.permissions.paths import lexical
 from agent.tools import atomic, textio
 from agent.tools.common import ToolError, guard, int_arg, resolve, shown, str_arg
-from agent.tools.current import Current, encoded
+from agent.tools.current import (
+    DIFF_CAP_DISPLAY,
+    DIFF_CAP_MODEL,
+    PREVIEW_BYTES,
+    Current,
+    encoded,
+    load,
+    printable,
+)
 from agent.tools.difftext import unified_diff
 from agent.tools.documents import notebook
 from agent.tools.documents.notebook import SOURCE_SHOWN, parse, source_of, whole_source
-from agent.tools.edits import DIFF_CAP_DISPLAY, DIFF_CAP_MODEL, PREVIEW_BYTES, load, printable
 from agent.tools.stamps import fresh, seen
 
 MODES = ("replace", "insert", "delete")
