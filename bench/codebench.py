@@ -106,7 +106,7 @@ async def _map_once(root: Path) -> tuple[float, str, int]:
     from agent.code.cache import TagCache
     from agent.code.index import tags_for
     from agent.code.repomap import repo_map
-    from agent.tools.listing import indexable_files
+    from agent.tools.shared.listing import indexable_files
 
     t0 = time.perf_counter()
     rels = await indexable_files(ToolContext(cwd=root), root)  # what the map reads

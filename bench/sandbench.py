@@ -35,7 +35,7 @@ def _wheel_size() -> str:
 
 async def _calls(n: int, proj: Path) -> tuple[list[float], list[float], str]:
     from agent.sandbox.runtime import start
-    from agent.tools.shell import execute
+    from agent.tools.shell.bash import execute
 
     box = start("workspace-write", [proj])
     if not box.active:

@@ -46,7 +46,7 @@ def _tool(name: str, args: dict[str, Any], root: Path) -> Any:
 
 
 def tool_bench(table: Table, n: int, files: int = 50_000) -> None:
-    from agent.tools.walk import find_rg
+    from agent.tools.shared.walk import find_rg
 
     rg = find_rg()
     with tempfile.TemporaryDirectory() as tmp:

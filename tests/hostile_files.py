@@ -322,7 +322,7 @@ READ_FILE = """
 import asyncio
 from pathlib import Path
 from agent.base.record import ToolContext
-from agent.tools.files import READ_FILE
+from agent.tools.files.read import READ_FILE
 path = Path(sys.argv[1])
 ctx = ToolContext(cwd=path.parent, images=len(sys.argv) > 2)
 result = asyncio.run(READ_FILE.run({"path": path.name}, ctx))

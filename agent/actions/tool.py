@@ -37,8 +37,8 @@ from agent.base.record import Call, Target, Tool, ToolContext, ToolResult, error
 from agent.config.view import Settings
 from agent.permissions.audit import Audit
 from agent.sandbox.runtime import Sandbox
-from agent.tools.shell import OnData, execute_argv
-from agent.tools.shell_text import child_env
+from agent.tools.shell.bash import OnData, execute_argv
+from agent.tools.shell.output import child_env
 
 if TYPE_CHECKING:
     from agent.base.events import Sink

@@ -16,7 +16,7 @@ from agent.git.diff import GitError, working_diff
 from agent.permissions.asking import edit_local
 from agent.permissions.rules import parse_rule
 from agent.session.export import ExportRefused, Transcript, export
-from agent.tools.secret_hits import shown_files
+from agent.tools.shared.secret_hits import shown_files
 
 REVIEW_DIFF_CHARS = 60_000  # of the diff sent with /review; the model can run git diff for more
 LISTS = {"allow": "alwaysAllow", "ask": "ask", "deny": "neverAllow"}

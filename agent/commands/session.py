@@ -19,7 +19,7 @@ from agent.session.rewind import (
 )
 from agent.session.salvage import check  # unreadable lines: said, and the file kept
 from agent.session.store import SessionBusy, SessionFile, load, resumable
-from agent.tools.todo_list import TodoList, last_saved
+from agent.tools.tasks.todo_list import TodoList, last_saved
 
 if TYPE_CHECKING:  # annotations only
     from agent.app import Run

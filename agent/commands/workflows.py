@@ -18,8 +18,8 @@ from agent.commands.registry import (
 )
 from agent.git.diff import GitError
 from agent.subagents.runner import Subagents, runner_of
-from agent.tools.todo import todo_list
-from agent.tools.todo_list import TodoList
+from agent.tools.tasks.todo import todo_list
+from agent.tools.tasks.todo_list import TodoList
 from agent.workflows.batch import UnitResult, WorkflowError, batch, batch_report
 from agent.workflows.repeat import PromptLoop, describe, loop_of, parse_args
 from agent.workflows.simplify import simplify

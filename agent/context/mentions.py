@@ -15,10 +15,10 @@ from agent.base.events import Notice
 from agent.base.record import Image, ToolContext, cap
 from agent.permissions.paths import Workspace, protected
 from agent.sandbox.runtime import Sandbox
-from agent.tools.agentignore import for_search, note
-from agent.tools.common import ToolError
-from agent.tools.images import TYPES, dimensions, read_image
-from agent.tools.links import linked_out
+from agent.tools.files.images import TYPES, dimensions, read_image
+from agent.tools.shared.agentignore import for_search, note
+from agent.tools.shared.common import ToolError
+from agent.tools.shared.links import linked_out
 
 FILE_CHARS = 50_000  # of one attached file
 MAX_FILES = 10

@@ -22,7 +22,7 @@ from agent.base.words import plural
 from agent.code.cache import TagCache
 from agent.code.index import Index, tags_for
 from agent.code.repomap import repo_map
-from agent.tools.listing import indexable_files
+from agent.tools.shared.listing import indexable_files
 
 WAIT = 3.0  # seconds the first message waits for a cold index before using what is read
 MAX_FILES = 10_000  # files read for the map, the shallowest first

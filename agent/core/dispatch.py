@@ -24,8 +24,8 @@ from agent.base.record import (
     error,
 )
 from agent.base.schema import parse_arguments, validate
-from agent.tools.common import take_partial
-from agent.tools.textio import has_surrogates, printable
+from agent.tools.shared.common import take_partial
+from agent.tools.shared.textio import has_surrogates, printable
 
 
 def compose(execute: Next, *layers: Middleware) -> Next:

@@ -22,7 +22,7 @@ from agent.config.load import Config
 from agent.config.statedir import ensure_home, state_home
 from agent.context.compaction import Policy
 from agent.core.llm import LLM
-from agent.tools.fetching import httpx_module
+from agent.tools.web.fetching import httpx_module
 
 CACHE = "windows.json"
 ASKS = frozenset({"llamacpp", "vllm", "ollama", "custom"})  # hosted presets know their windows

@@ -1,4 +1,4 @@
-"""The editor's buffers and terminals, offered to the tools (agent.tools.editor_io) when the
+"""The editor's buffers and terminals, offered to the tools (agent.tools.shared.editor_io) when the
 client says it has them: `fs/read_text_file`, `fs/write_text_file`, `terminal/*`."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from acp.schema import ClientCapabilities, EnvVariable, ToolCallProgress
 
 from agent.base.record import CALL_ID
 from agent.config.providers import model_key_names
-from agent.tools.editor_io import TerminalRun
+from agent.tools.shared.editor_io import TerminalRun
 
 log = logging.getLogger("agent.editor")
 REPLY_WAIT = 30.0  # seconds a file request may take before the disk is used instead

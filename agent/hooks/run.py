@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.sandbox.runtime import Sandbox
-from agent.tools.shell import Collector, signal_group
+from agent.tools.shell.bash import Collector, signal_group
 
 OUTPUT_CAP = 64 * 1024  # characters kept of each of stdout and stderr
 EXIT_GRACE = 0.5  # seconds to wait for the pipes to close after the hook exited

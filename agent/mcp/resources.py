@@ -27,7 +27,7 @@ from agent.permissions.decide import register
 from agent.permissions.facts import Facts
 from agent.permissions.paths import Workspace
 from agent.permissions.rules import RuleSet
-from agent.tools.images import MAX_BYTES, MAX_SIDE, dimensions
+from agent.tools.files.images import MAX_BYTES, MAX_SIDE, dimensions
 
 if TYPE_CHECKING:
     from agent.mcp.manager import Manager

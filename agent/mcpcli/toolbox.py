@@ -32,7 +32,7 @@ from agent.permissions.rules import Vocabulary
 from agent.sandbox.runtime import Sandbox, for_session
 from agent.session.store import new_id
 from agent.tools import builtin_tools, registry, stop_background
-from agent.tools.stamps import FileStamps
+from agent.tools.shared.stamps import FileStamps
 
 SERVED_KINDS = ("read", "edit", "exec")
 TRIGGER = "mcp client"  # who asked, in the audit log

@@ -5,7 +5,7 @@ directories.
 A file tool decides where it writes a moment after the verdict; a link swapped in between (a
 background command flipping a folder into a link to `~`) would send the write somewhere no one
 judged. The tools check their real target against these paths, and walk to it from the
-workspace directory that holds it (agent.tools.atomic). A ContextVar, like CALL_ID: the gate
+workspace directory that holds it (agent.tools.shared.atomic). A ContextVar, like CALL_ID: the gate
 sets it around the rest of the call's pipeline, in that call's own task.
 """
 

@@ -1,7 +1,7 @@
 """Paths for permission checks: real paths, component-wise containment, protected locations.
 
 A path is judged twice: as the tools will name it (`~` expanded, made absolute, `..` folded —
-what agent/tools/common.resolve does) and as the kernel will reach it (symlinks resolved). The
+agent.tools.shared.common.resolve) and as the kernel will reach it (symlinks resolved). The
 stricter verdict wins. Containment compares path components, never string prefixes, so
 `/proj-evil` is not inside `/proj`.
 """

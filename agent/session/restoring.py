@@ -4,7 +4,7 @@ A session file is data from disk: one planted in a repository, or edited by hand
 anything — `../../x`, an absolute path elsewhere, a path through a link, a mode of 6777, a
 blob name that climbs out of the blob folder, fields of the wrong type. So a restore writes
 only below the project root, reached from it one component at a time without following a link
-(agent.tools.atomic: a temp file renamed through the folder's descriptor), sets only a file's
+(agent.tools.shared.atomic: a temp file renamed through the folder's descriptor), sets only a file's
 permission bits (mode & 0o777: never setuid, setgid or sticky), and takes content only from
 blobs named as the store names them. The files it compares are read the same way, so a record
 naming a FIFO or a device never blocks it. What it will not restore is listed with why.
@@ -26,7 +26,7 @@ from agent.permissions.later import runs_later_in
 from agent.permissions.paths import Workspace, protected, within
 from agent.session.records import Snap, snap_of, written_of
 from agent.session.store import SessionFile
-from agent.tools import atomic
+from agent.tools.shared import atomic
 
 PERMS = 0o777  # what a restore may set of a mode: the permission bits, nothing else
 OTHER = "other"  # the state of what is not a regular file (a folder, a link): never a hash

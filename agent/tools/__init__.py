@@ -1,10 +1,12 @@
-"""The built-in tools (one module per family) and the flat registry they join.
+"""The built-in tools, one subpackage per family, and the flat registry they join.
 
-Adding a tool = writing one `Tool` record (agent.base.record) in a module here and listing it in
-`builtin_tools()`; the record declares what the layers around it need (its kind, what its calls
-act on, other names, an edit preview). Tools that belong to a feature (project actions,
-subagents) live in that feature's package and join the same registry when the app assembles a
-session.
+The families (files, patch, search, code, shell, web, tasks) stand apart: none imports another;
+what two of them need lives below them in `shared/` (an import-linter contract in pyproject.toml
+holds both). Adding a tool = writing one `Tool` record (agent.base.record) in its family and
+listing it in `builtin_tools()`; the record declares what the layers around it need (its
+kind, what its calls act on, other names, an edit preview). Tools that belong to a feature
+(project actions, subagents) live in that feature's package and join the same registry when the
+app assembles a session.
 
 May import: code (tree-sitter tags), sandbox, permissions (paths, secrets), base, git, config.
 """
@@ -15,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from agent.base.record import Tool, ToolContext
 from agent.config.providers import accepts_images
-from agent.tools.stamps import FileStamps
+from agent.tools.shared.stamps import FileStamps
 
 if TYPE_CHECKING:
     from agent.base.events import Sink
@@ -27,11 +29,16 @@ def builtin_tools(apply_patch: bool = False) -> tuple[Tool, ...]:
     `apply_patch` adds the patch tool after the file tools (for models trained on it, or when
     the `tools.applyPatch` setting asks)."""
     # deferred: ~25 ms of tool modules: only when a registry is built
-    from agent.tools import code, files, plan, search, shell, todo, web
+    from agent.tools.code import tools as code
+    from agent.tools.files import read as files
+    from agent.tools.search import grep as search
+    from agent.tools.shell import bash as shell
+    from agent.tools.tasks import plan, todo
+    from agent.tools.web import tools as web
 
     patch: tuple[Tool, ...] = ()
     if apply_patch:
-        from agent.tools.patch_tool import APPLY_PATCH
+        from agent.tools.patch.tool import APPLY_PATCH
 
         patch = (APPLY_PATCH,)
     return (
@@ -49,7 +56,7 @@ def stop_background() -> None:
     """Kill the processes bash started with run_in_background (if any were started)."""
     import sys
 
-    bg = sys.modules.get("agent.tools.shell_bg")  # never loaded = nothing to stop
+    bg = sys.modules.get("agent.tools.shell.background")  # never loaded = nothing to stop
     if bg is not None:
         bg.shutdown()
 

@@ -54,7 +54,7 @@ def with_dirs(files: list[str]) -> list[str]:
 async def project_paths(cwd: Path) -> list[str]:
     """The project's files (gitignore-aware, as the glob tool sees them) and directories."""
     from agent.base.record import ToolContext  # deferred: ~20 ms: after the prompt is drawn
-    from agent.tools.listing import list_files  # deferred: ~25 ms: after the prompt is drawn
+    from agent.tools.shared.listing import list_files  # deferred: ~25 ms: after the prompt is drawn
 
     files = await list_files(ToolContext(cwd=cwd), cwd)
     return with_dirs(sorted(files)[:MAX_PATHS])

@@ -15,7 +15,7 @@ from agent.subagents.records import Limits
 from agent.subagents.runner import Subagents
 from agent.subagents.tool import task_tools
 from agent.tools import builtin_tools
-from agent.tools.todo_list import TodoList, last_saved
+from agent.tools.tasks.todo_list import TodoList, last_saved
 
 if TYPE_CHECKING:
     from agent.config.load import Config

@@ -13,7 +13,7 @@ from agent.subagents.defs import AgentDef
 from agent.subagents.records import Job, Report
 from agent.subagents.runner import Subagents
 from agent.tools import builtin_tools
-from agent.tools.secret_hits import shown_files
+from agent.tools.shared.secret_hits import shown_files
 from agent.workflows.batch import WorkflowError
 
 DIFF_CHARS = 40_000  # of the diff each reviewer gets; it can read the files for more

@@ -21,7 +21,7 @@ from agent.base.record import ToolContext
 from agent.code import bounded, index
 from agent.code.cache import TagCache
 from agent.code.index import tags_for
-from agent.tools.code import OUTLINE, SYMBOLS
+from agent.tools.code.tools import OUTLINE, SYMBOLS
 from tests.code.trees import write
 
 OK = {"core.py": "class Engine:\n    def start(self) -> None:\n        pass\n"}

@@ -17,9 +17,9 @@ from agent.base.record import ToolContext
 from agent.code import index
 from agent.permissions.decide import decide
 from agent.permissions.paths import SECRET_NAMES, Workspace, protected
-from agent.tools import secret_hits
-from agent.tools.code import OUTLINE, SYMBOLS
-from agent.tools.files import READ_FILE
+from agent.tools.code.tools import OUTLINE, SYMBOLS
+from agent.tools.files.read import READ_FILE
+from agent.tools.shared import secret_hits
 from tests.code.trees import write
 
 HIDDEN = ("leakSecret_abc", "leakProd_xyz", "leakSession_q", "leakIgnored_w", "leakKey_z")

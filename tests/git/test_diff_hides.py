@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from agent.git.diff import working_diff
-from agent.tools.secret_hits import shown_files
+from agent.tools.shared.secret_hits import shown_files
 
 
 def committed(repo: Path, files: dict[str, str | bytes]) -> Path:

@@ -17,7 +17,7 @@ from agent.git.diff import GitError, working_diff
 from agent.permissions.decide import decide
 from agent.permissions.paths import Workspace
 from agent.subagents import worktree as w
-from agent.tools.shell import BASH  # the real record: decide() reads what it is from it
+from agent.tools.shell.bash import BASH  # the real record: decide() reads what it is from it
 
 
 def ALL(rels: list[str]) -> list[str]:

@@ -20,7 +20,7 @@ from agent.core.dispatch import compose
 from agent.permissions.asking import edit_local
 from agent.permissions.audit import Audit, abbreviate, exit_status
 from agent.permissions.gate import Gate
-from agent.tools.edits import WRITE_FILE
+from agent.tools.files.edits import WRITE_FILE
 
 AGENT = [sys.executable, "-m", "agent"]
 

@@ -17,7 +17,7 @@ from agent.core.dispatch import Dispatcher
 from agent.permissions.asking import Answer, AskRequest
 from agent.permissions.audit import Audit
 from agent.permissions.gate import Gate
-from agent.tools.edits import WRITE_FILE
+from agent.tools.files.edits import WRITE_FILE
 
 
 def slow_write(clock: Clock) -> Any:

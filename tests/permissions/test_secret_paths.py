@@ -11,9 +11,11 @@ import pytest
 from agent.base.record import ToolContext, ToolResult
 from agent.permissions.decide import decide
 from agent.permissions.paths import Workspace, protected
-from agent.tools import search, secret_hits, shell, walk
-from agent.tools.files import READ_FILE
-from agent.tools.walk import FileHits
+from agent.tools.files.read import READ_FILE
+from agent.tools.search import grep as search
+from agent.tools.shared import secret_hits, walk
+from agent.tools.shared.walk import FileHits
+from agent.tools.shell import bash as shell
 
 PAST = ".agent/sessions/ holds past conversations"
 BACKENDS = ["rg", "python"] if walk.find_rg() else ["python"]

@@ -187,7 +187,7 @@ def test_options_are_read_the_way_the_program_reads_them(
     _real_tree(root)
     ws = Workspace.make(root, home=tmp_path / "home")
     # The real program agrees: its output shows the secret exactly when a secret is reported.
-    from agent.tools.walk import find_rg
+    from agent.tools.shared.walk import find_rg
 
     rg = find_rg()
     if command.startswith("rg") and rg is None:

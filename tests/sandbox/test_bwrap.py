@@ -20,7 +20,7 @@ from web_server import QuietHandler, serve
 from agent.sandbox.linux import bwrap_args, find_bwrap, probe
 from agent.sandbox.policy import make_policy
 from agent.sandbox.runtime import Sandbox, start
-from agent.tools.shell import execute
+from agent.tools.shell.bash import execute
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bubblewrap: Linux")
 WHY = probe(find_bwrap())
@@ -189,7 +189,7 @@ def test_a_worktree_is_writable_but_its_protected_paths_are_not(project: Path) -
 
 
 def test_a_background_command_runs_in_the_sandbox_too(project: Path, outside: Path) -> None:
-    from agent.tools import shell_bg
+    from agent.tools.shell import background as shell_bg
 
     b = box(project)
     started = shell_bg.start(f"echo in > bg.txt; echo out > {outside}/bg.txt", str(project), b)

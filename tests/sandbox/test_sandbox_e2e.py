@@ -18,7 +18,7 @@ from agent.base.events import Recorder
 from agent.base.record import Call
 from agent.permissions.gate import Gate
 from agent.sandbox.linux import find_bwrap, probe
-from agent.tools.shell import BASH
+from agent.tools.shell.bash import BASH
 
 WHY = probe(find_bwrap()) if sys.platform.startswith("linux") else "not Linux"
 needs_bwrap = pytest.mark.skipif(bool(WHY), reason=f"the kernel refuses bubblewrap: {WHY}")

@@ -9,7 +9,8 @@ from pathlib import Path
 from helpers import OUTPUT_READ
 
 from agent.base.record import ToolContext
-from agent.tools import search, shell
+from agent.tools.search import grep as search
+from agent.tools.shell import bash as shell
 from agent.ui.render import result_line
 
 

@@ -62,7 +62,7 @@ def gone(pid: int, timeout: float = 15) -> bool:
 # the event loop later: while asyncio still connects the command's pipes.
 STARTING = """
 import asyncio, os, signal
-from agent.tools.shell import execute_argv
+from agent.tools.shell.bash import execute_argv
 from agent.ui.process import exit_on_signals, run_session
 
 async def session() -> int:

@@ -1,0 +1,73 @@
+"""exit_plan_mode: in plan mode, the model hands in its plan; the user approves it (switching
+to default or acceptEdits) or sends it back with feedback. Without a terminal no one can
+approve: the plan is the turn's reply, and the run's result."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from agent.base.record import Tool, ToolContext, ToolResult, error
+from agent.tools.shared.common import ToolError, guard, str_arg
+
+
+class PlanReview(Protocol):
+    """What the session offers the tool (agent.workflows.planning.Review)."""
+
+    @property
+    def mode(self) -> str: ...
+    @property
+    def can_ask(self) -> bool: ...
+    async def review(self, plan: str) -> tuple[str, str]:
+        """("default" | "acceptEdits" | "keep", the user's feedback)."""
+        ...
+
+
+def review_of(ctx: ToolContext) -> PlanReview | None:
+    found = ctx.planning
+    return found if found is not None and hasattr(found, "review") else None  # type: ignore[return-value]
+
+
+@guard
+async def _exit(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    plan = str_arg(args, "plan").strip()
+    if not plan:
+        raise ToolError("the plan is empty", hint="write the plan in markdown as `plan`")
+    review = review_of(ctx)
+    if review is None or review.mode != "plan":
+        return error("not in plan mode: there is no plan to approve; go ahead", can_retry=False)
+    if not review.can_ask:
+        note = "No one can approve the plan here (no terminal): it is the run's result."
+        return ToolResult(note, display="plan handed in (no terminal to approve it)", final=plan)
+    mode, feedback = await review.review(plan)
+    if mode == "keep":
+        said = f": {feedback}" if feedback else ""
+        return ToolResult(
+            f"The user did not approve the plan and wants you to keep planning{said}. "
+            "Revise it, then call exit_plan_mode again.",
+            display="plan sent back",
+        )
+    return ToolResult(
+        f"The user approved the plan; the permission mode is now {mode}. Carry it out.",
+        display=f"plan approved · {mode}",
+    )
+
+
+EXIT_PLAN_MODE = Tool(
+    name="exit_plan_mode",
+    description=(
+        "Plan mode only: hand in your plan (markdown) for the user to approve; then act on it, "
+        "or revise it if sent back."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {"plan": {"type": "string", "description": "The plan, in markdown"}},
+        "required": ["plan"],
+        "additionalProperties": False,
+    },
+    run=_exit,
+    read_only=True,  # it changes nothing on disk: allowed in plan mode
+    kind="meta",
+    aliases=("ExitPlanMode",),
+)
+
+TOOLS: tuple[Tool, ...] = (EXIT_PLAN_MODE,)
