@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent.base.messages import Message, image_message
+from agent.base.parts import Background, CommandBox, EditorIO, FileRecord, PlanReview, TodoStore
 from agent.config.view import WebSearch
 
 if TYPE_CHECKING:
@@ -78,17 +79,16 @@ class ToolContext:
     # Characters a tool may return: RESULT_CAP, or far more when the loop saves long results
     # to the session folder and sends their head and tail (agent.context.spill).
     result_room: int = RESULT_CAP
-    # The session's own objects, typed by the packages that own them (their accessors check):
-    # the todo list (tools.todo), the subagent runner (subagents.tool), a /loop (workflows),
-    # the sandbox (sandbox.runtime), the stale-read record (tools.stamps).
-    todo: object | None = None
-    subagents: object | None = None
-    loop: object | None = None
-    sandbox: object | None = None  # the OS sandbox commands run in (agent.sandbox.runtime)
-    files: object | None = None  # what the file tools last saw of each file (tools.stamps)
+    # The session's own objects, as the tools see them (agent.base.parts); the packages that
+    # own them set them when a session is assembled.
+    todo: TodoStore | None = None
+    subagents: Background | None = None  # the subagent runner (subagents.runner)
+    loop: Background | None = None  # a /loop (workflows.repeat)
+    sandbox: CommandBox | None = None  # the OS sandbox commands run in
+    files: FileRecord | None = None  # what the file tools last saw of each file
     images: bool = False  # the model takes images: read_file returns them as images
-    planning: object | None = None  # approving a plan, leaving plan mode (tools.plan)
-    editor: object | None = None  # an editor's buffers and terminals (tools.editor_io), ACP
+    planning: PlanReview | None = None  # approving a plan, leaving plan mode
+    editor: EditorIO | None = None  # an editor's buffers and terminals (ACP)
     # Folders the user added to the workspace (permissions.additionalDirectories, approvedDirs),
     # real paths: the only places outside `cwd` a listing follows a symbolic link into.
     added_dirs: tuple[str, ...] = ()

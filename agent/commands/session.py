@@ -19,7 +19,7 @@ from agent.session.rewind import (
 )
 from agent.session.salvage import check  # unreadable lines: said, and the file kept
 from agent.session.store import SessionBusy, SessionFile, load, resumable
-from agent.tools.tasks.todo_list import TodoList, last_saved
+from agent.tools.tasks.todo_list import last_saved
 
 if TYPE_CHECKING:  # annotations only
     from agent.app import Run
@@ -41,7 +41,7 @@ def switch_session(run: Run, session_id: str) -> int:
     run.hooks.transcript_path = str(store.path)
     run.replace_history(history)
     todo = run.agent.ctx.todo
-    if isinstance(todo, TodoList):  # the todo list belongs to the session too
+    if todo is not None:  # the todo list belongs to the session too
         todo.load(last_saved(load(store.path).records) or [])
     run.recorder.start(run.cfg.cwd, run.agent.llm.model, resumed_from=session_id)
     return len(history)

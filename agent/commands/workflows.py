@@ -19,7 +19,6 @@ from agent.commands.registry import (
 from agent.git.diff import GitError
 from agent.subagents.runner import Subagents, runner_of
 from agent.tools.tasks.todo import todo_list
-from agent.tools.tasks.todo_list import TodoList
 from agent.workflows.batch import UnitResult, WorkflowError, batch, batch_report
 from agent.workflows.repeat import PromptLoop, describe, loop_of, parse_args
 from agent.workflows.simplify import simplify
@@ -136,7 +135,7 @@ def _wrap_clear() -> None:
     async def clear(ctx: Ctx, args: str) -> None:
         await orig.run(ctx, args)
         todo = ctx.agent.ctx.todo
-        if isinstance(todo, TodoList) and len(todo):
+        if todo is not None and len(todo):
             todo.clear()
 
     clear.clears_todo = True  # type: ignore[attr-defined]

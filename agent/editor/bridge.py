@@ -15,9 +15,9 @@ from typing import Any
 from acp import tool_terminal_ref
 from acp.schema import ClientCapabilities, EnvVariable, ToolCallProgress
 
+from agent.base.parts import TerminalRun
 from agent.base.record import CALL_ID
 from agent.config.providers import model_key_names
-from agent.tools.shared.editor_io import TerminalRun
 
 log = logging.getLogger("agent.editor")
 REPLY_WAIT = 30.0  # seconds a file request may take before the disk is used instead

@@ -56,7 +56,6 @@ def attach(
 
 async def stop_background(agent: Agent) -> None:
     """Cancel what runs in the background of a session (subagents, /loop) before it closes."""
-    for obj in (agent.ctx.loop, agent.ctx.subagents):
-        close = getattr(obj, "aclose", None)
-        if close is not None:
-            await close()
+    for work in (agent.ctx.loop, agent.ctx.subagents):
+        if work is not None:
+            await work.aclose()

@@ -6,56 +6,17 @@ and their own processes."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
+from agent.base.parts import EditorIO
 from agent.base.record import ToolContext
 from agent.tools.shared.binkinds import BINARY_EXTENSIONS
 
 BUFFER_MAX = 2 << 20  # a larger file is read from disk (an editor buffer of it would be slow)
 
 
-@dataclass(frozen=True)
-class TerminalRun:
-    """A command run in an editor's terminal: its exit code (None: timed out and killed), its
-    output (stdout and stderr together, as a terminal shows them), whether the editor cut it."""
-
-    code: int | None
-    output: str
-    truncated: bool
-    seconds: float
-
-
-class EditorIO(Protocol):
-    """The editor side; `read` and `write` are called from worker threads (never the loop's)."""
-
-    def read(self, path: Path) -> str | None:
-        """The editor's text of `path` (unsaved changes included); None: use the disk."""
-        ...
-
-    def write(self, path: Path, text: str) -> bool:
-        """Write `text` through the editor (it updates its buffer and saves); False: not done,
-        write the disk."""
-        ...
-
-    def remember(self, path: Path, text: str) -> None:
-        """read_file showed the model this text of `path`."""
-        ...
-
-    def changed(self, path: Path, text: str) -> bool:
-        """Whether the buffer's `text` differs from what read_file last showed (the user typed
-        since): an edit must not overwrite what the model never saw."""
-        ...
-
-    async def run(self, argv: list[str], cwd: str, timeout: float) -> TerminalRun | None:
-        """Run `argv` in an editor terminal; None when the editor has no terminals."""
-        ...
-
-
 def editor_of(ctx: ToolContext | None) -> EditorIO | None:
-    editor = ctx.editor if ctx is not None else None
-    return editor if editor is not None and hasattr(editor, "read") else None  # type: ignore[return-value]
+    return ctx.editor if ctx is not None else None
 
 
 async def buffer_text(path: Path, ctx: ToolContext) -> str | None:

@@ -4,27 +4,15 @@ approve: the plan is the turn's reply, and the run's result."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
+from agent.base.parts import PlanReview
 from agent.base.record import Tool, ToolContext, ToolResult, error
 from agent.tools.shared.common import ToolError, guard, str_arg
 
 
-class PlanReview(Protocol):
-    """What the session offers the tool (agent.workflows.planning.Review)."""
-
-    @property
-    def mode(self) -> str: ...
-    @property
-    def can_ask(self) -> bool: ...
-    async def review(self, plan: str) -> tuple[str, str]:
-        """("default" | "acceptEdits" | "keep", the user's feedback)."""
-        ...
-
-
 def review_of(ctx: ToolContext) -> PlanReview | None:
-    found = ctx.planning
-    return found if found is not None and hasattr(found, "review") else None  # type: ignore[return-value]
+    return ctx.planning
 
 
 @guard
