@@ -25,6 +25,8 @@ from agent.permissions.facts import Decision, Facts
 from agent.permissions.later import first_runs_later
 from agent.permissions.paths import Workspace, check, names_protected, within
 from agent.permissions.rules import (
+    Rule,
+    RuleKind,
     RuleSet,
     Vocabulary,
     compile_rules,
@@ -103,11 +105,10 @@ def _named_facts(rs: RuleSet, tool: Tool) -> Facts:
     f = Facts(read_only=tool.read_only and tool.target is None and tool.kind != "network")
     f.why = "it sends data out of this machine" if tool.kind == "network" else ""
     f.suggest = [tool.name]
-    for kind in ("deny", "ask", "allow"):  # a specifier we cannot check denies, never allows
-        hit = next(
-            (r for r in rs.for_tool(kind, tool.name) if r.spec is None or kind != "allow"), None
-        )
-        setattr(f, kind, hit.text if hit else "")
+    # a specifier we cannot check denies and asks, never allows
+    f.deny = _first(rs, "deny", tool.name, _whole_or_any)
+    f.ask = _first(rs, "ask", tool.name, _whole_or_any)
+    f.allow = _first(rs, "allow", tool.name, _whole)
     f.deny_reason = f"denied by rule {f.deny!r}" if f.deny else ""
     return f
 
@@ -134,16 +135,9 @@ def _file_facts(
     pattern = tool.target.pattern(args)
     if pattern:
         _pattern_facts(f, pattern, v.shown, ws)
-    for kind in ("deny", "ask"):
-        hit = next(
-            (
-                r
-                for r in rs.for_tool(kind, name)
-                if r.spec is None or r.path is None or any(path_match(r, p) for p in v.paths)
-            ),
-            None,
-        )
-        setattr(f, kind, hit.text if hit else "")
+    on_paths = _on_paths(v.paths)
+    f.deny = _first(rs, "deny", name, on_paths)
+    f.ask = _first(rs, "ask", name, on_paths)
     f.deny_reason = f"denied by rule {f.deny!r}" if f.deny else ""
     for r in rs.for_tool("allow", name):
         if (r.spec is None and f.inside) or (
@@ -192,18 +186,9 @@ def _files_facts(
 
 def _peer_rules(f: Facts, rs: RuleSet, peer: str, raw: str, ws: Workspace) -> None:
     """Another edit tool's deny or ask rule that names this file."""
-    v = check(raw, ws)
-    for kind in ("deny", "ask"):
-        hit = next(
-            (
-                r
-                for r in rs.for_tool(kind, peer)
-                if r.spec is None or r.path is None or any(path_match(r, p) for p in v.paths)
-            ),
-            None,
-        )
-        if hit is not None and not getattr(f, kind):
-            setattr(f, kind, hit.text)
+    on_paths = _on_paths(check(raw, ws).paths)
+    f.deny = f.deny or _first(rs, "deny", peer, on_paths)
+    f.ask = f.ask or _first(rs, "ask", peer, on_paths)
     if f.deny and not f.deny_reason:
         f.deny_reason = f"denied by rule {f.deny!r}"
 
@@ -232,17 +217,33 @@ def _web_facts(f: Facts, rs: RuleSet, name: str, url: str) -> None:
         host = ""
     f.target = url
     f.suggest = [f"{name}(domain:{host})"] if host else []
-    for kind in ("deny", "ask", "allow"):
-        hit = next(
-            (
-                r
-                for r in rs.for_tool(kind, name)
-                if r.spec is None or domain_match(r, host) or (kind != "allow" and not r.domain)
-            ),
-            None,
-        )
-        setattr(f, kind, hit.text if hit else "")
+    # a rule naming no domain (a specifier of another kind) denies and asks, never allows
+    f.deny = _first(rs, "deny", name, lambda r: _reaches(r, host) or not r.domain)
+    f.ask = _first(rs, "ask", name, lambda r: _reaches(r, host) or not r.domain)
+    f.allow = _first(rs, "allow", name, lambda r: _reaches(r, host))
     f.deny_reason = f"denied by rule {f.deny!r}" if f.deny else ""
+
+
+def _first(rs: RuleSet, kind: RuleKind, tool: str, fits: Callable[[Rule], bool]) -> str:
+    """The first `kind` rule of `tool` that fits the call ("" when none does)."""
+    return next((r.text for r in rs.for_tool(kind, tool) if fits(r)), "")
+
+
+def _whole(r: Rule) -> bool:
+    return r.spec is None
+
+
+def _whole_or_any(r: Rule) -> bool:
+    return True
+
+
+def _on_paths(paths: tuple[str, ...]) -> Callable[[Rule], bool]:
+    """A rule for the whole tool, one whose specifier is no path, or one matching a path."""
+    return lambda r: r.spec is None or r.path is None or any(path_match(r, p) for p in paths)
+
+
+def _reaches(r: Rule, host: str) -> bool:
+    return r.spec is None or domain_match(r, host)
 
 
 def verdict(f: Facts, mode: str, tool: Tool) -> Decision:

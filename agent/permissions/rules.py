@@ -25,12 +25,16 @@ import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from agent.base.record import Tool
 from agent.permissions.paths import Workspace, within
 
 LISTS = ("neverAllow", "ask", "alwaysAllow")
+
+
+# The three lists a rule sits in (neverAllow, ask, alwaysAllow), as RuleSet names them
+RuleKind = Literal["deny", "ask", "allow"]
 
 
 @dataclass(frozen=True)
@@ -102,15 +106,15 @@ class RuleSet:
     allow: list[Rule] = field(default_factory=list)
     bad: list[str] = field(default_factory=list)
     anchor: Path | None = None  # where relative path rules start: the project root
-    _cache: dict[tuple[str, str], list[Rule]] = field(default_factory=dict, repr=False)
+    _cache: dict[tuple[RuleKind, str], list[Rule]] = field(default_factory=dict, repr=False)
     _first: dict[str, dict[str, list[Rule]]] = field(default_factory=dict, repr=False)
 
-    def for_tool(self, kind: str, name: str) -> list[Rule]:
+    def for_tool(self, kind: RuleKind, name: str) -> list[Rule]:
         """The rules of one list that cover a tool (memoised: the set never changes)."""
         key = (kind, name)
         hit = self._cache.get(key)
         if hit is None:
-            rules: list[Rule] = getattr(self, kind)
+            rules = {"deny": self.deny, "ask": self.ask, "allow": self.allow}[kind]
             hit = self._cache[key] = [r for r in rules if r.covers_tool(name)]
         return hit
 

@@ -111,23 +111,20 @@ def _judge(
 
 def _rule_scan(f: Facts, rs: RuleSet, tool: str, p: Parsed) -> None:
     """Deny and ask rules, matched generously (see the module docstring)."""
-    deny = rs.for_tool("deny", tool)
-    ask = rs.for_tool("ask", tool)
-    for rules, kind in ((deny, "deny"), (ask, "ask")):
-        if not rules:
-            continue
-        hit, maybe = _scan(rules, p, 0)
-        if hit:
-            setattr(f, kind, hit)
-        elif maybe and kind == "deny":
-            f.deny_reason = f"the command might match deny rule {maybe!r} when it runs"
-        elif maybe:
-            f.ask = maybe
+    deny, maybe_deny = _scan(rs.for_tool("deny", tool), p, 0)
+    ask, maybe_ask = _scan(rs.for_tool("ask", tool), p, 0)
+    if deny:
+        f.deny = deny
+    elif maybe_deny:
+        f.deny_reason = f"the command might match deny rule {maybe_deny!r} when it runs"
+    f.ask = ask or maybe_ask or f.ask
     if f.deny:
         f.deny_reason = f"denied by rule {f.deny!r}"
 
 
 def _scan(rules: list[Rule], p: Parsed, depth: int) -> tuple[str, str]:
+    if not rules:
+        return "", ""
     bare = next((r.text for r in rules if not r.words), "")
     if bare:
         return bare, ""
