@@ -11,6 +11,7 @@ from agent.base.events import FanOut, Notice, Sink, TurnEnd
 from agent.base.messages import Message
 from agent.base.record import RESULT_CAP, Image, Middleware, Tool, ToolContext
 from agent.config.load import Config
+from agent.config.modes import PermissionMode
 from agent.context.compaction import Policy
 from agent.context.economy import Economy
 from agent.context.memory import env_block, system_prompt
@@ -112,7 +113,7 @@ class Run:
         around = (lambda: self.gate.start_turn(grant), self.gate.end_turn)
         return await self.agent.run_turn(self.user_message(prompt, block), pictures, around)
 
-    def set_mode(self, mode: str) -> None:
+    def set_mode(self, mode: PermissionMode) -> None:
         """Shift-Tab: the permission mode the gate and hooks use, recorded in the session."""
         if mode != self.gate.mode:
             self.recorder.change("mode", mode)
@@ -237,7 +238,7 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
         sink=out,
         ctx=ctx,
         system_prompt=prompt,
-        max_turns=cfg.max_turns,
+        max_steps=cfg.max_steps,
         messages=[{"role": "system", "content": prompt}, *history],
         compaction=kept_policy(cfg, Policy.from_config(cfg)),  # the server's, once known
         hooks=hooks if hooks.specs else None,

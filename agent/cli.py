@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from agent import __version__
+from agent.config.modes import MODES
 from agent.ui.process import EXIT_OK, EXIT_USAGE, exit_on_signals
 
 EPILOG = """examples:
@@ -22,8 +23,6 @@ matching --output-schema, 130 interrupted, 141 output closed. Scripts and CI: do
 
 def parser() -> Any:
     import argparse
-
-    from agent.config.settings import MODES  # deferred: ~40 ms: --version and --help import nothing
 
     p = argparse.ArgumentParser(
         prog="agent",

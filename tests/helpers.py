@@ -71,7 +71,7 @@ def make_agent(
     flags: Flags | None = None,
     env: dict[str, str] | None = None,
     mode: str = "bypassPermissions",
-    max_turns: int = 10,
+    max_steps: int = 10,
 ) -> tuple[Agent, Recorder]:
     """An Agent over the real openai client against `fake`; fast retries unless overridden."""
     (tmp_path / ".agent").mkdir(exist_ok=True)
@@ -88,7 +88,7 @@ def make_agent(
         sink=rec,
         ctx=ToolContext(cwd=tmp_path),
         system_prompt="You are a test.",
-        max_turns=max_turns,
+        max_steps=max_steps,
     )
     OPEN.append(agent)
     return agent, rec

@@ -7,9 +7,19 @@ are sinks that receive these events.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
+from agent.base.failure import Failure
 from agent.base.messages import Message
+
+# Why the conversation was made smaller: by itself near the window's end (auto), by /compact
+# (manual), or old tool results replaced by stubs (clear: agent.context.clearing)
+CompactTrigger = Literal["auto", "manual", "clear"]
+# How a turn ended, as the JSON result's `subtype` says it (SPEC: output formats)
+EndSubtype = Literal[
+    "success", "error_max_turns", "error_during_execution", "error_interrupted",
+    "error_max_budget_usd", "error_max_tokens_total", "error_output_schema",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -64,6 +74,7 @@ class ToolEnd:
     is_error: bool
     duration_ms: int
     display: str | None = None
+    failure: Failure | None = None  # why it failed (kind, the exception): --verbose shows it
 
 
 @dataclass(frozen=True)
@@ -126,7 +137,7 @@ class Compacted:
     """The history was compacted or its old tool results cleared; `messages` is the new history
     (the session store records it)."""
 
-    trigger: str  # auto | manual | clear (old tool results cleared: agent.context.clearing)
+    trigger: CompactTrigger
     pre_tokens: int
     post_tokens: int
     messages: list[Message] | None = None
@@ -153,7 +164,7 @@ class HistoryReplaced:
 class TurnEnd:
     """The loop finished a user turn (one or more model steps)."""
 
-    subtype: str  # success | error_max_turns | error_during_execution | error_interrupted
+    subtype: EndSubtype
     text: str
     num_turns: int
     error: str | None = None

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
+
+from agent.config.modes import PermissionMode
+
+# What the user made of a plan: approved into one of two modes, or sent back to keep planning
+PlanOutcome = Literal["default", "acceptEdits", "keep"]
 
 
 @dataclass(frozen=True)
@@ -53,10 +58,10 @@ class PlanReview(Protocol):
     """Approving a plan, leaving plan mode (agent.workflows.planning.Review)."""
 
     @property
-    def mode(self) -> str: ...
+    def mode(self) -> PermissionMode: ...
     @property
     def can_ask(self) -> bool: ...
-    async def review(self, plan: str) -> tuple[str, str]:
+    async def review(self, plan: str) -> tuple[PlanOutcome, str]:
         """("default" | "acceptEdits" | "keep", the user's feedback)."""
         ...
 

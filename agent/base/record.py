@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from agent.base.failure import Failure, FailureKind
 from agent.base.messages import Message, image_message
 from agent.base.parts import Background, CommandBox, EditorIO, FileRecord, PlanReview, TodoStore
+from agent.config.modes import PermissionMode
 from agent.config.view import WebSearch
 
 if TYPE_CHECKING:
@@ -57,6 +59,7 @@ class ToolResult:
     display: str | None = None  # one-line summary (or a diff) for the terminal, never sent
     final: str = ""  # the turn ends here with this as the reply (a plan no one can approve)
     image: Image | None = None  # an image read for a model that takes images (not in output)
+    failure: Failure | None = None  # why it failed (an error result), for the audit and --verbose
 
 
 @dataclass
@@ -199,13 +202,21 @@ class Tool:
         }
 
 
-def error(what: str, *, can_retry: bool, hint: str = "") -> ToolResult:
-    """An error result the model can act on: what failed, how to fix it, whether to retry."""
+def error(
+    what: str,
+    *,
+    can_retry: bool,
+    hint: str = "",
+    kind: FailureKind = "tool",
+    exc: BaseException | None = None,
+) -> ToolResult:
+    """An error result the model can act on: what failed, how to fix it, whether to retry;
+    `kind` and the exception caught (`exc`) go to the audit log, never to the model."""
     text = f"Error: {what}"
     if hint:
         text += f"\nHint: {hint}"
     text += f"\ncan_retry: {'true' if can_retry else 'false'}"
-    return ToolResult(text, is_error=True)
+    return ToolResult(text, is_error=True, failure=Failure(kind, can_retry, exc))
 
 
 def cap(text: str, limit: int = RESULT_CAP, *, how_to_see_more: str = "") -> str:
@@ -220,6 +231,18 @@ def cap(text: str, limit: int = RESULT_CAP, *, how_to_see_more: str = "") -> str
     return text[:head] + marker + text[len(text) - (room - head) :]
 
 
+# What became of a call: it ran, it was refused, or it was skipped (it could not have worked)
+CallDecision = Literal["allow", "deny", "skip"]
+# Who or what decided a call (the audit log's `source`): a permission rule, the mode, a
+# read-only tool inside the workspace, a protected path, a path outside, the shell policy, the
+# sandbox, a skill's or command's grant, the person asked, a hook; `invalid`: its arguments;
+# `none`: nothing judged it (no permission layer)
+DecidedBy = Literal[
+    "none", "rule", "mode", "read-only", "protected", "outside", "shell", "sandbox", "grant",
+    "user", "hook", "invalid", "",
+]  # fmt: skip
+
+
 @dataclass
 class Call:
     """A tool call ready to run: parsed arguments, or the reason they could not be parsed."""
@@ -230,11 +253,11 @@ class Call:
     raw: str = ""
     problem: str = ""
     # How it was decided, filled by the gate and the hooks layer, read by the audit log.
-    decision: str = "allow"  # allow | deny | skip (not run: it could not have worked)
-    source: str = "none"  # rule mode read-only protected outside shell user hook invalid
+    decision: CallDecision = "allow"
+    source: DecidedBy = "none"
     rule: str = ""  # the rule that decided, when one did
     reason: str = ""
-    mode: str = ""  # the permission mode it was decided in
+    mode: PermissionMode | Literal[""] = ""  # the permission mode it was decided in
     trigger: str = "model"  # who asked: the model, the user (/run), a subagent
     hook_decision: tuple[str, str] | None = None  # a PreToolUse hook's (permission, reason)
     updated_by_hook: bool = False  # a hook rewrote the arguments

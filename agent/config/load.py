@@ -12,6 +12,7 @@ from agent.config.automation import Automation, automation_from
 from agent.config.envfiles import EnvFiles, load_env_files
 from agent.config.layers import load_settings, withheld_warning
 from agent.config.mcpfiles import own_servers
+from agent.config.modes import SANDBOX_MODES, PermissionMode
 from agent.config.prices import Price, price_for
 from agent.config.providers import PRESETS, Provider, hide_key, preset, with_overrides
 from agent.config.settings import ConfigError
@@ -34,7 +35,7 @@ class Flags:
     base_url: str | None = None
     think: bool = False
     max_turns: int | None = None
-    permission_mode: str | None = None
+    permission_mode: PermissionMode | None = None
     allowed_tools: tuple[str, ...] = ()
     disallowed_tools: tuple[str, ...] = ()
     trust_project: bool = False
@@ -68,9 +69,9 @@ class Config:
     api_key: str
     think: bool
     extra_body: dict[str, Any]
-    max_turns: int
+    max_steps: int
     temperature: float | None
-    permission_mode: str
+    permission_mode: PermissionMode
     permissions: dict[str, Any]
     settings: dict[str, Any]
     # The environment `${VAR}` in settings (MCP servers) expands from: the real one, the user's
@@ -134,7 +135,7 @@ def api_key(p: Provider, env: dict[str, str], s: dict[str, Any]) -> str:
     return "sk-no-key-needed"
 
 
-def _max_turns(flag: int | None, setting: Any) -> int:
+def _max_steps(flag: int | None, setting: Any) -> int:
     value = flag if flag is not None else setting
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         where = "--max-turns" if flag is not None else "maxTurns in settings"
@@ -208,7 +209,7 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         api_key=api_key(p, env, s),
         think=flags.think,
         extra_body=dict(think_body),
-        max_turns=_max_turns(flags.max_turns, s.get("maxTurns", 50)),
+        max_steps=_max_steps(flags.max_turns, s.get("maxTurns", 50)),
         temperature=s.get("temperature"),
         permission_mode=flags.permission_mode or perms.get("mode") or "default",
         permissions=perms,
@@ -246,8 +247,8 @@ def _environment(
 def _sandbox_mode(flags: Flags, env: dict[str, str]) -> str:
     """--sandbox > AGENT_SANDBOX ("" = the `sandbox` setting, then the platform's default)."""
     mode = flags.sandbox or env.get("AGENT_SANDBOX", "").strip()
-    if mode and mode not in st.SANDBOX_MODES:
-        raise ConfigError(f"AGENT_SANDBOX must be one of {', '.join(st.SANDBOX_MODES)}")
+    if mode and mode not in SANDBOX_MODES:
+        raise ConfigError(f"AGENT_SANDBOX must be one of {', '.join(SANDBOX_MODES)}")
     return mode
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.config.errors import ConfigError
+from agent.config.modes import SANDBOX_MODES
 
 TOOL_RESULTS_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "spillAt": ((int,), "a whole number of characters (0: never spill)"),
@@ -15,9 +16,6 @@ TOOL_RESULTS_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "keepTurns": ((int,), "a whole number of recent model turns"),
     "dedupReads": ((bool,), "true or false"),
 }
-
-
-SANDBOX_MODES = ("off", "read-only", "workspace-write")
 
 
 def check_sandbox(path: Path, values: dict[str, Any]) -> None:

@@ -16,9 +16,10 @@ from typing import Any
 
 from agent.config import safefile
 from agent.config.errors import ConfigError
-from agent.config.objects import SANDBOX_MODES, check_objects
+from agent.config.modes import MODES, TIGHTER_MODES
+from agent.config.objects import check_objects
 
-__all__ = ["SANDBOX_MODES", "ConfigError"]  # (re-exported: their users read them from here)
+__all__ = ["ConfigError"]  # (re-exported: its users read it from here)
 
 
 # key -> (accepted types, what a user should read in the message)
@@ -73,13 +74,11 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
 # A reply language: a code or a name of up to four words (it goes into the system prompt).
 LANGUAGE = re.compile(r"[^\W\d_]+(?:[ -][^\W\d_]+){0,3}", re.UNICODE)
 PERMISSION_LISTS = ("alwaysAllow", "ask", "neverAllow", "approvedDirs", "additionalDirectories")
-MODES = ("default", "acceptEdits", "plan", "dontAsk", "bypassPermissions")
 # What an untrusted project's settings may set: only what cannot change where requests go,
 # what runs, what is allowed, what it costs or what is kept. Everything else in them waits for
 # the user's trust (one warning names it); `permissions` only tightens (deny and ask rules, a
 # stricter mode): see restrict_untrusted.
 UNTRUSTED_ALLOW = ("temperature", "language", "includeUsage", "permissions", "disallowedTools")
-TIGHTER_MODES = ("default", "plan", "dontAsk")
 
 
 def read_settings(path: Path) -> dict[str, Any]:

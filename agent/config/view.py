@@ -104,14 +104,16 @@ class Settings:
 
     @property
     def retention(self) -> Retention:
-        s = self._obj("sessions")
-        return Retention(int(s.get("keep", 200)), float(s.get("maxAgeDays", 60)))
+        s, d = self._obj("sessions"), Retention()
+        return Retention(int(s.get("keep", d.keep)), float(s.get("maxAgeDays", d.max_age_days)))
 
     @property
     def retry(self) -> RetryPolicy:
-        r = self._obj("retry")
+        r, d = self._obj("retry"), RetryPolicy()
         return RetryPolicy(
-            int(r.get("attempts", 5)), float(r.get("baseDelay", 1.0)), float(r.get("maxDelay", 30))
+            int(r.get("attempts", d.attempts)),
+            float(r.get("baseDelay", d.base_delay)),
+            float(r.get("maxDelay", d.max_delay)),
         )
 
     @property
@@ -146,14 +148,14 @@ class Settings:
 
     @property
     def checks(self) -> ChecksSettings:
-        c = self._obj("checks")
-        on_edit = c.get("testOnEdit", c.get("test_on_edit", False))
+        c, d = self._obj("checks"), ChecksSettings()
+        on_edit = c.get("testOnEdit", c.get("test_on_edit", d.test_on_edit))
         return ChecksSettings(
-            str(c.get("lint") or "").strip(),
-            str(c.get("test") or "").strip(),
+            str(c.get("lint") or d.lint).strip(),
+            str(c.get("test") or d.test).strip(),
             on_edit is True,
-            max(int(c.get("maxRounds", 3)), 0),
-            float(c.get("timeout", 600)),
+            max(int(c.get("maxRounds", d.rounds)), 0),
+            float(c.get("timeout", d.timeout)),
         )
 
     @property

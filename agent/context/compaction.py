@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent.base.events import Compacted, ErrorEvent, Event, Notice, Sink
+from agent.base.events import Compacted, CompactTrigger, ErrorEvent, Event, Notice, Sink
 from agent.base.messages import Message, text_of
 from agent.base.record import cap
 from agent.base.tokens import Meter, estimate_message
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 # Ask the model without tools: (its text, whether the output limit cut it off)
 Ask = Callable[[list[Message], Sink], Awaitable[tuple[str, bool]]]
 # The PreCompact hook: (trigger, focus) -> what it adds to the instructions.
-PreCompact = Callable[[str, str], Awaitable[list[str]]]
+PreCompact = Callable[[CompactTrigger, str], Awaitable[list[str]]]
 SHORTER = (
     "Your previous summary was cut off at the output limit. Write it again, complete, in "
     "under 400 words."
@@ -222,7 +222,7 @@ async def _summarise(conv: Conversation, old: list[Message], limit: int, notes: 
 
 
 async def compact(
-    conv: Conversation, policy: Policy, focus: str = "", trigger: str = "manual"
+    conv: Conversation, policy: Policy, focus: str = "", trigger: CompactTrigger = "manual"
 ) -> bool:
     """Summarise older turns into a working state; True if the history was compacted."""
     msgs = conv.messages

@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.base.events import EndSubtype
 from agent.base.messages import Message
 from agent.base.tokens import Totals, estimate, estimate_messages, estimate_tools
 from agent.config.automation import Automation
@@ -37,7 +38,7 @@ OUTPUT_FLOOR = 1_000  # tokens a reply is assumed to take before any reply has b
 class BudgetStop(LLMError):
     """The next request would pass a cap: it is not sent."""
 
-    def __init__(self, message: str, subtype: str) -> None:
+    def __init__(self, message: str, subtype: EndSubtype) -> None:
         super().__init__(message)
         self.subtype = subtype
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from agent.base.events import Sink
+from agent.base.events import CompactTrigger, Sink
 from agent.base.messages import Message
 from agent.base.tokens import Meter
 from agent.context.compaction import Conversation, Policy, compact
@@ -43,7 +43,7 @@ class Compacting:
         policy = self.compaction
         return policy.context_limit if policy else self.llm.cfg.provider.context_limit
 
-    async def compact(self, focus: str = "", trigger: str = "manual") -> bool:
+    async def compact(self, focus: str = "", trigger: CompactTrigger = "manual") -> bool:
         """Compact now (/compact): with the session's policy, or the provider's window."""
         policy = self.compaction or Policy(self.window())
         return await compact(self.conversation(), policy, focus, trigger)
@@ -53,6 +53,6 @@ class Compacting:
         self._count(reply)  # its cost is real
         return ("" if reply.calls else reply.text), reply.finish_reason == "length"
 
-    async def _pre_compact(self, trigger: str, focus: str) -> list[str]:
+    async def _pre_compact(self, trigger: CompactTrigger, focus: str) -> list[str]:
         """Fire the PreCompact hook; what it adds joins the summarisation instructions."""
         return await self.hooks.pre_compact(trigger, focus) if self.hooks is not None else []

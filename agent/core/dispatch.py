@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 
 from agent.base.events import Sink, ToolEnd, ToolStart
 from agent.base.record import (
@@ -72,26 +73,29 @@ class Dispatcher:
     async def execute(self, call: Call, ctx: ToolContext) -> ToolResult:
         tool = self.tools.get(call.name)
         if tool is None:  # removed since the call was prepared (e.g. an MCP server died)
-            return error(f"tool {call.name!r} is no longer available", can_retry=False)
+            return error(
+                f"tool {call.name!r} is no longer available", can_retry=False, kind="unavailable"
+            )
         t0 = time.perf_counter()
         try:
             result = await tool.run(call.args, ctx)
         except asyncio.CancelledError:
             raise
         except Exception as e:  # a bug in a tool must not end the session
-            return error(f"{call.name} failed: {type(e).__name__}: {e}", can_retry=False)
+            why = f"{call.name} failed: {type(e).__name__}: {e}"
+            return error(why, can_retry=False, kind="crash", exc=e)
         finally:
             call.run_seconds = time.perf_counter() - t0  # without the time asking
         room = max(ctx.result_room, RESULT_CAP)  # the loop spills or cuts to the result cap
         if len(result.output) > room:
             more = f"{call.name} gave more than fits in a result; call it asking for less"
             output = cap(result.output, room, how_to_see_more=more)
-            result = ToolResult(output, result.is_error, result.display)
+            result = replace(result, output=output)
         if has_surrogates(result.output) or has_surrogates(result.display or ""):
             # An odd file name or stray bytes kept by a tool: a lone surrogate can go neither
             # to the terminal, nor into the session file, nor into the next request's JSON.
             display = None if result.display is None else printable(result.display)
-            result = ToolResult(printable(result.output), result.is_error, display)
+            result = replace(result, output=printable(result.output), display=display)
         return result
 
     async def run_one(self, call: Call, ctx: ToolContext, sink: Sink) -> ToolResult:
@@ -99,7 +103,7 @@ class Dispatcher:
         CALL_ID.set(call.id)  # this task's: read-only calls that run together each have theirs
         sink.emit(ToolStart(call.id, call.name, call.args))
         if call.problem:
-            result = error(call.problem, can_retry=True)
+            result = error(call.problem, can_retry=True, kind="invalid")
         else:
             try:
                 result = await self.pipeline(call, ctx)
@@ -107,12 +111,19 @@ class Dispatcher:
                 raise
             except Exception as e:  # a failing layer (audit, hook, gate, snapshot) likewise
                 why = f"{call.name} could not run: {type(e).__name__}: {e}"
-                result = error(why, can_retry=False)
+                result = error(why, can_retry=False, kind="layer", exc=e)
         seconds = call.run_seconds
         ms = int(seconds * 1000)  # the tool's own time: a permission prompt's wait is not in it
         sink.emit(
             ToolEnd(
-                call.id, call.name, call.args, result.output, result.is_error, ms, result.display
+                call.id,
+                call.name,
+                call.args,
+                result.output,
+                result.is_error,
+                ms,
+                result.display,
+                result.failure,
             )
         )
         return result

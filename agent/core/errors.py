@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from agent.base.events import EndSubtype
+from agent.core.stream import CutStream, StreamError
 
 if TYPE_CHECKING:
     from agent.config.load import Config
@@ -14,7 +18,7 @@ if TYPE_CHECKING:
 class LLMError(Exception):
     """The request failed for good; the message tells the user what to do."""
 
-    subtype = "error_during_execution"  # how the turn it ends is reported (TurnEnd.subtype)
+    subtype: EndSubtype = "error_during_execution"  # how the turn it ends is reported
 
 
 class ContextOverflow(LLMError):
@@ -79,9 +83,49 @@ def body_message(e: Any) -> str:
     return str(getattr(e, "message", e))
 
 
-def retry_after(e: Any) -> float:
+def retry_after(e: Any) -> float | None:
+    """The wait the provider asks for (Retry-After, at most a minute); None: it says none."""
     try:
         value = float(e.response.headers.get("retry-after", ""))
     except (ValueError, AttributeError):
-        return -1
+        return None
     return min(max(value, 0.0), 60.0)
+
+
+@dataclass(frozen=True)
+class RetryNow:
+    """The request was changed to suit the provider: send it again at once (no attempt used)."""
+
+    message: str
+    error: BaseException
+
+
+@dataclass(frozen=True)
+class RetryLater:
+    """A failure worth another attempt, after `after` seconds (None: the backoff's wait)."""
+
+    message: str
+    error: BaseException
+    after: float | None = None
+
+
+Retrying = RetryNow | RetryLater
+
+
+def retry_message(e: Exception, openai: Any, base_url: str) -> str:
+    """What went wrong with the request, for a failure worth retrying ("" for anything else)."""
+    if isinstance(e, CutStream):
+        return f"the reply was cut off: {e}"
+    if isinstance(e, StreamTimeout):
+        return str(e)
+    if isinstance(e, StreamError):
+        return f"the provider sent a stream that cannot be used: {e}"
+    if isinstance(e, openai.APITimeoutError):
+        return "the request timed out"
+    if isinstance(e, openai.APIConnectionError):
+        return f"cannot reach {base_url}: {e.__cause__ or e}"
+    if isinstance(e, openai.APIError):  # an error event inside the stream
+        return f"error from the provider: {e.message}"
+    if isinstance(e, ValueError):  # an event that is not JSON (a proxy's error page…)
+        return f"the provider sent a malformed stream ({e})"
+    return ""

@@ -10,35 +10,32 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent.base.events import ErrorEvent, ReasoningDelta, Sink, TextDelta
 from agent.base.messages import Message
 from agent.config.prices import Price
+from agent.config.view import RetryPolicy
 from agent.core.budget import Budget
 from agent.core.errors import (
     LLMError,
+    Retrying,
+    RetryLater,
+    RetryNow,
     StreamTimeout,
     body_message,
     overflow,
     retry_after,
+    retry_message,
     status_message,
 )
-from agent.core.stream import Assembler, CutStream, Reply, StreamError
+from agent.core.stream import Assembler, CutStream, Reply
 
 if TYPE_CHECKING:
     from agent.config.load import Config
 
 RETRY_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
 sleep = asyncio.sleep  # the wait between attempts: a test records the delays asked for here
-
-
-@dataclass
-class Retry:
-    attempts: int = 5
-    base_delay: float = 1.0
-    max_delay: float = 30.0
 
 
 def wire_messages(messages: list[Message], reasoning_input: str) -> list[Message]:
@@ -59,10 +56,9 @@ def wire_messages(messages: list[Message], reasoning_input: str) -> list[Message
 class LLM:
     """One provider connection for a session; remembers what the provider rejected."""
 
-    def __init__(self, cfg: Config, retry: Retry | None = None) -> None:
+    def __init__(self, cfg: Config, retry: RetryPolicy | None = None) -> None:
         self.cfg = cfg
-        r = cfg.options.retry
-        self.retry = retry or Retry(r.attempts, r.base_delay, r.max_delay)
+        self.retry = retry or cfg.options.retry
         self.include_usage = cfg.provider.include_usage
         self.reasoning_input = cfg.provider.reasoning_input
         self.model = cfg.model
@@ -169,64 +165,55 @@ class LLM:
                 return await self._attempt(messages, tools, kw, asm)
             except Exception as e:
                 decision = self._classify(e, adapted)
-                if decision is None:
+                if decision is None:  # not a failure of the request: a bug, raised as it is
                     raise
-                message, delay = decision
             finally:
                 self.api_seconds += loop.time() - started
-            retry = ErrorEvent(message, retrying=True, discard=asm.shown)  # shown: start over
-            if delay is None:  # adapted the request: try again at once
+            retry = ErrorEvent(decision.message, retrying=True, discard=asm.shown)  # start over
+            if isinstance(decision, RetryNow):
                 sink.emit(retry)
                 continue
             attempt += 1
             if attempt >= self.retry.attempts:
-                raise LLMError(f"{message} (gave up after {attempt} attempts)") from None
+                gave_up = f"{decision.message} (gave up after {attempt} attempts)"
+                raise LLMError(gave_up) from decision.error
             sink.emit(retry)
-            await sleep(delay if delay >= 0 else self._backoff(attempt))
+            wait = decision.after
+            await sleep(wait if wait is not None else self._backoff(attempt))
 
     def _backoff(self, attempt: int) -> float:
         d = min(self.retry.base_delay * 2 ** (attempt - 1), self.retry.max_delay)
         return d * (0.5 + random.random() / 2)
 
-    def _classify(self, e: Exception, adapted: set[str]) -> tuple[str, float | None] | None:
-        """(message, delay) to retry — delay None = retry now, -1 = backoff; or raise."""
+    def _classify(self, e: Exception, adapted: set[str]) -> Retrying | None:
+        """How to try a failed request again (raises LLMError when it cannot be); None: the
+        exception is no failure of the request (a bug): the caller raises it as it is."""
         import openai
 
-        if isinstance(e, CutStream):
-            return f"the reply was cut off: {e}", -1
-        if isinstance(e, StreamTimeout):
-            return str(e), -1
-        if isinstance(e, StreamError):
-            return f"the provider sent a stream that cannot be used: {e}", -1
         if isinstance(e, openai.APIStatusError):
             return self._classify_status(e, adapted)
-        if isinstance(e, openai.APITimeoutError):
-            return "the request timed out", -1
-        if isinstance(e, openai.APIConnectionError):
-            return f"cannot reach {self.cfg.base_url}: {e.__cause__ or e}", -1
-        if isinstance(e, openai.APIError):  # an error event inside the stream
-            return f"error from the provider: {e.message}", -1
-        if isinstance(e, ValueError):  # an event that is not JSON (a proxy's error page…)
-            return f"the provider sent a malformed stream ({e})", -1
-        return None
+        message = retry_message(e, openai, self.cfg.base_url)
+        return RetryLater(message, e) if message else None
 
-    def _classify_status(self, e: Any, adapted: set[str]) -> tuple[str, float | None]:
+    def _classify_status(self, e: Any, adapted: set[str]) -> Retrying:
         status = e.status_code
         msg = body_message(e)
         low = msg.lower()
         if status in (400, 422) and "stream_options" in low and "usage" not in adapted:
             adapted.add("usage")
             self.include_usage = False
-            return "the provider rejects stream_options; retrying without it", None
+            return RetryNow("the provider rejects stream_options; retrying without it", e)
         if status in (400, 422) and "tool_choice" in low and "tool_choice" not in adapted:
             adapted.add("tool_choice")
-            return "the provider rejects tool_choice; retrying without it", None
+            return RetryNow("the provider rejects tool_choice; retrying without it", e)
         if status == 400 and "reasoning_content" in low and "reasoning" not in adapted:
             adapted.add("reasoning")
             self.reasoning_input = "tool_calls" if "passed back" in low else "none"
-            return f"adapting reasoning_content to the provider ({self.reasoning_input})", None
+            return RetryNow(
+                f"adapting reasoning_content to the provider ({self.reasoning_input})", e
+            )
         if status in RETRY_STATUS:
-            return f"{status} from the provider: {msg}", retry_after(e)
+            return RetryLater(f"{status} from the provider: {msg}", e, retry_after(e))
         full = overflow(status, getattr(e, "body", None), msg)
         if full is not None:
             raise full from None

@@ -23,7 +23,7 @@ from agent.base.events import (
     TurnStart,
     Usage,
 )
-from agent.base.messages import Message, wire_name
+from agent.base.messages import Message
 from agent.base.record import Call, Image, Tool, ToolContext, ToolResult, images_message
 from agent.base.tokens import Meter, Totals
 from agent.context.compaction import Policy, auto_compact, fit
@@ -37,20 +37,23 @@ from agent.core.errors import ContextOverflow, LLMError
 from agent.core.llm import LLM
 from agent.core.stream import Reply
 from agent.core.turn_state import (
+    AGAIN,
     INTERRUPTED,
     INTERRUPTED_MARK,
+    RETRY,
+    Done,
+    Next,
     Seen,
     TurnState,
     mark,
     needs_reply,
     no_reply,
-    wire,
+    wire_calls,
 )
 from agent.core.window import learned, server_policy
 from agent.hooks.checks import Checks
 from agent.hooks.hooks import Hooks
 
-REPEAT_LIMIT = 3  # identical calls in one turn before the model is told to change course
 RECOVERY_LIMIT = 2  # cut or malformed replies the loop re-prompts for within one turn
 
 
@@ -64,7 +67,7 @@ class Agent(Compacting):
     sink: Sink
     ctx: ToolContext
     system_prompt: str
-    max_turns: int = 50
+    max_steps: int = 50  # model requests in one turn (the --max-turns flag)
     messages: list[Message] = field(default_factory=list)
     totals: Totals = field(default_factory=Totals)
     hooks: Hooks | None = None  # UserPromptSubmit, Stop and PreCompact hooks
@@ -171,42 +174,43 @@ class Agent(Compacting):
         return await send_back(end, self.hooks, self.checks, self.sink, again)
 
     async def _steps(self, state: TurnState) -> TurnEnd:
-        while True:
-            if state.steps >= self.max_turns:
-                msg = f"reached the turn limit ({self.max_turns}); raise it with --max-turns"
-                return TurnEnd("error_max_turns", state.last_text, state.steps, msg)
-            self.economy.clear(self.conversation(), self.window())
-            await auto_compact(self.conversation(), self.compaction)
-            state.steps += 1
-            state.shown = Seen(self.sink)
-            try:
-                reply = await self.llm.complete(
-                    self.messages, self.schemas, state.shown, state.steps
-                )
-            except ContextOverflow as e:
-                fitted, self.compaction = await fit(self.conversation(), self.compaction, e.limit)
-                learned(self.llm, self.compaction)
-                if state.refit == state.steps or not fitted:
-                    state.oversized = True
-                    why = (
-                        f"{e} — it cannot be made to fit: shorten the input (or /clear in the REPL)"
-                    )
-                    return TurnEnd("error_during_execution", state.last_text, state.steps, why)
-                state.refit = state.steps  # the same step failing again means it cannot fit
-                state.steps -= 1
-                continue
-            except LLMError as e:  # a spending cap (agent.core.budget) has its own subtype
-                return TurnEnd(e.subtype, state.last_text, state.steps, str(e))
-            state.shown = None  # the reply joins the history whole
-            self._count(reply)
-            state.last_text = reply.text or state.last_text
-            if not await self._handle(reply, state):
-                cut_off = reply.finish_reason == "length"
-                text = state.final or reply.text
-                return TurnEnd("success", text, state.steps, truncated=cut_off)
+        """Steps until the turn ends: each step one request and the tools its reply calls."""
+        nxt: Next = AGAIN
+        while not isinstance(nxt, Done):
+            if nxt is AGAIN:
+                if state.steps >= self.max_steps:
+                    msg = f"reached the turn limit ({self.max_steps}); raise it with --max-turns"
+                    return TurnEnd("error_max_turns", state.last_text, state.steps, msg)
+                state.steps += 1
+            nxt = await self._step(state)
+        return nxt.end
 
-    async def _handle(self, reply: Reply, state: TurnState) -> bool:
-        """Add the reply to the history; run its tools. True = ask the model again."""
+    async def _step(self, state: TurnState) -> Next:
+        """One request and what its reply asks for; RETRY sends the same step again (the
+        history was made to fit the server's window)."""
+        self.economy.clear(self.conversation(), self.window())
+        await auto_compact(self.conversation(), self.compaction)
+        state.shown = Seen(self.sink)
+        try:
+            reply = await self.llm.complete(self.messages, self.schemas, state.shown, state.steps)
+        except ContextOverflow as e:
+            fitted, self.compaction = await fit(self.conversation(), self.compaction, e.limit)
+            learned(self.llm, self.compaction)
+            if state.refit == state.steps or not fitted:
+                state.oversized = True
+                why = f"{e} — it cannot be made to fit: shorten the input (or /clear in the REPL)"
+                return Done(TurnEnd("error_during_execution", state.last_text, state.steps, why))
+            state.refit = state.steps  # the same step failing again means it cannot fit
+            return RETRY
+        except LLMError as e:  # a spending cap (agent.core.budget) has its own subtype
+            return Done(TurnEnd(e.subtype, state.last_text, state.steps, str(e)))
+        state.shown = None  # the reply joins the history whole
+        self._count(reply)
+        state.last_text = reply.text or state.last_text
+        return await self._handle(reply, state)
+
+    async def _handle(self, reply: Reply, state: TurnState) -> Next:
+        """Add the reply to the history; run its tools; AGAIN when the model has more to do."""
         msg: Message = {"role": "assistant", "content": reply.text}
         if reply.reasoning:
             msg["reasoning_content"] = reply.reasoning
@@ -214,14 +218,7 @@ class Agent(Compacting):
         cut = split_cut(reply.finish_reason, calls, reply.text)
         calls = cut.run if cut is not None else calls  # a cut call never runs
         if calls:
-            msg["tool_calls"] = [
-                {
-                    "id": c.id,
-                    "type": "function",
-                    "function": {"name": wire_name(c.name), "arguments": wire(c)},
-                }
-                for c in calls
-            ]
+            msg["tool_calls"] = wire_calls(calls)
         self._add(msg)
         shown = [{"id": c.id, "name": c.name, "args": c.args} for c in calls]
         finish = reply.finish_reason or ""
@@ -229,14 +226,13 @@ class Agent(Compacting):
         if cut is not None or reply.malformed:
             if calls:
                 await self._run_tools(calls, state)
-            return self._recover(state, cut, reply)
+            return AGAIN if self._recover(state, cut, reply) else _answered(reply, state)
         if reply.finish_reason == "length":
             why = "went round in circles until" if repeating(reply.text) else "was cut at"
             self.sink.emit(Notice(f"the model's reply {why} its output token limit"))
-        if not calls:
-            return False
-        await self._run_tools(calls, state)
-        return not self._final(calls, state)
+        if calls:
+            await self._run_tools(calls, state)
+        return _answered(reply, state) if not calls or self._final(calls, state) else AGAIN
 
     def _final(self, calls: list[Call], state: TurnState) -> bool:
         """A tool that ends the turn (ToolResult.final): its text is the reply."""
@@ -259,14 +255,7 @@ class Agent(Compacting):
         return True
 
     async def _run_tools(self, calls: list[Call], state: TurnState) -> None:
-        for c in calls:
-            key = (c.name, c.raw)
-            state.seen[key] = state.seen.get(key, 0) + 1
-            if state.seen[key] > REPEAT_LIMIT and not c.problem:
-                c.problem = (
-                    f"this exact {c.name} call was already made {REPEAT_LIMIT} times this turn "
-                    "with the same arguments; use its earlier result or try something different"
-                )
+        state.note_repeats(calls)
         state.pending = calls
         state.done = {}
         await self.dispatcher.run_all(calls, self.ctx, self.sink, state.done)
@@ -298,3 +287,9 @@ class Agent(Compacting):
         if u:
             tokens = (u["input_tokens"], u["cached_tokens"], u["output_tokens"])
             self.sink.emit(Usage(**u, cost=None if price is None else price.cost(*tokens)))
+
+
+def _answered(reply: Reply, state: TurnState) -> Done:
+    """The model answered (or a tool's result is the answer): the turn succeeded."""
+    text = state.final or reply.text
+    return Done(TurnEnd("success", text, state.steps, truncated=reply.finish_reason == "length"))

@@ -14,10 +14,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.base.events import TurnEnd
+from agent.base.events import EndSubtype, TurnEnd
 from agent.config.automation import schema_registry
 
-FAILED = "error_output_schema"
+FAILED: EndSubtype = "error_output_schema"
 ERROR_LIMIT = 20  # validation errors listed; the rest are counted
 _FENCE = re.compile(r"\A```[A-Za-z0-9_-]*[ \t]*\n(.*?)\n?```\Z", re.S)
 

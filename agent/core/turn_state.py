@@ -1,4 +1,5 @@
-"""The loop's bookkeeping: session totals, one turn's state, and what the user saw of a reply.
+"""The loop's bookkeeping: one turn's state, what the user saw of a reply, and what happens
+after a step (Next: AGAIN, RETRY, or Done with the turn's end).
 
 A turn that ends without a reply (interrupted, a failed request, the step limit) still leaves
 an assistant message after the user's message or the tool results: strict chat templates
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.base.events import ErrorEvent, Event, Sink, TextDelta, TurnEnd
-from agent.base.messages import Message
+from agent.base.messages import FunctionCall, Message, ToolCallEntry, wire_name
 from agent.base.record import Call
 
 INTERRUPTED_MARK = "[interrupted by the user]"
@@ -55,6 +56,9 @@ def needs_reply(messages: list[Message]) -> bool:
     return len(messages) > 1 and messages[-1].get("role") in ("user", "tool")
 
 
+REPEAT_LIMIT = 3  # identical calls in one turn before the model is told to change course
+
+
 @dataclass
 class TurnState:
     steps: int = 0
@@ -68,6 +72,18 @@ class TurnState:
     shown: Seen | None = None  # the request in flight, and the text it has shown
     final: str = ""  # a tool ended the turn with this reply (ToolResult.final)
 
+    def note_repeats(self, calls: list[Call]) -> None:
+        """A call made more than REPEAT_LIMIT times this turn does not run again: the model is
+        told to use the earlier result or change course."""
+        for c in calls:
+            key = (c.name, c.raw)
+            self.seen[key] = self.seen.get(key, 0) + 1
+            if self.seen[key] > REPEAT_LIMIT and not c.problem:
+                c.problem = (
+                    f"this exact {c.name} call was already made {REPEAT_LIMIT} times this turn "
+                    "with the same arguments; use its earlier result or try something different"
+                )
+
 
 def wire(call: Call) -> str:
     """Arguments to keep in the history: the model's own text when it is valid JSON."""
@@ -76,3 +92,32 @@ def wire(call: Call) -> str:
     except ValueError:
         return json.dumps(call.args)  # providers may reject invalid JSON in the history
     return call.raw or "{}"
+
+
+@dataclass(frozen=True)
+class Done:
+    """The turn ends here, as `end` says."""
+
+    end: TurnEnd
+
+
+class _Again:
+    """Ask the model again: the next step (the reply's tools ran, or it was told what to fix)."""
+
+
+class _Retry:
+    """Send this step's request again: the history was made to fit the server's window."""
+
+
+AGAIN, RETRY = _Again(), _Retry()
+Next = _Again | _Retry | Done  # what happens after a step
+
+
+def wire_calls(calls: list[Call]) -> list[ToolCallEntry]:
+    """An assistant message's `tool_calls`, as the API takes them back."""
+    return [_wire_call(c) for c in calls]
+
+
+def _wire_call(c: Call) -> ToolCallEntry:
+    fn: FunctionCall = {"name": wire_name(c.name), "arguments": wire(c)}
+    return {"id": c.id, "type": "function", "function": fn}

@@ -37,7 +37,7 @@ from agent.app import Run, build
 from agent.base.events import TurnEnd
 from agent.commands.registry import all_commands, parse
 from agent.config.load import Config, ConfigError, Flags, load_config
-from agent.config.settings import MODES
+from agent.config.modes import MODES
 from agent.editor import replay
 from agent.editor.asking import EditorAsker
 from agent.editor.bridge import EditorBridge

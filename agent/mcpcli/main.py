@@ -12,7 +12,8 @@ from pathlib import Path
 from agent.base.visible import visible
 from agent.config.load import ConfigError, Flags
 from agent.config.mcpfiles import SCOPES
-from agent.config.settings import MODES, split_rules
+from agent.config.modes import MODES
+from agent.config.settings import split_rules
 from agent.mcpcli import servers
 from agent.ui.process import EXIT_USAGE, exit_on_signals
 from agent.ui.startup import configure

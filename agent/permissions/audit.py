@@ -100,6 +100,8 @@ class Audit:
                 else ("error" if result.is_error else "ok")
             )
             line["is_error"] = result.is_error
+            if result.failure is not None:  # what happened (the model read what to do)
+                line["failure"] = result.failure.summary()
             code = exit_status(result)
             if code is not None:
                 line["exit_code"] = code

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from agent.base.record import Tool
+from agent.config.modes import PermissionMode
 from agent.permissions.facts import Decision, Facts
 from agent.permissions.later import first_runs_later
 from agent.permissions.paths import Workspace, check, names_protected, within
@@ -59,7 +60,7 @@ def _workspace(root: str, extra: tuple[str, ...], home: str) -> Workspace:
 
 def decide(
     rules: dict[str, Any] | RuleSet,
-    mode: str,
+    mode: PermissionMode,
     tool: Tool,
     args: dict[str, Any],
     workspace: Workspace | Path | str | None = None,
@@ -246,7 +247,7 @@ def _reaches(r: Rule, host: str) -> bool:
     return r.spec is None or domain_match(r, host)
 
 
-def verdict(f: Facts, mode: str, tool: Tool) -> Decision:
+def verdict(f: Facts, mode: PermissionMode, tool: Tool) -> Decision:
     """Apply the mode to what decide learned."""
     if f.deny:
         return Decision("deny", f.deny_reason, "rule", f.deny)

@@ -4,13 +4,16 @@ plain data, shared by the pure decision, the shell policy, the gate and the prom
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
+
+from agent.base.record import DecidedBy
 
 
 @dataclass(frozen=True)
 class Decision:
-    kind: str  # allow | ask | deny
+    kind: Literal["allow", "ask", "deny"]
     reason: str = ""
-    source: str = ""  # rule | mode | read-only | protected | outside | shell | user | hook
+    source: DecidedBy = ""
     rule: str = ""  # the rule that decided, when a rule did
 
 

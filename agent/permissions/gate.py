@@ -13,6 +13,7 @@ from typing import Any
 from agent.base.events import PermissionDenied, Sink
 from agent.base.record import Call, Next, Tool, ToolContext, ToolResult, error
 from agent.config.load import Config
+from agent.config.modes import PermissionMode
 from agent.permissions import asking, grants
 from agent.permissions.asking import Asker
 from agent.permissions.decide import apply_hook, facts, verdict, workspace_of
@@ -35,7 +36,7 @@ class Gate:
         self,
         tools: dict[str, Tool],
         rules: dict[str, Any],
-        mode: str,
+        mode: PermissionMode,
         sink: Sink,
         asker: Asker | None = None,
         *,
@@ -188,7 +189,8 @@ class Gate:
                 confirmed = granted_by(asked.rule, self.turn_grants)
                 if confirmed is not None:
                     grants.confirm(confirmed)
-        call.decision, call.source, call.rule = d.kind, d.source, d.rule
+        call.decision = "allow" if d.kind == "allow" else "deny"  # asked: the answer decided
+        call.source, call.rule = d.source, d.rule
         call.reason, call.mode = d.reason, self.mode
         if d.kind == "allow":
             with judging(f.paths, self.ws.dirs):  # where file tools may write (judged.py)

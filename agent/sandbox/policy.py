@@ -25,11 +25,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.config.modes import SANDBOX_MODES
 from agent.git import repo
 from agent.permissions.later import RUNS_LATER_DIRS, RUNS_LATER_FILES, runs_later_file
 from agent.permissions.paths import within
 
-MODES = ("off", "read-only", "workspace-write")
 MAX_GITMODULES = 64 << 10  # bytes of .gitmodules read
 MAX_SUBMODULES = 200
 MAX_WORKTREES = 100
@@ -148,8 +148,8 @@ def _protected(root: str, nested: bool = True) -> tuple[list[str], list[str], li
 
 
 def check_mode(mode: str) -> None:
-    if mode not in MODES:
-        raise ValueError(f"sandbox mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if mode not in SANDBOX_MODES:
+        raise ValueError(f"sandbox mode must be one of {', '.join(SANDBOX_MODES)}, not {mode!r}")
 
 
 def make_policy(

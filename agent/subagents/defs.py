@@ -40,7 +40,7 @@ class AgentDef:
     prompt: str
     tools: tuple[str, ...] | None = None  # None = the default subset
     model: str | None = None
-    max_turns: int | None = None
+    max_steps: int | None = None  # maxTurns
     source: str = ""
     notes: tuple[str, ...] = ()  # problems with the definition (unknown tools), for warnings
 
@@ -83,7 +83,7 @@ def parse_def(path: Path, known: Known) -> AgentDef | str:
         tools=tools,
         notes=notes,
         model=None if model in ("", "inherit") else model,
-        max_turns=int(turns) if turns.isdigit() and int(turns) > 0 else None,
+        max_steps=int(turns) if turns.isdigit() and int(turns) > 0 else None,
         source=str(path),
     )
 

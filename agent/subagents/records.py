@@ -28,7 +28,7 @@ class Limits:
     """Settings key `subagents`: {"maxDepth": 1, "maxTurns": 30, "maxParallel": 4, "tools": […]}."""
 
     max_depth: int = 1
-    max_turns: int = 30
+    max_steps: int = 30  # maxTurns: model requests in one task
     max_parallel: int = 4
     tools: tuple[str, ...] | None = None  # names or fnmatch patterns; None = all but task
 

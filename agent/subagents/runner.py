@@ -156,7 +156,7 @@ class Subagents:
             sink=sink,
             ctx=ctx,
             system_prompt=self.system_prompt(job),
-            max_turns=(job.agent.max_turns if job.agent else None) or self.limits.max_turns,
+            max_steps=(job.agent.max_steps if job.agent else None) or self.limits.max_steps,
             compaction=self.parent.compaction,
             economy=self.parent.economy.for_child(),
         )

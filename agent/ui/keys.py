@@ -21,13 +21,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.base.visible import visible
+from agent.config.modes import PermissionMode
 from agent.ui.typeahead import TypeAhead
 
 if TYPE_CHECKING:  # annotations only: the loop loads after the prompt is drawn
     from agent.core.loop import Agent
 
 PROMPT = "> "
-CYCLE = ("default", "acceptEdits", "plan")  # the modes Shift+Tab steps through
+CYCLE: tuple[PermissionMode, ...] = (
+    "default",
+    "acceptEdits",
+    "plan",
+)  # the modes Shift+Tab steps through
 
 
 class PromptHost(Protocol):
@@ -37,7 +42,7 @@ class PromptHost(Protocol):
     def cycle_mode(self) -> None: ...
 
 
-def next_mode(mode: str, start: str) -> str:
+def next_mode(mode: PermissionMode, start: PermissionMode) -> PermissionMode:
     """Shift-Tab: default → acceptEdits → plan → (the start mode, when it is another) → …"""
     order = list(CYCLE) + ([start] if start not in CYCLE else [])
     return order[(order.index(mode) + 1) % len(order)] if mode in order else "default"

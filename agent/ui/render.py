@@ -221,6 +221,8 @@ class TextRenderer:
             self._err(f"  {mark}{s.reset} {line} {s.dim}· {event.duration_ms} ms{s.reset}")
             if rest and not event.is_error:
                 self._err(color_diff(rest, s))
+            if self.verbose and event.failure is not None and event.failure.error is not None:
+                self._err(f"{s.dim}    ↳ {visible(event.failure.summary())}{s.reset}")
         elif isinstance(event, ErrorEvent):
             tail = " — retrying" if event.retrying else ""
             self._err(f"{s.yellow}warning:{s.reset} {visible(event.message)}{tail}")

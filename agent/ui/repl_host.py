@@ -9,6 +9,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from agent.config.modes import PermissionMode
 from agent.ui.keys import Interrupts, next_mode, toolbar_text
 
 if TYPE_CHECKING:  # annotations only
@@ -24,8 +25,8 @@ class ReplHost:
     """State the prompt and the asker share with the REPL's loop (set by agent.ui.repl.Repl)."""
 
     cfg: Config
-    start_mode: str
-    _mode: str
+    start_mode: PermissionMode
+    _mode: PermissionMode
     run: Run | None
     console: Console | None
     renderer: LiveRenderer | None
@@ -36,8 +37,8 @@ class ReplHost:
     session: PromptSession[str]
 
     @property
-    def mode(self) -> str:
-        return str(self.run.gate.mode) if self.run is not None else self._mode
+    def mode(self) -> PermissionMode:
+        return self.run.gate.mode if self.run is not None else self._mode
 
     def cycle_mode(self) -> None:
         self._mode = next_mode(self.mode, self.start_mode)

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agent.base.parts import PlanOutcome
+from agent.config.modes import PermissionMode
 from agent.permissions.asking import AskRequest
 from agent.permissions.gate import Gate
 
@@ -17,17 +19,18 @@ KEEP = ("n", "[N]o, keep planning")
 @dataclass
 class Review:
     gate: Gate
-    set_mode: Callable[[str], None]  # Run.set_mode: the gate, hooks and session record follow
+    # Run.set_mode: the gate, hooks and session record follow
+    set_mode: Callable[[PermissionMode], None]
 
     @property
-    def mode(self) -> str:
+    def mode(self) -> PermissionMode:
         return self.gate.mode
 
     @property
     def can_ask(self) -> bool:
         return self.gate.asker is not None
 
-    async def review(self, plan: str) -> tuple[str, str]:
+    async def review(self, plan: str) -> tuple[PlanOutcome, str]:
         """("default" | "acceptEdits", "") when approved, else ("keep", the feedback)."""
         assert self.gate.asker is not None
         req = AskRequest(
@@ -40,8 +43,10 @@ class Review:
             labels=(*CHOICES, KEEP),
         )
         answer = await self.gate.asker(req)
-        if answer.choice in ("y", "e"):
-            mode = "default" if answer.choice == "y" else "acceptEdits"
-            self.set_mode(mode)
-            return mode, ""
+        if answer.choice == "y":
+            self.set_mode("default")
+            return "default", ""
+        if answer.choice == "e":
+            self.set_mode("acceptEdits")
+            return "acceptEdits", ""
         return "keep", answer.reason

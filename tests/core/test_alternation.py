@@ -105,12 +105,12 @@ async def test_the_step_limit_and_an_interrupted_tool_end_on_assistant(
 ) -> None:
     fake.script(tool_calls([("echo", {"text": "a"})]), tool_calls([("slow", {"seconds": 30})]))
     fake.script(text("ok"))
-    agent, _ = make_agent(fake, tmp_path, max_turns=1)
+    agent, _ = make_agent(fake, tmp_path, max_steps=1)
     end = await agent.run_turn("loop")
     assert end.subtype == "error_max_turns"
     assert [m["role"] for m in agent.messages[-2:]] == ["tool", "assistant"]
     assert agent.messages[-1]["content"].startswith("[stopped: reached the turn limit (1)")
-    agent.max_turns = 5
+    agent.max_steps = 5
     turn = asyncio.ensure_future(agent.run_turn("sleep"))
     deadline = time.monotonic() + 20
     while agent.messages[-1].get("tool_calls") is None:  # the slow tool is running

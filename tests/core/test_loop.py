@@ -156,7 +156,7 @@ async def test_length_cut_inside_arguments_never_executes(fake: FakeOpenAI, tmp_
 
 async def test_turn_limit(fake: FakeOpenAI, tmp_path: Path) -> None:
     fake.script(*(tool_calls([("echo", {"text": str(i)})]) for i in range(3)))
-    agent, _ = make_agent(fake, tmp_path, max_turns=3)
+    agent, _ = make_agent(fake, tmp_path, max_steps=3)
     end = await agent.run_turn("loop forever")
     assert end.subtype == "error_max_turns"
     assert "--max-turns" in (end.error or "")

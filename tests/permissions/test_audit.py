@@ -160,3 +160,46 @@ def test_one_shot_writes_the_audit_log(
     assert (bash["decision"], bash["rule"], bash["exit_code"]) == ("allow", "bash(mkdir:*)", 3)
     assert len({read["session"], write["session"], bash["session"], edit["session"]}) == 1
     assert not (proj / ".agent").exists()  # the audit log no longer makes .agent/
+
+
+async def test_a_failure_is_recorded_with_its_kind_and_exception(tmp_path: Path) -> None:
+    """The model reads what to do; the audit log (and --verbose) keeps what happened: the
+    failure's kind and the exception caught, for a tool's bug and for the system's refusal."""
+    from agent.base.events import ToolEnd
+    from agent.core.dispatch import Dispatcher
+    from agent.tools.shared.common import guard
+    from agent.ui.render import TextRenderer
+
+    async def buggy(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        raise KeyError("lost")
+
+    @guard
+    async def refused(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        raise PermissionError(13, "Permission denied", "/root/x")
+
+    tools = {"buggy": replace(TOUCH, name="buggy", run=buggy)}
+    tools["refused"] = replace(TOUCH, name="refused", run=refused)
+    rec = Recorder()
+    dispatcher = Dispatcher(tools, (Audit(tmp_path, "s", rec),))
+    ctx = ToolContext(cwd=tmp_path)
+    crashed = await dispatcher.run_one(Call("c1", "buggy", {"path": "a"}), ctx, rec)
+    denied = await dispatcher.run_one(Call("c2", "refused", {"path": "a"}), ctx, rec)
+    assert "KeyError" in crashed.output and "can_retry: false" in crashed.output
+    assert "Permission denied (/root/x)" in denied.output
+    first, second = lines(tmp_path)
+    assert first["failure"] == "crash: KeyError: 'lost'"
+    assert second["failure"] == "system: PermissionError: [Errno 13] Permission denied: '/root/x'"
+    ends = [e for e in rec.events if isinstance(e, ToolEnd)]
+    assert [e.failure.kind for e in ends if e.failure] == ["crash", "system"]
+
+    import io
+
+    err = io.StringIO()
+    verbose = TextRenderer(io.StringIO(), err, verbose=True)
+    quiet_err = io.StringIO()
+    quiet = TextRenderer(io.StringIO(), quiet_err)
+    for e in ends:
+        verbose.emit(e)
+        quiet.emit(e)
+    assert "↳ crash: KeyError: 'lost'" in err.getvalue()
+    assert "↳" not in quiet_err.getvalue()  # without --verbose: the error line alone
