@@ -23,12 +23,11 @@ from pathlib import Path
 
 from agent.base.record import cap
 from agent.base.words import plural
-from agent.tools.shared.gitglob import IgnoreRules
+from agent.tools.shared.gitglob import IgnoreRules, compile_any
 
 IGNORE_FILES = (".agentignore", ".claudeignore", ".aiderignore", ".cursorignore", ".codeiumignore")
 MAX_BYTES = 1 << 20  # of one ignore file: the rest of a larger one is not read
 LISTING_CAP = 500  # entries of one directory read
-_ANY_DEPTH = "(?:.*/)?"  # how gitglob starts the regex of a pattern without a slash
 # The ignore rules that apply inside one directory, nearest first: (the directory of the ignore
 # files, relative to the top: "" or "a/b/"; their combined rules; their names).
 Chain = tuple[tuple[str, IgnoreRules, str], ...]
@@ -36,20 +35,6 @@ Chain = tuple[tuple[str, IgnoreRules, str], ...]
 
 def _inside(path: str, top: str) -> bool:
     return path == top or path.startswith(top.rstrip(os.sep) + os.sep)
-
-
-def _name_only(regex: str) -> str | None:
-    """What a rule matching at any depth (gitglob's `(?:.*/)?X`, X never matching a `/`: a
-    pattern without a slash) checks of a path: X over its last part. None for other rules."""
-    if not regex.startswith(_ANY_DEPTH):
-        return None
-    rest = regex[len(_ANY_DEPTH) :]
-    bare = rest.replace("[^/]", "")  # `*` and `?`; any other class might match a `/`
-    return None if "/" in bare or "[" in bare or ".*" in bare else rest
-
-
-def _any_of(regexes: list[str]) -> re.Pattern[str] | None:
-    return re.compile("|".join(f"(?:{r})" for r in regexes)) if regexes else None
 
 
 class _Scope:
@@ -67,12 +52,11 @@ class _Scope:
             for rule in rules.rules:
                 if rule.only_dir:
                     continue  # never matches a file
-                name = _name_only(rule.regex.pattern)
-                if name is not None:
-                    names.append(name)
+                if rule.name is not None:
+                    names.append(rule.name)
                 else:
                     paths.append(re.escape(d) + f"(?:{rule.regex.pattern})")
-        self.names, self.paths = _any_of(names), _any_of(paths)
+        self.names, self.paths = compile_any(names), compile_any(paths)
         self.empty = not (names or paths)  # no rule can match a file here
         self.sure = not any(rules.whitelists for _, rules, _ in chain)  # no `!`: a match hides
 
@@ -169,29 +153,19 @@ class AgentIgnore:
             self._dirs[sub] = scope
         return scope
 
-    def _scope(self, d: str) -> _Scope | None:
-        try:
-            return self._dirs[d]
-        except KeyError:
-            return self._dir(d)
-
     def hidden(self, rel: str, is_dir: bool = False) -> bool:
         """Whether `rel` (relative to the base, `/`-separated) is hidden."""
-        if not rel:
-            return False
-        if is_dir and rel in self._dirs:
-            return self._dirs[rel] is None
+        if is_dir or not rel:
+            return self._dir(rel) is None  # the walker enters it next: its scope is wanted
         cut = rel.rfind("/")
-        scope = self._scope(rel[:cut] if cut > 0 else "")
-        if scope is None or is_dir:
-            return scope is None or bool(scope.hides(self.prefix + rel, True))
-        return scope.hides_file(rel, cut, self.prefix)
+        scope = self._dir(rel[:cut] if cut > 0 else "")
+        return scope is None or scope.hides_file(rel, cut, self.prefix)
 
     def hidden_by(self, rel: str, is_dir: bool = False) -> str:
         """The names of the ignore files hiding `rel` (or a directory above it), or ""."""
         parts = rel.split("/") if rel else []
         for i in range(1, len(parts) + 1):  # each directory down from the base, then `rel`
-            scope = self._scope("/".join(parts[: i - 1]))
+            scope = self._dir("/".join(parts[: i - 1]))
             assert scope is not None  # the loop stops at the first hidden directory
             found = scope.hides(self.prefix + "/".join(parts[:i]), is_dir or i < len(parts))
             if found:
