@@ -28,17 +28,17 @@ from agent.hooks.hooks import Hooks
 from agent.mcp.mentions import attach_resources
 from agent.mcp.tools import McpTools
 from agent.mcp.tools import start as start_mcp
-from agent.permissions.asking import Asker
 from agent.permissions.audit import Audit, Denials
 from agent.permissions.gate import GRANT, Gate, session_gate
+from agent.permissions.request import Asker
 from agent.sandbox.runtime import Sandbox, for_session, sandbox_of
 from agent.session.checkpoints import Snapshots
-from agent.session.opening import open_store
+from agent.session.opening import Opened, open_store
 from agent.session.recorder import SessionRecorder
 from agent.session.store import SessionFile
 from agent.skills.catalog import Catalog
 from agent.skills.session import for_session as skills_for
-from agent.tools import session_context
+from agent.tools.session import session_context
 from agent.workflows.planning import Review
 from agent.workflows.registry import session_tools
 from agent.workflows.setup import attach as attach_workflows
@@ -207,15 +207,9 @@ def _economy(cfg: Config, store: SessionFile, gate: Gate) -> Economy:
 
 def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | None = None) -> Run:
     """Everything a session needs, wired at the three seams; `resume_id` continues one."""
-    opened = open_store(cfg.root, resume_id, cfg.options.retention)
+    opened, recorder, denials, out = _recorded(cfg, sink, resume_id)
     store, snapshots, history = opened.store, opened.snapshots, opened.history
     session_id = store.id
-    recorder = SessionRecorder(store, cfg.provider, snapshots)
-    denials = Denials()
-    out = FanOut(sink, denials, recorder)
-    recorder.report_to(out)  # a session file that cannot be written any more is said once
-    if opened.pruned:
-        out.emit(Notice(opened.pruned))
     skills = skills_for(cfg.root, cfg.trust, out)
     tools, actions, (agent_defs, def_warnings) = session_tools(cfg, session_id, out, skills)
     gate, hooks, layers = _pipeline(cfg, store, tools, snapshots, out, asker)
@@ -229,8 +223,7 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     checks = checks_for(cfg.options.checks, cfg.cwd, tools, out, box, cfg.trusted)
     if checks is not None:
         layers = (*layers, checks)  # innermost: it sees the calls that really ran
-    language = cfg.options.language
-    prompt = _system_prompt(cfg, language)
+    prompt = _system_prompt(cfg, cfg.options.language)
     agent = Agent(
         llm=LLM(cfg),
         tools=tools,
@@ -259,9 +252,24 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     run = Run(
         agent, session_id, denials, cfg, hooks, gate, store, recorder, actions=actions, mcp=mcp
     )
-    run.first_turn, run.language, run.skills = not history, language, skills
+    run.first_turn, run.language, run.skills = not history, cfg.options.language, skills
     _finish(run, opened.ran_in)
     return run
+
+
+def _recorded(
+    cfg: Config, sink: Sink, resume_id: str | None
+) -> tuple[Opened, SessionRecorder, Denials, FanOut]:
+    """The session's store (new, or the one resumed) and where its events go: the caller's
+    sink, the permission denials and the session recorder."""
+    opened = open_store(cfg.root, resume_id, cfg.options.retention)
+    recorder = SessionRecorder(opened.store, cfg.provider, opened.snapshots)
+    denials = Denials()
+    out = FanOut(sink, denials, recorder)
+    recorder.report_to(out)  # a session file that cannot be written any more is said once
+    if opened.pruned:
+        out.emit(Notice(opened.pruned))
+    return opened, recorder, denials, out
 
 
 def _share_box(

@@ -9,6 +9,7 @@ from typing import Any
 from agent import __version__
 from agent.config.modes import MODES
 from agent.ui.process import EXIT_OK, EXIT_USAGE, exit_on_signals
+from agent.ui.stdin import read_prompt
 
 EPILOG = """examples:
   agent                                   the interactive REPL in this project
@@ -197,9 +198,6 @@ def main(argv: list[str] | None = None) -> int:
         from agent.editor.stdio import main as serve_acp
 
         return serve_acp(args)
-    # deferred: ~70 ms: the chosen front end only
-    from agent.ui.oneshot import read_prompt, run_oneshot
-
     prompt = read_prompt(args.prompt)
     needs_prompt = [flag for name, flag in ONE_SHOT_FLAGS.items() if getattr(args, name)]
     if prompt is None and needs_prompt:
@@ -214,6 +212,9 @@ def main(argv: list[str] | None = None) -> int:
 
             return with_worktree(args, lambda: run_repl(args), refuse)
         return run_repl(args)
+    # deferred: ~70 ms: the chosen front end only
+    from agent.ui.oneshot import run_oneshot
+
     return run_oneshot(args, prompt)
 
 

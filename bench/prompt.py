@@ -13,7 +13,7 @@ def prompt_bench(table: Table) -> None:
     """Chars and estimated tokens of the base system prompt, the tool list and both together."""
     from agent.base.tokens import estimate, estimate_tools
     from agent.context.memory import base_prompt
-    from agent.tools import builtin_tools
+    from agent.tools.builtin import builtin_tools
 
     system = base_prompt()
     schemas = _session_tools() or [t.schema() for t in builtin_tools()]

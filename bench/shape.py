@@ -22,7 +22,9 @@ class Module:
     path: Path
     lines: int
     imports: set[str] = field(default_factory=set)  # project modules, wherever imported
+    typed: set[str] = field(default_factory=set)  # project modules imported for annotations only
     deferred: int = 0  # project imports made inside a function
+    unexplained: list[int] = field(default_factory=list)  # lines of those without `# deferred:`
     functions: list[tuple[int, str]] = field(default_factory=list)  # (lines, qualified name)
 
 
@@ -38,14 +40,28 @@ def _type_checking(node: ast.If) -> bool:
     )
 
 
-def _imports(node: ast.AST, inside: bool) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
+Found = tuple[ast.Import | ast.ImportFrom, bool, bool]  # (import, inside a function, typing only)
+
+
+def _imports(node: ast.AST, inside: bool, typing: bool = False) -> Iterator[Found]:
     for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.If) and _type_checking(child):
-            continue  # annotations only: no run-time edge
         if isinstance(child, (ast.Import, ast.ImportFrom)):
-            yield child, inside
+            yield child, inside, typing
         deeper = inside or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-        yield from _imports(child, deeper)
+        typed = typing or (isinstance(child, ast.If) and _type_checking(child))
+        yield from _imports(child, deeper, typed)
+
+
+def _explained(lines: list[str], lineno: int) -> bool:
+    """A `# deferred: …` comment on the import's line, or above it in its run of imports."""
+    i = lineno - 1
+    if "deferred" in lines[i]:
+        return True
+    while i > 0 and lines[i - 1].strip().startswith(("#", "from ", "import ")):
+        i -= 1
+        if "# deferred" in lines[i]:
+            return True
+    return False
 
 
 def _targets(node: ast.Import | ast.ImportFrom, me: str, is_pkg: bool, known: set[str]) -> set[str]:
@@ -88,17 +104,25 @@ def load() -> dict[str, Module]:
         text = path.read_text(encoding="utf-8")
         tree = ast.parse(text)
         m = Module(name, path, text.count("\n"))
-        for node, inside in _imports(tree, False):
+        lines = text.splitlines()
+        for node, inside, typing in _imports(tree, False):
             targets = _targets(node, name, path.name == "__init__.py", known)
+            if typing:  # no run-time edge, but a cycle all the same for a reader and mypy
+                m.typed |= targets
+                continue
             m.imports |= targets
-            m.deferred += inside and bool(targets)
+            if inside and targets:
+                m.deferred += 1
+                if not _explained(lines, node.lineno):
+                    m.unexplained.append(node.lineno)
         m.functions = sorted(_functions(tree), reverse=True)
         out[name] = m
     return out
 
 
 def cycles(mods: dict[str, Module]) -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    """Strongly connected components of more than one module (Tarjan, iterative), over every
+    import: at module level, inside functions, and for annotations only."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -108,7 +132,7 @@ def cycles(mods: dict[str, Module]) -> list[list[str]]:
     for start in mods:
         if start in index:
             continue
-        work = [(start, iter(sorted(mods[start].imports)))]
+        work = [(start, iter(sorted(mods[start].imports | mods[start].typed)))]
         index[start] = low[start] = counter
         counter += 1
         stack.append(start)
@@ -122,7 +146,7 @@ def cycles(mods: dict[str, Module]) -> list[list[str]]:
                     counter += 1
                     stack.append(w)
                     on.add(w)
-                    work.append((w, iter(sorted(mods[w].imports))))
+                    work.append((w, iter(sorted(mods[w].imports | mods[w].typed))))
                 elif w in on:
                     low[v] = min(low[v], index[w])
                 continue
@@ -152,11 +176,16 @@ def main() -> int:
         ((n, f"{m.name}.{q}") for m in mods.values() for n, q in m.functions), reverse=True
     )
     print(f"modules: {len(mods)} in {len(packages)} packages; {len(top)} at the top of agent/")
-    print(f"import cycles (deferred imports included): {len(cyc)}")
+    print(f"import cycles (deferred and type-only imports included): {len(cyc)}")
     for c in cyc:
         print("  " + " <-> ".join(c))
     deferred = sum(m.deferred for m in mods.values())
     print(f"deferred imports of the project's own modules: {deferred}")
+    for m in mods.values():
+        for line in m.unexplained:
+            print(
+                f"  no `# deferred: ~N ms: why` comment: {m.path.relative_to(ROOT.parent)}:{line}"
+            )
     print(f"longest file: {longest.name} {longest.lines} lines")
     over = [m for m in mods.values() if m.lines > LONG_FILE]
     print(f"files over {LONG_FILE} lines: {', '.join(f'{m.name} {m.lines}' for m in over) or '-'}")

@@ -35,7 +35,7 @@ def make_tree(root: Path, files: int) -> None:
 
 def _tool(name: str, args: dict[str, Any], root: Path) -> Any:
     from agent.base.record import ToolContext
-    from agent.tools import builtin_tools
+    from agent.tools.builtin import builtin_tools
 
     tool = {t.name: t for t in builtin_tools()}[name]
 

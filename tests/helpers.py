@@ -174,7 +174,7 @@ def user_texts(body: dict[str, Any]) -> list[str]:
 
 def answering(choice: str = "y") -> tuple[list[Any], Any]:
     """An asker that records each permission request and answers `choice` to it."""
-    from agent.permissions.asking import Answer, AskRequest
+    from agent.permissions.request import Answer, AskRequest
 
     asked: list[AskRequest] = []
 
@@ -187,7 +187,7 @@ def answering(choice: str = "y") -> tuple[list[Any], Any]:
 
 def refusing() -> tuple[list[Any], Any]:
     """An asker that records each permission request and says no to it."""
-    from agent.permissions.asking import Answer, AskRequest
+    from agent.permissions.request import Answer, AskRequest
 
     asked: list[AskRequest] = []
 

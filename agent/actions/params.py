@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from agent.actions.registry import Action
+from typing import Any, Protocol
 
 _BOOLS = {"true": True, "false": False, "yes": True, "no": False, "1": True, "0": False}
 
@@ -45,7 +42,17 @@ class Param:
         return f"{self.name} ({', '.join(bits)}){about}"
 
 
-def check_params(action: Action, given: Any) -> dict[str, Any]:
+class Declared(Protocol):
+    """What checking a run's params needs of its action (agent.actions.registry.Action)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def params(self) -> tuple[Param, ...]: ...
+    def signature(self) -> str: ...
+
+
+def check_params(action: Declared, given: Any) -> dict[str, Any]:
     """The params with types coerced, enums checked and defaults filled in; blank optional
     strings left out."""
     given = {} if given is None else given

@@ -20,7 +20,7 @@ from agent.actions.registry import FILE, TRUST_HINT, Action, ActionError, Invoca
 from agent.actions.tool import NAME as ACTION_TOOL
 from agent.actions.tool import ActionRunner
 from agent.commands.registry import Ctx, command
-from agent.permissions.asking import AskRequest
+from agent.permissions.request import AskRequest
 from agent.permissions.rules import action_match
 
 Show = Callable[[str, bool], None]  # (one line of output, from stderr?)

@@ -7,6 +7,7 @@ module registers the `/mcp` command (agent.commands loads it when present).
 
 from __future__ import annotations
 
+from agent.commands.mcp_login import auth_command
 from agent.commands.registry import Ctx, command
 from agent.mcp.prompts import usage
 from agent.mcp.tools import McpTools
@@ -83,8 +84,6 @@ async def mcp_cmd(ctx: Ctx, args: str) -> None:
     words = args.split()
     names = list(mcp.manager.conns)
     if words[:1] in (["login"], ["logout"]):
-        from agent.commands.mcp_login import auth_command  # OAuth: agent.mcp.oauth
-
         await auth_command(ctx, mcp, words)
         return
     if words[:1] == ["reconnect"]:

@@ -59,6 +59,7 @@ async def login(ctx: Ctx, mcp: McpTools, spec: ServerSpec) -> None:
             "yellow",
         )
         return
+    # deferred: ~870 ms (the mcp SDK's auth, pydantic): only for a login
     from agent.mcp.oauth import LOGIN_TIMEOUT
     from agent.mcp.oauth import login as oauth_login
 

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from agent.base.words import first_line
 from agent.commands.command import Command, Ctx, Handler
 from agent.commands.skill_run import skill_commands
 from agent.commands.user import load_user_commands
@@ -202,11 +203,3 @@ def _also(c: Command) -> str:
 def resolve(commands: dict[str, Command], name: str) -> Command | None:
     """The command `name` names, directly or as an alias."""
     return commands.get(name) or commands.get(ALIASES.get(name, ""))
-
-
-def first_line(text: str, width: int = 100) -> str:
-    """A command's help in one line: its first sentence (docstrings wrap), cut to `width`."""
-    para = " ".join(text.strip().split("\n\n", 1)[0].split())
-    if ". " in para:
-        para = para.split(". ", 1)[0] + "."
-    return para if len(para) <= width else para[: width - 1].rsplit(" ", 1)[0] + "…"

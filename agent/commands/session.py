@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from agent.commands.commit import last_commit, revert_last
 from agent.commands.registry import Ctx, command
-from agent.permissions.asking import AskRequest
+from agent.permissions.request import AskRequest
 from agent.session.resume import describe as describe_session
 from agent.session.resume import restore
 from agent.session.rewind import (

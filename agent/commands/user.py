@@ -22,6 +22,7 @@ from pathlib import Path
 
 from agent.base import frontmatter
 from agent.base.frontmatter import names_of, text_of
+from agent.base.record import RESULT_CAP, Call, cap
 from agent.commands.command import Command, Ctx, Handler
 from agent.config.trust import Trust, admits, at_home, not_applied
 from agent.context.mentions import attach
@@ -209,8 +210,6 @@ async def _run_bangs(ctx: Ctx, body: str, allowed: Grant) -> list[tuple[str, str
 
 
 async def _bangs(ctx: Ctx, body: str) -> list[tuple[str, str]]:
-    from agent.base.record import RESULT_CAP, Call, cap
-
     shell = next(
         (t for t in ctx.agent.tools.values() if t.target and t.target.what == "command"), None
     )

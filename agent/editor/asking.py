@@ -17,7 +17,7 @@ from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
 from agent.base.visible import clip
 from agent.permissions import showing
-from agent.permissions.asking import Answer, AskRequest
+from agent.permissions.request import Answer, AskRequest
 
 REMEMBER = ("a", "d", "s")  # the "always" the request offers: a prefix, a directory, the session
 TITLE = 200  # characters of the value in the title; a longer one is shown whole in the panel

@@ -38,6 +38,7 @@ from agent.base.events import TurnEnd
 from agent.commands.registry import all_commands, parse
 from agent.config.load import Config, ConfigError, Flags, load_config
 from agent.config.modes import MODES
+from agent.context.mentions import attach
 from agent.editor import replay
 from agent.editor.asking import EditorAsker
 from agent.editor.bridge import EditorBridge
@@ -47,7 +48,7 @@ from agent.editor.prompt import convert
 from agent.editor.session import Session
 from agent.editor.updates import EditorSink
 from agent.session.listing import list_sessions
-from agent.tools import takes_images
+from agent.tools.session import takes_images
 from agent.ui.startup import configure
 
 log = logging.getLogger("agent.editor")
@@ -228,8 +229,6 @@ class EditorAgent:
 
     async def _work(self, session: Session, text: str, images: list[Any]) -> TurnEnd | None:
         """One prompt: a slash command (its printed output sent as the answer), or a turn."""
-        from agent.context.mentions import attach
-
         announce(session)  # commands that arrived since (an MCP server's prompts)
         run = session.run
         if parse(text) is None:

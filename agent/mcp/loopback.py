@@ -116,3 +116,18 @@ def has_display(env: dict[str, str] | Any = None) -> bool:
     if sys.platform in ("darwin", "win32"):
         return True
     return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+
+
+def first_redirect(data: dict[str, Any]) -> str | None:
+    """The redirect URI a stored client registration names first (None: none stored)."""
+    client = data.get("client")
+    uris = client.get("redirect_uris") if isinstance(client, dict) else None
+    return str(uris[0]) if isinstance(uris, list) and uris else None
+
+
+def port_of(uri: str | None) -> int:
+    """The port of a redirect URI, to listen on it again (0: any free port)."""
+    try:
+        return (urlsplit(uri).port or 0) if uri else 0
+    except ValueError:
+        return 0

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from agent.base.record import Image, ToolContext
 from agent.context.mentions import FILE_CHARS, MAX_FILES, mention_words, without_attachments
+from agent.mcp.resources import contents
 from agent.mcp.results import Failed, reason
 
 if TYPE_CHECKING:
@@ -73,8 +74,6 @@ async def attach_resources(
 async def _read(
     mcp: McpTools | None, servers: list[str], server: str, uri: str, ctx: ToolContext, room: int
 ) -> tuple[str, list[Image]]:
-    from agent.mcp.resources import contents  # deferred: only for a message that names one
-
     if mcp is None or server not in servers:
         known = f"servers: {', '.join(servers)}" if servers else "no MCP servers are configured"
         return f"(not attached: no MCP server {server!r}; {known})", []

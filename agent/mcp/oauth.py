@@ -34,7 +34,7 @@ from pydantic import AnyUrl
 
 from agent import __version__
 from agent.mcp.config import ServerSpec
-from agent.mcp.loopback import Loopback
+from agent.mcp.loopback import Loopback, first_redirect, port_of
 from agent.mcp.tokens import TokenFile, own_authorization
 
 LOGIN_TIMEOUT = 300.0  # seconds for the whole login, the user's time in the browser included
@@ -200,7 +200,7 @@ def auth_for(spec: ServerSpec) -> httpx2.Auth | None:
     data = file.load()
     if not isinstance(data.get("tokens"), dict):
         return _Probe(spec.name)
-    redirect = _first_redirect(data) or "http://127.0.0.1/callback"
+    redirect = first_redirect(data) or "http://127.0.0.1/callback"
 
     async def refuse(*_: Any) -> Any:  # the SDK wants a browser login: not in the background
         storage.refresh_next()
@@ -221,9 +221,9 @@ async def login(
     _quiet_sdk_log()
     file = TokenFile(spec.name, spec.url)
     old = file.load()
-    async with Loopback(_port_of(_first_redirect(old))) as cb:
+    async with Loopback(port_of(first_redirect(old))) as cb:
         # a registration names its redirect URI: keep it only while that is still ours
-        client = old.get("client") if _first_redirect(old) == cb.redirect_uri else None
+        client = old.get("client") if first_redirect(old) == cb.redirect_uri else None
         storage = Storage(file, {"client": client} if client else {}, save=False)
 
         async def redirect(url: str) -> None:
@@ -284,21 +284,6 @@ def innermost(e: BaseException) -> BaseException:
     while getattr(e, "exceptions", None):
         e = e.exceptions[0]  # type: ignore[attr-defined]
     return e
-
-
-def _first_redirect(data: dict[str, Any]) -> str | None:
-    client = data.get("client")
-    uris = client.get("redirect_uris") if isinstance(client, dict) else None
-    return str(uris[0]) if isinstance(uris, list) and uris else None
-
-
-def _port_of(uri: str | None) -> int:
-    from urllib.parse import urlsplit
-
-    try:
-        return (urlsplit(uri).port or 0) if uri else 0
-    except ValueError:
-        return 0
 
 
 class _Quiet(logging.Filter):

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from agent.base.events import Notice, Sink
 from agent.base.record import Tool, ToolContext, ToolKind, ToolResult
 from agent.base.visible import visible
+from agent.mcp import resources
 from agent.mcp.catalog import PromptInfo, sanitize
 from agent.permissions.rules import Rule
 
@@ -141,8 +142,6 @@ class McpTools:
                     out[name] = self._tool(server, info, name, conn.spec.own)
         conns = self.manager.conns.items()
         if any(c.state.resources for n, c in conns if not self.hidden(n)):
-            from agent.mcp import resources  # deferred: only when a server has resources
-
             for tool in resources.tools(self.manager, self.hidden):
                 names[tool.name] = ("", tool.name)
                 if tool.name not in taken and not self.denied(tool.name):

@@ -24,6 +24,7 @@ async def open_transport(
     or SSE with the server's headers and OAuth, or a stdio child (in `box` when given) whose
     stderr goes to `log` and whose environment lacks the model API keys."""
     if s.transport in ("http", "sse"):
+        # deferred: ~870 ms (the mcp SDK's auth, pydantic): only for a server over HTTP
         from agent.mcp.oauth import auth_for  # stored OAuth tokens, refreshed; or a 401 probe
 
         auth = auth_for(s)

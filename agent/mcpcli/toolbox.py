@@ -31,7 +31,8 @@ from agent.permissions.gate import Gate, session_gate
 from agent.permissions.rules import Vocabulary
 from agent.sandbox.runtime import Sandbox, for_session
 from agent.session.store import new_id
-from agent.tools import builtin_tools, registry, stop_background
+from agent.tools import stop_background
+from agent.tools.builtin import builtin_tools, registry
 from agent.tools.shared.stamps import FileStamps
 
 SERVED_KINDS = ("read", "edit", "exec")

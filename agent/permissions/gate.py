@@ -15,12 +15,12 @@ from agent.base.record import Call, Next, Tool, ToolContext, ToolResult, error
 from agent.config.load import Config
 from agent.config.modes import PermissionMode
 from agent.permissions import asking, grants
-from agent.permissions.asking import Asker
 from agent.permissions.decide import apply_hook, facts, verdict, workspace_of
 from agent.permissions.facts import Decision, Facts
 from agent.permissions.grants import Grant, granted_by
 from agent.permissions.judged import judging
 from agent.permissions.paths import Workspace
+from agent.permissions.request import Asker
 from agent.permissions.rules import RuleSet, Vocabulary, compile_rules, read_denials
 
 # The allowed-tools a command or skill grants the turn it sends (set in the command's task, so
@@ -246,6 +246,18 @@ class Gate:
                     return again, f
             why = replace(d, reason=d.reason or f.problem)
             return await asking.ask(self, asker, call, why, f), f
+
+    def for_workspace(self, cwd: Path) -> Gate:
+        """This gate for another workspace (a worktree): the same rules, mode, session answers
+        and prompt lock; paths are judged against `cwd`."""
+        g = Gate(
+            self.tools, self.rules, self.mode, self.sink, self.asker, workspace=cwd, root=self.root
+        )
+        g.rules, g.session_rules, g.lock = self.rules, self.session_rules, self.lock
+        g.sandboxed = self.sandboxed
+        for folder in self.ws.reads:  # the session's saved outputs
+            g.allow_reads(Path(folder))
+        return g
 
 
 def session_gate(cfg: Config, tools: dict[str, Tool], sink: Sink, asker: Asker | None) -> Gate:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from agent.base.visible import clip, hidden, visible
 
 if TYPE_CHECKING:  # annotations only
-    from agent.permissions.asking import AskRequest
+    from agent.permissions.request import AskRequest
 
 LIMIT = 4000  # characters of a command, path, URL or arguments shown before the marker
 LINES = 24  # a value longer than a screen is said first: its top may scroll out of sight

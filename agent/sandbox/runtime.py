@@ -26,7 +26,9 @@ from agent.config.load import Config
 from agent.permissions.paths import within
 from agent.sandbox.hidden import hidden_paths, matched, own_dirs
 from agent.sandbox.janitor import Janitor, Support, prepare
+from agent.sandbox.linux import bwrap_args, find_bwrap, probe
 from agent.sandbox.policy import Policy, Reach, check_mode, default_mode, make_policy
+from agent.sandbox.seatbelt import seatbelt_argv
 
 SANDBOX_ARG = "sandbox"  # bash's argument: false runs the command outside (always asked)
 HOME_WARNING = (
@@ -92,11 +94,7 @@ class Sandbox:
             return argv
         policy = make_policy(self.mode, self._writable(cwd), self.network, self.extra, self._now())
         if sys.platform == "darwin":
-            from agent.sandbox.seatbelt import seatbelt_argv
-
             return seatbelt_argv(policy, argv, tempfile.gettempdir())
-        from agent.sandbox.linux import bwrap_args
-
         if self.janitor is not None:
             self.janitor.made(list(policy.missing))
         return [*bwrap_args(self.runner, policy, cwd, self.support), *argv]
@@ -157,8 +155,6 @@ def start(
     if mode == "off":
         return box
     if sys.platform.startswith("linux"):
-        from agent.sandbox.linux import find_bwrap, probe
-
         runner = find_bwrap()
         box.runner, box.problem = runner or "", probe(runner)
         box.support = prepare() if not box.problem else None

@@ -96,7 +96,6 @@ class Subagents:
         return out
 
     def system_prompt(self, job: Job) -> str:
-
         parts = [PROMPT.read_text(encoding="utf-8").strip()]
         if job.agent is not None:
             parts.append(f"# Your role: {job.agent.name}\n{job.agent.prompt.strip()}")
@@ -108,26 +107,9 @@ class Subagents:
     def layers_for(self, cwd: Path) -> tuple[Any, ...]:
         """The dispatch layers with a permission gate for another workspace (a worktree): same
         rules, mode, session answers and prompt lock; paths are judged against `cwd`."""
-
-        out = []
-        for layer in self.layers:
-            if isinstance(layer, Gate):
-                g = Gate(
-                    layer.tools,
-                    layer.rules,
-                    layer.mode,
-                    layer.sink,
-                    layer.asker,
-                    workspace=cwd,
-                    root=layer.root,
-                )
-                g.rules, g.session_rules, g.lock = layer.rules, layer.session_rules, layer.lock
-                g.sandboxed = layer.sandboxed
-                for folder in layer.ws.reads:  # the session's saved outputs
-                    g.allow_reads(Path(folder))
-                layer = g
-            out.append(layer)
-        return tuple(out)
+        return tuple(
+            layer.for_workspace(cwd) if isinstance(layer, Gate) else layer for layer in self.layers
+        )
 
     def _sink(self, job: Job, task_id: str, label: str) -> ChildSink:
         return ChildSink(self.parent.sink, task_id, job.agent.name if job.agent else "", label)
@@ -294,7 +276,6 @@ def _tagger(task_id: str) -> Middleware:
 
 
 def _cancelled(task_id: str, label: str) -> SubagentProgress:
-
     return SubagentProgress(
         f"[{label}] background task cancelled (the session ended)", task_id, "", "failed"
     )

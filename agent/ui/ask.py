@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from agent.base.visible import visible
 from agent.permissions import showing
-from agent.permissions.asking import Answer, AskRequest
+from agent.permissions.request import Answer, AskRequest
 from agent.ui.tui import diff_text
 
 LABELS = {
@@ -93,6 +93,34 @@ def _bindings(
     return kb
 
 
+class _Deliberate:
+    """Tells a deliberate key (an answer) from typing (kept for the next message)."""
+
+    def __init__(self, keep: Any, last_key: float, loop: asyncio.AbstractEventLoop) -> None:
+        self.keep, self.last, self.loop = keep, last_key, loop
+        self.pending: asyncio.TimerHandle | None = None  # an answer, unless typing follows
+        self.data = ""  # the key of that answer
+        self.kept = False  # typing went to the next message: the prompt says so
+
+    def typing(self, data: str) -> None:
+        """A key that does not answer: it, and an answer it showed to be typing, are kept."""
+        if self.pending is not None:
+            self.pending.cancel()
+            data, self.pending = self.data + data, None
+        self.last = time.monotonic()
+        if self.keep is not None and data:
+            self.keep(data)
+            self.kept = True
+
+    def answer(self, e: Any, c: str) -> None:
+        quiet = time.monotonic() - self.last >= QUIET and self.pending is None
+        if not quiet:
+            self.typing(e.data)
+            return
+        self.last, self.data = time.monotonic(), e.data
+        self.pending = self.loop.call_later(ALONE, lambda: e.app.exit(result=c))
+
+
 async def one_key(
     choices: tuple[str, ...],
     keep: Any = None,
@@ -109,29 +137,8 @@ async def one_key(
     from prompt_toolkit.layout import Layout, Window
     from prompt_toolkit.layout.controls import FormattedTextControl
 
-    loop = asyncio.get_running_loop()
-    state: dict[str, Any] = {"last": last_key, "pending": None, "data": ""}
-
-    def typing(data: str) -> None:
-        """A key that does not answer: it, and an answer it showed to be typing, are kept."""
-        pending = state["pending"]
-        if pending is not None:
-            pending.cancel()
-            data, state["pending"] = state["data"] + data, None
-        state["last"] = time.monotonic()
-        if keep is not None and data:
-            keep(data)
-            state["kept"] = True
-
-    def answer(e: Any, c: str) -> None:
-        quiet = time.monotonic() - state["last"] >= QUIET and state["pending"] is None
-        if not quiet:
-            typing(e.data)
-            return
-        state["last"], state["data"] = time.monotonic(), e.data
-        state["pending"] = loop.call_later(ALONE, lambda: e.app.exit(result=c))
-
-    kb = _bindings(choices, answer, typing)
+    wait = _Deliberate(keep, last_key, asyncio.get_running_loop())
+    kb = _bindings(choices, wait.answer, wait.typing)
     shown = " · ".join((keys or {}).get(c) or KEYS[c] for c in choices)
 
     def text() -> Any:
@@ -139,7 +146,7 @@ async def one_key(
         return [
             ("bold", "Allow? "),
             ("", shown),
-            kept if state.get("kept") else ("", ""),
+            kept if wait.kept else ("", ""),
             ("", " "),
         ]
 

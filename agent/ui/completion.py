@@ -11,6 +11,7 @@ from typing import Any
 from prompt_toolkit.completion import Completer, Completion
 
 from agent.base.visible import visible
+from agent.base.words import first_line
 
 MAX_SHOWN = 40
 MAX_PATHS = 50_000  # files offered for @ completion
@@ -53,10 +54,10 @@ def with_dirs(files: list[str]) -> list[str]:
 
 async def project_paths(cwd: Path) -> list[str]:
     """The project's files (gitignore-aware, as the glob tool sees them) and directories."""
-    from agent.base.record import ToolContext  # deferred: ~20 ms: after the prompt is drawn
-    from agent.tools.shared.listing import list_files  # deferred: ~25 ms: after the prompt is drawn
+    # deferred: ~45 ms (the tool context, ripgrep's listing): after the prompt is drawn
+    from agent.tools.shared.listing import project_files
 
-    files = await list_files(ToolContext(cwd=cwd), cwd)
+    files = await project_files(cwd)
     return with_dirs(sorted(files)[:MAX_PATHS])
 
 
@@ -87,9 +88,6 @@ class ReplCompleter(Completer):
                                  display_meta=visible(about.get(p, ""), ""))  # fmt: skip
 
     def _commands(self, word: str) -> Iterator[Completion]:
-        # deferred: ~60 ms: commands load after the prompt is drawn
-        from agent.commands.registry import first_line
-
         cmds = self.commands()
         names = {n: cmd for cmd in cmds.values() for n in (cmd.name, *cmd.aliases)}
         for name in sorted(names):

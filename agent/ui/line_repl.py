@@ -19,6 +19,7 @@ from agent.base.visible import visible
 from agent.config import settings as st
 from agent.config import trust
 from agent.config.load import ConfigError, flags_from
+from agent.permissions.request import Answer, AskRequest
 from agent.permissions.showing import shown as showing
 from agent.ui.process import (
     EXIT_INTERRUPTED,
@@ -36,7 +37,6 @@ if TYPE_CHECKING:  # annotations only
     from agent.app import Run
     from agent.commands.command import Ctx
     from agent.config.load import Config
-    from agent.permissions.asking import Answer, AskRequest
 
 CHOICES = {
     "y": "[y] once",
@@ -76,8 +76,6 @@ def parse_answer(text: str, choices: tuple[str, ...]) -> tuple[str, str]:
 async def ask_on_terminal(req: AskRequest) -> Answer:
     """The permission prompt: tool, resolved path or full command, diff, then the answer — as
     agent.permissions.showing renders them (a value not shown as it is says so first)."""
-    from agent.permissions.asking import Answer  # deferred: ~45 ms: only when a prompt is answered
-
     color = sys.stderr.isatty() and not os.environ.get("NO_COLOR")
     shown = showing(req)
     out = [f"\n── permission: {visible(req.tool, '')} ──"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import select
 import signal
 import sys
 import time
@@ -13,10 +12,12 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from agent.base.events import TurnEnd
+from agent.base.tokens import estimate
 from agent.base.visible import visible
 from agent.config.load import ConfigError, flags_from
 from agent.config.trust import Trust
 from agent.tools import stop_background
+from agent.ui import render
 from agent.ui.oneshot_script import EXIT_BY_SCRIPT_SUBTYPE, Script, answer_out
 from agent.ui.process import (
     EXIT_FAIL,
@@ -27,6 +28,7 @@ from agent.ui.process import (
     EXIT_USAGE,
     PipeOut,
 )
+from agent.ui.startup import configure
 
 if TYPE_CHECKING:  # annotations only
     from agent.app import Run
@@ -39,46 +41,11 @@ EXIT_BY_SUBTYPE = {
     "error_interrupted": EXIT_INTERRUPTED,
     **EXIT_BY_SCRIPT_SUBTYPE,  # budgets, --output-schema
 }
-STDIN_WAIT = 3.0  # seconds to wait for piped context when a prompt is also given
-
-
-def _read_stdin() -> str:
-    data = sys.stdin.buffer.read()
-    return data.decode("utf-8", errors="replace")
-
-
-def read_prompt(words: list[str]) -> str | None:
-    """The prompt from arguments and/or stdin; None means "open the REPL"."""
-    if words == ["-"]:
-        return _read_stdin()
-    tty = sys.stdin is None or sys.stdin.closed or sys.stdin.isatty()
-    if not words:
-        return None if tty else _read_stdin()
-    wait = len(words) > 1 and words[-1] == "-"  # `slow | agent "review this" -`: wait for it
-    prompt = " ".join(words[:-1] if wait else words)
-    if tty:
-        return prompt
-    try:  # a prompt plus piped data: attach it, but never hang on a silent open pipe
-        ready, _, _ = select.select([sys.stdin], [], [], None if wait else STDIN_WAIT)
-    except (OSError, ValueError):
-        ready = []
-    if not ready:
-        print(
-            f"agent: nothing arrived on stdin within {STDIN_WAIT:g} s; going on without it "
-            '(add `-` to wait for it: cmd | agent "question" -)',
-            file=sys.stderr,
-        )
-    context = _read_stdin() if ready else ""
-    if context.strip():
-        return f"{prompt}\n\n<stdin>\n{context.rstrip()}\n</stdin>"
-    return prompt
 
 
 def make_renderer(
     fmt: str, verbose: bool, out: IO[str] | None = None
 ) -> TextRenderer | JsonRenderer:
-    from agent.ui import render  # deferred: ~30 ms: cli imports this module for the REPL too
-
     out = out or sys.stdout
     if fmt == "json":
         return render.JsonRenderer(out)
@@ -117,8 +84,6 @@ def _oversized(prompt: str, window: int) -> str:
     said before sending megabytes the provider would refuse."""
     if len(prompt) < window:  # every token is at least a character: fits, or nearly
         return ""
-    from agent.base.tokens import estimate  # deferred: ~20 ms: cli imports this for the REPL too
-
     tokens = estimate(prompt)
     if tokens <= window:
         return ""
@@ -139,9 +104,6 @@ def _fail_early(
 
 
 def run_oneshot(args: Namespace, prompt: str) -> int:
-    # deferred: ~60 ms (actions, MCP config, the tool modules): cli imports this for the REPL
-    from agent.ui.startup import configure
-
     t0 = time.monotonic()
     fmt = args.output_format
     pipe = PipeOut(sys.stdout)  # a reader that goes away (`| head -1`) stops the run quietly

@@ -23,6 +23,7 @@ from agent.app import Run
 from agent.base.events import TurnEnd
 from agent.base.visible import visible
 from agent.commands.command import Command, Ctx, Handler
+from agent.commands.mcp_prompts import PromptError, find_prompt, send_prompt
 from agent.commands.registry import (
     LOAD_PROBLEMS,
     all_commands,
@@ -82,8 +83,6 @@ def command_of(
 
 def _prompt(name: str) -> Handler:
     async def run(ctx: Ctx, args: str) -> None:
-        from agent.commands.mcp_prompts import PromptError, find_prompt, send_prompt
-
         found = find_prompt(ctx, name)
         if found is None:
             raise CommandFailed(unknown_command(name, live(ctx)), EXIT_USAGE)

@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # annotations only
     from agent.base.events import TurnEnd
     from agent.commands.command import Command, Ctx
     from agent.config.load import Config
+    from agent.ui.repl_session import Opened
     from agent.ui.tui import LiveRenderer
 
 CTRL_C_WINDOW = 3.0  # seconds within which a second Ctrl-C on an empty prompt exits
@@ -69,6 +70,7 @@ class Repl(ReplHost):
         self.ctx: Ctx | None = None
         self.console: Console | None = None
         self.renderer: LiveRenderer | None = None
+        self.opened: Opened | None = None  # the session, once built (agent.ui.repl_session)
         self.commands: dict[str, Command] = {}
         self.paths: list[str] = []
         self.pending: list[str] = []  # !command notes for the next message
@@ -206,7 +208,7 @@ class Repl(ReplHost):
         task.add_done_callback(lambda t: t.cancelled() or t.exception())
         return task
 
-    def _build(self) -> tuple[Run, Console, LiveRenderer]:
+    def _build(self) -> Opened:
         """In a thread: rich, the Run (client, tools, gate, hooks) — the heavy imports."""
         # deferred: ~300 ms (rich, openai, the whole session): loads after the prompt is drawn
         from agent.ui.repl_session import open_session
@@ -214,14 +216,10 @@ class Repl(ReplHost):
         return open_session(self, self.keys.typed.shown)
 
     async def _start(self) -> Run:
-        # imports agent.ui.repl_session in the thread
-        run, console, renderer = await asyncio.to_thread(self._build)
-        self.console, self.renderer = console, renderer
-        # deferred: loaded by _build in its thread, never on the loop that draws the prompt
-        from agent.ui.repl_session import ready
-
-        await ready(self, run, console, renderer)
-        return run
+        self.opened = opened = await asyncio.to_thread(self._build)
+        self.console, self.renderer = opened.console, opened.renderer
+        await opened.ready(self)
+        return opened.run
 
     async def _ready(self) -> None:
         assert self.ready is not None
@@ -240,7 +238,8 @@ class Repl(ReplHost):
         """The loaded commands and, once the session runs, its MCP servers' prompts."""
         if self.ctx is None:
             return self.commands
-        from agent.commands.registry import live  # loaded with the commands, after the prompt
+        # deferred: ~60 ms (the command modules): loaded with the commands, after the prompt
+        from agent.commands.registry import live
 
         return live(self.ctx)
 
@@ -268,8 +267,5 @@ class Repl(ReplHost):
         for task in list(self.bg):
             task.cancel()
         await asyncio.gather(*self.bg, return_exceptions=True)
-        if self.run is not None:
-            # deferred: ~300 ms (rich, the session): at the top it would load before the prompt
-            from agent.ui.repl_session import close_session
-
-            await close_session(self.run)
+        if self.run is not None and self.opened is not None:
+            await self.opened.close()

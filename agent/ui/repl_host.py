@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Awaitable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.config.modes import PermissionMode
 from agent.ui.keys import Interrupts, next_mode, toolbar_text
@@ -17,6 +17,8 @@ if TYPE_CHECKING:  # annotations only
     from rich.console import Console
 
     from agent.app import Run
+    from agent.base.events import TurnEnd
+    from agent.commands.command import Command, Ctx
     from agent.config.load import Config
     from agent.ui.tui import LiveRenderer
 
@@ -92,3 +94,28 @@ class ReplHost:
             self.out.release()
             if busy:
                 self.out.resume()
+
+
+class SessionHost(Protocol):
+    """What opening and readying the session (agent.ui.repl_session) needs from the REPL."""
+
+    cfg: Config
+    resume_id: str | None
+    commands: dict[str, Command]
+    ctx: Ctx | None
+    run: Run | None
+    prompting: bool
+    session: PromptSession[str]
+    console: Console | None
+
+    @property
+    def mode(self) -> PermissionMode: ...
+    async def turn(self, text: str) -> TurnEnd: ...
+    def at_prompt(self, on: bool) -> None: ...
+    def spawn(self, work: Awaitable[Any]) -> asyncio.Future[Any]: ...
+    async def refresh_paths(self) -> None: ...
+    def refresh_stats(self) -> None: ...
+    def asking(self) -> contextlib.AbstractAsyncContextManager[None]: ...
+    def cancel_turn(self) -> None: ...
+    def keep_typed(self, text: str) -> None: ...
+    def last_key(self) -> float: ...

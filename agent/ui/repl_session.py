@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -19,20 +20,35 @@ from agent.ui.terminal import safe_console
 from agent.ui.tui import LiveRenderer, show_diff
 
 if TYPE_CHECKING:
-    from agent.ui.repl import Repl
+    from agent.ui.repl_host import SessionHost
 
 
-def open_session(repl: Repl, typed: Callable[[], str]) -> tuple[Run, Console, LiveRenderer]:
+@dataclass
+class Opened:
+    """The REPL's session, built in a thread: its Run, the console and renderer it draws on."""
+
+    run: Run
+    console: Console
+    renderer: LiveRenderer
+
+    async def ready(self, repl: SessionHost) -> None:
+        await ready(repl, self.run, self.console, self.renderer)
+
+    async def close(self) -> None:
+        await close_session(self.run)
+
+
+def open_session(repl: SessionHost, typed: Callable[[], str]) -> Opened:
     """The Run of this REPL, with the console and renderer it draws on."""
     importlib.import_module("rich.markdown")  # the first answer must not wait for it
     console: Console = safe_console(highlight=False)  # no control character of the text
     renderer = LiveRenderer(console)
     renderer.typed = typed
     run = build(repl.cfg, renderer, TerminalAsker(repl), resume_id=repl.resume_id)
-    return run, console, renderer
+    return Opened(run, console, renderer)
 
 
-async def command_context(repl: Repl, run: Run, console: Console, out: LiveRenderer) -> Ctx:
+async def command_context(repl: SessionHost, run: Run, console: Console, out: LiveRenderer) -> Ctx:
     """The slash commands (loaded in a thread; problems said) and what they may use."""
     repl.commands.update(
         await asyncio.to_thread(
@@ -46,7 +62,7 @@ async def command_context(repl: Repl, run: Run, console: Console, out: LiveRende
     return Ctx(run, console, repl.turn, out, repl.commands, show_diff=show_diff(console))
 
 
-async def ready(repl: Repl, run: Run, console: Console, out: LiveRenderer) -> None:
+async def ready(repl: SessionHost, run: Run, console: Console, out: LiveRenderer) -> None:
     """The session is built: commands loaded, SessionStart fired, the prompt brought up to date."""
     repl.at_prompt(repl.prompting)  # from now on the renderer prints above the prompt
     repl.ctx = await command_context(repl, run, console, out)

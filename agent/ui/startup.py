@@ -47,7 +47,7 @@ def _rule_warnings(cfg: Config) -> list[str]:
         vocab = Vocabulary()
     else:
         # deferred: ~30 ms of tool modules, before the REPL's prompt: only when rules need them
-        from agent.tools import builtin_tools
+        from agent.tools.builtin import builtin_tools
 
         vocab = Vocabulary.of(builtin_tools())
     return [w for path, data in cfg.sources for w in bad_rules(path, data, cfg.root, vocab)]

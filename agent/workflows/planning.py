@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from agent.base.parts import PlanOutcome
 from agent.config.modes import PermissionMode
-from agent.permissions.asking import AskRequest
 from agent.permissions.gate import Gate
+from agent.permissions.request import AskRequest
 
 CHOICES = (("y", "[y] approve, default mode"), ("e", "[e] approve, accept edits"))
 KEEP = ("n", "[N]o, keep planning")

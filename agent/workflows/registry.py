@@ -13,7 +13,7 @@ from agent.permissions.rules import Vocabulary
 from agent.skills.catalog import Catalog
 from agent.skills.tool import skill_tool
 from agent.subagents.defs import AgentDef
-from agent.tools import builtin_tools, registry
+from agent.tools.builtin import builtin_tools, registry
 from agent.workflows.setup import subagent_tools
 
 

@@ -14,7 +14,7 @@ from agent.subagents.defs import AgentDef, load_defs
 from agent.subagents.records import Limits
 from agent.subagents.runner import Subagents
 from agent.subagents.tool import task_tools
-from agent.tools import builtin_tools
+from agent.tools.builtin import builtin_tools
 from agent.tools.tasks.todo_list import TodoList, last_saved
 
 if TYPE_CHECKING:

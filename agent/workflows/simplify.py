@@ -12,7 +12,7 @@ from agent.git.diff import working_diff
 from agent.subagents.defs import AgentDef
 from agent.subagents.records import Job, Report
 from agent.subagents.runner import Subagents
-from agent.tools import builtin_tools
+from agent.tools.builtin import builtin_tools
 from agent.tools.shared.secret_hits import shown_files
 from agent.workflows.batch import WorkflowError
 

@@ -23,7 +23,7 @@ from agent.commands.actions import Lines
 from agent.commands.registry import Ctx, all_commands, dispatch
 from agent.config.load import Flags
 from agent.config.statedir import project_state
-from agent.permissions.asking import Answer, AskRequest
+from agent.permissions.request import Answer, AskRequest
 from agent.ui.startup import configure
 
 AGENT = [sys.executable, "-m", "agent"]

@@ -72,7 +72,7 @@ async def test_rewind_lists_and_restores(make: Any, fake: FakeOpenAI, tmp_path: 
 
     async def answer_with(choice: str) -> None:
         async def asker(req: Any) -> Any:
-            from agent.permissions.asking import Answer
+            from agent.permissions.request import Answer
 
             asked.append(req)
             return Answer(choice)

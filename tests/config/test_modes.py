@@ -16,8 +16,8 @@ from agent.config.settings import read_settings
 
 
 def test_the_tuples_are_the_literal_types() -> None:
-    assert MODES == get_args(PermissionMode)
-    assert SANDBOX_MODES == get_args(SandboxMode)
+    assert get_args(PermissionMode) == MODES
+    assert get_args(SandboxMode) == SANDBOX_MODES
     assert is_mode("acceptEdits") and not is_mode("accept_edits")
 
 

@@ -18,7 +18,7 @@ from agent.context.memory import (
     memory_report,
     system_prompt,
 )
-from agent.tools import builtin_tools
+from agent.tools.builtin import builtin_tools
 
 
 @pytest.fixture

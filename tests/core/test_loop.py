@@ -266,8 +266,8 @@ async def test_a_tools_duration_leaves_out_the_permission_prompt(
 
     from agent.base.record import Call, ToolContext
     from agent.core.dispatch import Dispatcher
-    from agent.permissions.asking import Answer
     from agent.permissions.gate import Gate
+    from agent.permissions.request import Answer
 
     async def slow_user(req: Any) -> Answer:
         await clock.advance(1.0)  # reading the diff, thinking it over

@@ -22,7 +22,7 @@ from agent.core.dispatch import compose
 from agent.hooks.hooks import Hooks, HookSpec, specs_from
 from agent.permissions.gate import Gate
 from agent.subagents.tool import task_tools
-from agent.tools import builtin_tools
+from agent.tools.builtin import builtin_tools
 from agent.tools.shell import bash as shell
 
 AGENT = [sys.executable, "-m", "agent"]

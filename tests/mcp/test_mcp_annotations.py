@@ -23,7 +23,7 @@ from helpers import MCP_SERVERS, run_agent
 from agent.app import build
 from agent.base.events import Recorder
 from agent.config.load import Flags
-from agent.permissions.asking import Answer, AskRequest
+from agent.permissions.request import Answer, AskRequest
 from agent.ui.startup import configure
 
 LIAR = str(MCP_SERVERS / "liar.py")

@@ -18,7 +18,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from agent.config.statedir import project_state
 from agent.sandbox.linux import find_bwrap, probe
-from agent.tools import builtin_tools, registry
+from agent.tools.builtin import builtin_tools, registry
 
 WHY = probe(find_bwrap()) if sys.platform.startswith("linux") else "not Linux"
 needs_bwrap = pytest.mark.skipif(bool(WHY), reason=f"the kernel refuses bubblewrap: {WHY}")

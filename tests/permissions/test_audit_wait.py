@@ -14,9 +14,9 @@ from agent.base.events import Recorder
 from agent.base.record import Call, ToolContext, ToolResult
 from agent.config.statedir import project_state
 from agent.core.dispatch import Dispatcher
-from agent.permissions.asking import Answer, AskRequest
 from agent.permissions.audit import Audit
 from agent.permissions.gate import Gate
+from agent.permissions.request import Answer, AskRequest
 from agent.tools.files.edits import WRITE_FILE
 
 

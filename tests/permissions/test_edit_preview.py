@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from agent.base.record import ToolContext
-from agent.tools import builtin_tools
+from agent.tools.builtin import builtin_tools
 
 TOOLS = {t.name: t for t in builtin_tools()}
 

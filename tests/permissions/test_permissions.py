@@ -19,7 +19,7 @@ from agent.base.record import Tool, ToolResult
 from agent.permissions.decide import apply_hook, decide
 from agent.permissions.facts import Decision
 from agent.permissions.paths import Workspace, within
-from agent.tools import builtin_tools
+from agent.tools.builtin import builtin_tools
 
 
 async def _run(args: dict[str, Any], ctx: Any) -> ToolResult:

@@ -21,9 +21,9 @@ from hostile_git import arm, embed, git, gitdir_through_link, history_submodule,
 from agent.app import PLAN_ON
 from agent.base.events import PermissionDenied, Recorder
 from agent.base.record import Call, ToolContext, ToolResult
-from agent.permissions.asking import Answer, AskRequest
 from agent.permissions.gate import Gate
-from agent.tools import builtin_tools
+from agent.permissions.request import Answer, AskRequest
+from agent.tools.builtin import builtin_tools
 from agent.ui.line_repl import parse_answer
 
 AGENT = [sys.executable, "-m", "agent"]

@@ -11,7 +11,7 @@ import pytest
 from agent.permissions.decide import decide
 from agent.permissions.later import runs_later
 from agent.permissions.paths import Workspace, secret_name
-from agent.tools import builtin_tools
+from agent.tools.builtin import builtin_tools
 
 TOOLS = {t.name: t for t in builtin_tools()}
 LATER = [

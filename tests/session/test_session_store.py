@@ -21,7 +21,7 @@ from agent.session.store import (
     prune,
     sessions_dir,
 )
-from agent.tools import builtin_tools
+from agent.tools.builtin import builtin_tools
 
 
 def test_append_and_load_roundtrip(tmp_path: Path, state_dir: Path) -> None:

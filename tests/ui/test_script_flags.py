@@ -39,7 +39,7 @@ def test_print_flag_runs_one_shot(fake: FakeOpenAI, fake_env: dict, project: Pat
 def test_one_shot_flags_never_open_the_repl(
     flags: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(oneshot, "read_prompt", lambda words: None)  # a terminal, no prompt
+    monkeypatch.setattr(cli, "read_prompt", lambda words: None)  # a terminal, no prompt
     with pytest.raises(SystemExit) as e:
         cli.main(flags)
     assert e.value.code == 2
@@ -157,7 +157,7 @@ def test_an_unexpected_error_still_ends_with_the_result_line(
         monkeypatch.setenv(key, value)
     monkeypatch.chdir(project)
     monkeypatch.setattr(oneshot, "_session", broken)
-    monkeypatch.setattr(oneshot, "read_prompt", lambda words: "q")  # no stdin to wait for
+    monkeypatch.setattr(cli, "read_prompt", lambda words: "q")  # no stdin to wait for
     assert cli.main(["--output-format", "json", "q"]) == 1
     out, err = capsys.readouterr()
     result = json.loads(out.splitlines()[-1])  # the result line is always last

@@ -74,6 +74,11 @@ async def list_files(
     return names.kept
 
 
+async def project_files(root: Path) -> list[str]:
+    """Every file a search of the project at `root` sees (what `@` completes to)."""
+    return await list_files(ToolContext(cwd=root), root)
+
+
 async def indexable_files(ctx: ToolContext, root: Path) -> list[str]:
     """The files an indexer reads below `root` (the repository map, outline, symbols): those a
     search sees, less those read_file asks about first (secret_hits.readable: the gate's rule),
