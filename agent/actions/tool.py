@@ -17,6 +17,7 @@ import contextlib
 import itertools
 import os
 import time
+from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ from agent.actions.registry import (
     prepare,
     workspace_for,
 )
+from agent.base.args import ArgError, Args, arg
 from agent.base.record import Call, Target, Tool, ToolContext, ToolResult, error
 from agent.config.view import Settings
 from agent.permissions.audit import Audit
@@ -208,7 +210,7 @@ class ActionRunner:
         return ActionTool(
             name=NAME,
             description=describe(tuple(self.exposed.values())),
-            parameters=parameters(sorted(self.exposed)),
+            parameters=ActionArgs.schema(action_id=sorted(self.exposed)),
             run=self._tool_run,
             kind="exec",
             target=Target("action", "action_id"),
@@ -223,9 +225,13 @@ class ActionRunner:
                 "an action cannot start another action",
                 can_retry=False,
             )
-        aid, params = str(args.get("action_id", "")), args.get("params")
         try:
-            run = self.prepare(aid, params, model=True, workspace=self.workspace_of(ctx.cwd))
+            a = ActionArgs.parse(args)
+            run = self.prepare(
+                a.action_id, a.params, model=True, workspace=self.workspace_of(ctx.cwd)
+            )
+        except ArgError as e:
+            return e.result()
         except ActionError as e:
             return error(str(e), can_retry=True, hint="fix the action_id or params and call again")
         outcome = await self.run(run)
@@ -256,19 +262,12 @@ def describe(actions: tuple[Action, ...]) -> str:
     return "\n".join(lines)
 
 
-def parameters(ids: list[str]) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {
-            "action_id": {"type": "string", "enum": ids, "description": "The action's id"},
-            "params": {
-                "type": "object",
-                "description": 'The action\'s params by name, e.g. {"level": 2}; {} for none',
-            },
-        },
-        "required": ["action_id"],
-        "additionalProperties": False,
-    }
+@dataclass(frozen=True, kw_only=True)
+class ActionArgs(Args):
+    action_id: str = arg(doc="The action's id", given=True)  # the exposed ids, sorted
+    params: Mapping[str, Any] | None = arg(
+        None, 'The action\'s params by name, e.g. {"level": 2}; {} for none'
+    )
 
 
 def project_actions(

@@ -18,8 +18,10 @@ import base64
 import binascii
 import fnmatch
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agent.base.args import ArgError, Args, arg
 from agent.base.record import Image, Target, Tool, ToolContext, ToolResult, cap, error
 from agent.mcp.catalog import sanitize
 from agent.mcp.results import Failed, size_text, textual
@@ -125,27 +127,40 @@ def _unknown(server: str, names: list[str]) -> ToolResult:
     )
 
 
+SERVER = "the MCP server's name"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ListArgs(Args, closed=False):
+    server: str = arg("", SERVER)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReadArgs(Args, closed=False):
+    server: str = arg(doc=SERVER)
+    uri: str = arg(doc="the resource's URI (a template's filled in)")
+
+
 def tools(manager: Manager, hidden: Callable[[str], bool]) -> list[Tool]:
     """The two resource tools of a session whose servers offer resources."""
 
     async def list_run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        return listing(manager, hidden, str(args.get("server") or ""))
+        try:
+            return listing(manager, hidden, ListArgs.parse(args).server)
+        except ArgError as e:
+            return e.result()
 
     async def read_run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        server, uri = str(args.get("server", "")), str(args.get("uri", ""))
+        try:
+            a = ReadArgs.parse(args)
+        except ArgError as e:
+            return e.result()
         names = [n for n in manager.conns if not hidden(n)]
-        if server not in names:
-            return _unknown(server, names)
-        return await read(manager, server, uri, ctx)
+        if a.server not in names:
+            return _unknown(a.server, names)
+        return await read(manager, a.server, a.uri, ctx)
 
-    server = {"type": "string", "description": "the MCP server's name"}
-    list_params = {"type": "object", "properties": {"server": server}}
-    uri = {"type": "string", "description": "the resource's URI (a template's filled in)"}
-    read_params = {
-        "type": "object",
-        "properties": {"server": server, "uri": uri},
-        "required": ["server", "uri"],
-    }
+    list_params, read_params = ListArgs.schema(), ReadArgs.schema()
     # a URI the model chose goes to the server: unasked only when every server is the user's
     trusted = all(c.spec.own for c in manager.conns.values() if c.state.resources)
     return [

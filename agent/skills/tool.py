@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+from dataclasses import dataclass
 from typing import Any
 
+from agent.base.args import ArgError, Args, arg
 from agent.base.record import Tool, ToolContext, ToolResult, error
 from agent.skills.catalog import Catalog, Skill, folder_listing
 
@@ -32,11 +34,19 @@ def render(skill: Skill, body: str, arguments: str = "") -> str:
     return "\n".join(lines)
 
 
+@dataclass(frozen=True, kw_only=True)
+class SkillArgs(Args):
+    name: str = arg(doc="The skill's name")
+
+
 def skill_tool(catalog: Catalog) -> Tool:
     """The tool record; it is offered only when the session has skills."""
 
     async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        name = str(args.get("name") or "").strip()
+        try:
+            name = SkillArgs.parse(args).name.strip()
+        except ArgError as e:
+            return e.result()
         if not name:
             return error("the argument `name` is required", can_retry=True)
         skill = catalog.use(name)
@@ -57,12 +67,7 @@ def skill_tool(catalog: Catalog) -> Tool:
             "Load a skill's instructions by name (the skills are listed in <skills> in the "
             "first message). Call it before starting a task a skill covers."
         ),
-        parameters={
-            "type": "object",
-            "properties": {"name": {"type": "string", "description": "The skill's name"}},
-            "required": ["name"],
-            "additionalProperties": False,
-        },
+        parameters=SkillArgs.schema(),
         run=run,
         read_only=True,
         aliases=("Skill",),

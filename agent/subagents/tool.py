@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
 from typing import Any
 
+from agent.base.args import ArgError, Args, arg
 from agent.base.record import Tool, ToolContext, ToolResult, error
 from agent.subagents.records import Report, SubagentError
 from agent.subagents.runner import Subagents, runner_of
@@ -30,30 +32,30 @@ RESULT_DESCRIPTION = (
 )
 
 
+@dataclass(frozen=True, kw_only=True)
+class TaskArgs(Args):
+    description: str = arg("", "the task and what to report")
+    parallel: tuple[str, ...] | None = arg(
+        None, "independent task descriptions to run concurrently"
+    )
+    background: bool = False
+    agent: str | None = arg(None, "a specialised agent", given=True)  # when there are agents
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResultArgs(Args):
+    id: str
+    wait: bool = False
+
+
 def task_tools(defs: dict[str, Any]) -> tuple[Tool, Tool]:
     """The task tool (listing `defs` in their sorted order) and task_result."""
-    props: dict[str, Any] = {
-        "description": {"type": "string", "description": "the task and what to report"},
-        "parallel": {
-            "type": "array",
-            "items": {"type": "string"},
-            "description": "independent task descriptions to run concurrently",
-        },
-        "background": {"type": "boolean"},
-    }
-    text = TASK_DESCRIPTION
-    if defs:
-        names = sorted(defs)
-        props["agent"] = {"type": "string", "enum": names, "description": "a specialised agent"}
+    names, text = sorted(defs), TASK_DESCRIPTION
+    params = TaskArgs.schema(agent=names) if names else TaskArgs.schema()
+    if names:
         listing = "\n".join(f"- {n}: {' '.join(defs[n].description.split())}" for n in names)
         text += f"\nAgents for the agent parameter:\n{listing}"
-    params = {"type": "object", "properties": props, "additionalProperties": False}
-    result_params = {
-        "type": "object",
-        "properties": {"id": {"type": "string"}, "wait": {"type": "boolean"}},
-        "required": ["id"],
-        "additionalProperties": False,
-    }
+    result_params = ResultArgs.schema()
     return (
         Tool("task", text, params, _task, read_only=True, aliases=("Task",)),
         Tool(
@@ -70,16 +72,20 @@ async def _task(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     runner = _runner(ctx)
     if runner is None:
         return error("subagents are not available here (the depth limit)", can_retry=False)
-    descriptions = [str(d) for d in args.get("parallel") or []]
-    if args.get("description"):
-        descriptions.insert(0, str(args["description"]))
+    try:
+        a = TaskArgs.parse(args)
+    except ArgError as e:
+        return e.result()
+    descriptions = list(a.parallel or ())
+    if a.description:
+        descriptions.insert(0, a.description)
     if not descriptions:
         return error("task needs a description (or a parallel list)", can_retry=True)
     try:
-        jobs = [runner.job(d, args.get("agent")) for d in descriptions]
+        jobs = [runner.job(d, a.agent) for d in descriptions]
     except SubagentError as e:
         return error(str(e), can_retry=False)
-    if args.get("background"):
+    if a.background:
         ids = [runner.start(j) for j in jobs]
         listed = ", ".join(ids)
         return ToolResult(
@@ -87,7 +93,7 @@ async def _task(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             "report with task_result (wait: true blocks until it is done).",
             display=f"background {listed}",
         )
-    if "parallel" not in args and len(jobs) == 1:
+    if a.parallel is None and len(jobs) == 1:
         return single(await runner.run(jobs[0]))
     return several(await runner.run_many(jobs))
 
@@ -126,18 +132,21 @@ async def _result(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if runner is None:
         return error("no background tasks in this context", can_retry=False)
     try:
-        bg = runner.status(str(args["id"]))
+        a = ResultArgs.parse(args)
+        bg = runner.status(a.id)
+    except ArgError as e:
+        return e.result()
     except SubagentError as e:
         return error(str(e), can_retry=False)
-    if not bg.task.done() and args.get("wait"):
+    if not bg.task.done() and a.wait:
         await asyncio.shield(bg.task)  # a cancelled wait must not cancel the task itself
     if not bg.task.done():
         secs = int(time.monotonic() - bg.started)
         calls = bg.sink.tool_calls if bg.sink else 0
         return ToolResult(
-            f"Task {args['id']} is still running ({secs}s, {calls} tool calls so far).",
+            f"Task {a.id} is still running ({secs}s, {calls} tool calls so far).",
             display="still running",
         )
     if bg.task.cancelled():
-        return error(f"task {args['id']} was cancelled", can_retry=False)
+        return error(f"task {a.id} was cancelled", can_retry=False)
     return single(bg.task.result())

@@ -8,9 +8,11 @@ import asyncio
 import os
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.base.args import Args, arg
 from agent.base.record import Target, Tool, ToolContext, ToolResult, cap
 from agent.base.words import plural
 from agent.code.cache import TagCache
@@ -18,7 +20,7 @@ from agent.code.index import Index, tags_for
 from agent.code.languages import CONTAINERS_ONLY, grammar, lang_of, no_outline
 from agent.code.outline import file_outline, folder_outline
 from agent.code.tags import Def, FileTags
-from agent.tools.shared.common import ToolError, did_you_mean, guard, resolve, shown, str_arg
+from agent.tools.shared.common import ToolError, did_you_mean, guard, resolve, shown
 from agent.tools.shared.listing import indexable_files
 
 TIME_LIMIT = 20.0  # seconds of parsing one call may spend (a cold cache on a huge folder)
@@ -49,9 +51,14 @@ def _prefixed(where: str, files: dict[str, FileTags]) -> dict[str, FileTags]:
     return files if where == "." else {f"{where}/{rel}": t for rel, t in files.items()}
 
 
+@dataclass(frozen=True, kw_only=True)
+class OutlineArgs(Args, list_required=True):
+    path: str = arg(".", "A file or folder (default: the workspace)")
+
+
 @guard
 async def _outline(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    path = resolve(ctx, str_arg(args, "path", required=False, default="."))
+    path = resolve(ctx, OutlineArgs.parse(args).path)
     where = _where(ctx, path)
     if path.is_dir():
         index = await _index(ctx, path)
@@ -143,16 +150,23 @@ def _references(base: Path, where: str, files: dict[str, FileTags], name: str) -
     return rows
 
 
+@dataclass(frozen=True, kw_only=True)
+class SymbolsArgs(Args):
+    name: str = arg(doc="A function, class, method or type name")
+    path: str = arg(".", "Folder to search (default: workspace)")
+
+
 @guard
 async def _symbols(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    query = str_arg(args, "name").strip()
+    a = SymbolsArgs.parse(args)
+    query = a.name.strip()
     owner, _, name = query.rpartition(".")
     if not name or not name.replace("_", "a").replace("$", "a").isalnum():
         raise ToolError(
             f"name must be an identifier like parse_config or Config.load, not {query!r}",
             hint="for text or patterns use grep",
         )
-    folder = resolve(ctx, str_arg(args, "path", required=False, default="."))
+    folder = resolve(ctx, a.path)
     where = _where(ctx, folder)
     if not folder.is_dir():
         raise ToolError(f"{where} is not a folder", hint="give the folder to search, or omit path")
@@ -186,20 +200,13 @@ async def _symbols(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return ToolResult(cap(text, how_to_see_more="narrow path"), display=display)
 
 
-_PATH = {"type": "string", "description": "A file or folder (default: the workspace)"}
-
 OUTLINE = Tool(
     name="outline",
     description=(
         "Definitions (classes, functions, methods, types) in a source file or folder, with "
         "line ranges and signatures, nested: then read_file just the range you need."
     ),
-    parameters={
-        "type": "object",
-        "properties": {"path": _PATH},
-        "required": [],
-        "additionalProperties": False,
-    },
+    parameters=OutlineArgs.schema(),
     run=_outline,
     read_only=True,
     kind="read",
@@ -212,15 +219,7 @@ SYMBOLS = Tool(
         "Where a name is defined (line ranges) and used (lines of code) across the project, "
         "from syntax trees. `name`: an identifier, or Owner.name for one class's method."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "description": "A function, class, method or type name"},
-            "path": {"type": "string", "description": "Folder to search (default: workspace)"},
-        },
-        "required": ["name"],
-        "additionalProperties": False,
-    },
+    parameters=SymbolsArgs.schema(),
     run=_symbols,
     read_only=True,
     kind="read",

@@ -6,24 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.base.args import ArgError, Args, arg
 from agent.base.record import Preview, Target, Tool, ToolContext, ToolResult, cap
 from agent.base.words import plural
 from agent.permissions.paths import lexical
 from agent.tools.files.matching import replaced
-from agent.tools.files.multiedit import apply_edits, edit_list, text_arg
+from agent.tools.files.multiedit import Edit, apply_edits, edit_list, text_of
 from agent.tools.shared import atomic, textio
-from agent.tools.shared.common import (
-    ToolError,
-    bool_arg,
-    did_you_mean,
-    guard,
-    resolve,
-    shown,
-    str_arg,
-)
+from agent.tools.shared.common import ToolError, did_you_mean, guard, resolve, shown
 from agent.tools.shared.current import (
     DIFF_CAP_DISPLAY,
     DIFF_CAP_MODEL,
@@ -81,14 +75,31 @@ def commit(ctx: ToolContext, path: Path, cur: Current, new_text: str, verb: str)
     )
 
 
+@dataclass(frozen=True, kw_only=True)
+class WriteArgs(Args):
+    path: str
+    content: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class EditArgs(Args):
+    path: str
+    old_string: str | None = None  # required unless `edits` are given
+    new_string: str | None = None
+    replace_all: bool = False
+    edits: tuple[Edit, ...] | None = arg(
+        None, "Instead of old_string: several, in order", minimum=1, each="edit"
+    )
+
+
 def plan(
-    name: str, args: dict[str, Any], path: Path, ctx: ToolContext | None = None
+    a: WriteArgs | EditArgs, path: Path, ctx: ToolContext | None = None
 ) -> tuple[Current, str]:
     """What write_file or edit_file would do to `path`: the file as it is and its new text.
     Raises the ToolError the tool would return. The permission prompt's diff comes from here,
     so it shows exactly what the tool will write (`encoded` is the last check)."""
-    if name == "write_file":
-        content = text_arg(args, "content")
+    if isinstance(a, WriteArgs):
+        content = text_of(a.content, "content")
         cur = load(path, ctx)
         if cur.stray and "\ufffd" in content:
             raise ToolError(
@@ -98,9 +109,9 @@ def plan(
                 "with bash first",
             )
         return cur, textio.with_newlines(content, cur.fmt.newline) if cur.exists else content
-    if args.get("edits") is not None:
-        return _multi(args, path, ctx)
-    old, new = text_arg(args, "old_string"), text_arg(args, "new_string")
+    if a.edits is not None:
+        return _multi(a, path, ctx)
+    old, new = text_of(a.old_string, "old_string"), text_of(a.new_string, "new_string")
     if old == new:
         raise ToolError("old_string and new_string are identical; there is nothing to change")
     cur = load(path, ctx)
@@ -114,13 +125,13 @@ def plan(
         return cur, new
     if not cur.exists:
         raise ToolError(f"file not found: {path}", hint=did_you_mean(path, ctx) if ctx else "")
-    replace_all = bool_arg(args, "replace_all")
-    return cur, replaced(path.name, cur.text, cur.fmt.newline, cur.stray, old, new, replace_all)
+    return cur, replaced(path.name, cur.text, cur.fmt.newline, cur.stray, old, new, a.replace_all)
 
 
-def _multi(args: dict[str, Any], path: Path, ctx: ToolContext | None) -> tuple[Current, str]:
+def _multi(a: EditArgs, path: Path, ctx: ToolContext | None) -> tuple[Current, str]:
     """edit_file with `edits`: in order, on one existing file, all or nothing."""
-    edits = edit_list(args)
+    single = a.old_string is not None or a.new_string is not None
+    edits = edit_list(a.edits or (), single)
     cur = load(path, ctx)
     if not cur.exists:
         raise ToolError(f"file not found: {path}", hint=did_you_mean(path, ctx) if ctx else "")
@@ -131,11 +142,12 @@ def _multi(args: dict[str, Any], path: Path, ctx: ToolContext | None) -> tuple[C
 @printable
 @guard
 async def _write(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    path = resolve(ctx, str_arg(args, "path"))
+    a = WriteArgs.parse(args)
+    path = resolve(ctx, a.path)
 
     def work() -> ToolResult:
         fresh(ctx, path)
-        return seen(ctx, path, commit(ctx, path, *plan("write_file", args, path, ctx), "Wrote"))
+        return seen(ctx, path, commit(ctx, path, *plan(a, path, ctx), "Wrote"))
 
     return await asyncio.to_thread(work)
 
@@ -143,11 +155,12 @@ async def _write(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 @printable
 @guard
 async def _edit(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    path = resolve(ctx, str_arg(args, "path"))
+    a = EditArgs.parse(args)
+    path = resolve(ctx, a.path)
 
     def work() -> ToolResult:
         fresh(ctx, path)
-        return seen(ctx, path, commit(ctx, path, *plan("edit_file", args, path, ctx), "Edited"))
+        return seen(ctx, path, commit(ctx, path, *plan(a, path, ctx), "Edited"))
 
     return await asyncio.to_thread(work)
 
@@ -156,13 +169,14 @@ def preview(name: str, args: dict[str, Any], root: Path) -> Preview | None:
     """What a write_file/edit_file call will do, worked out before it runs the way the tool
     works it out (same decoding, line endings and matching): the diff, or the error it will
     end with; None when the file is too large to check cheaply."""
-    path = lexical(str(args.get("path", "")), root)
     try:
+        a: WriteArgs | EditArgs = (WriteArgs if name == "write_file" else EditArgs).parse(args)
+        path = lexical(a.path, root)
         if path.is_file() and path.stat().st_size > PREVIEW_BYTES:
             return Preview(note=f"({path.name} is too large to preview)")
-        cur, new = plan(name, args, path)
+        cur, new = plan(a, path)
         encoded(cur, new)
-    except ToolError as exc:
+    except (ToolError, ArgError) as exc:
         why = textio.printable(exc.what.splitlines()[0])  # a near-miss may quote stray bytes
         note = f"({why}; the {name.removesuffix('_file')} will fail)"
         return Preview(failure=exc.result(), note=note)
@@ -172,20 +186,13 @@ def preview(name: str, args: dict[str, Any], root: Path) -> Preview | None:
     return Preview(textio.printable(unified_diff(cur.text, new, shown_name)[0]))
 
 
-_PATH = {"type": "string"}
-
 WRITE_FILE = Tool(
     name="write_file",
     description=(
         "Write a whole file, creating missing parent directories; an existing file keeps its "
         "encoding, BOM and line endings. Shows a diff. Prefer edit_file to change a file."
     ),
-    parameters={
-        "type": "object",
-        "properties": {"path": _PATH, "content": {"type": "string"}},
-        "required": ["path", "content"],
-        "additionalProperties": False,
-    },
+    parameters=WriteArgs.schema(),
     run=_write,
     kind="edit",
     target=Target("file", "path"),
@@ -201,30 +208,7 @@ EDIT_FILE = Tool(
         "file: `edits` instead, applied in order, all or nothing. Keeps encoding and line "
         "endings; the result shows a diff. An empty old_string creates a missing file."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "path": _PATH,
-            "old_string": {"type": "string"},
-            "new_string": {"type": "string"},
-            "replace_all": {"type": "boolean"},
-            "edits": {
-                "type": "array",
-                "description": "Instead of old_string: several, in order",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "old_string": {"type": "string"},
-                        "new_string": {"type": "string"},
-                        "replace_all": {"type": "boolean"},
-                    },
-                    "required": ["old_string", "new_string"],
-                },
-            },
-        },
-        "required": ["path"],
-        "additionalProperties": False,
-    },
+    parameters=EditArgs.schema(),
     run=_edit,
     kind="edit",
     target=Target("file", "path"),

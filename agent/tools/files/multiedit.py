@@ -3,38 +3,44 @@ edits applied in order, all or nothing."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
+from agent.base.args import Args, needed
 from agent.tools.files.matching import locate
 from agent.tools.shared import textio
-from agent.tools.shared.common import ToolError, bool_arg, str_arg
+from agent.tools.shared.common import ToolError
 
 
-def text_arg(args: dict[str, Any], name: str) -> str:
-    """A text argument without lone surrogates: written with surrogateescape, one would
-    become a raw byte in the file."""
-    value = str_arg(args, name)
-    if textio.has_surrogates(value):
+@dataclass(frozen=True, kw_only=True)
+class Edit(Args, closed=False):
+    """One of edit_file's `edits`."""
+
+    old_string: str
+    new_string: str
+    replace_all: bool = False
+
+
+def text_of(value: str | None, name: str) -> str:
+    """A text argument the call must have, without lone surrogates: written with
+    surrogateescape, one would become a raw byte in the file."""
+    text = needed(value, name)
+    if textio.has_surrogates(text):
         raise ToolError(f"{name} contains a lone surrogate (\\ud800-\\udfff), which is not text")
-    return value
+    return text
 
 
-def edit_list(args: dict[str, Any]) -> list[tuple[str, str, bool]]:
-    """The `edits` argument as (old, new, replace_all) triples, or why it is not usable."""
-    edits = args.get("edits")
-    if "old_string" in args or "new_string" in args:
+def edit_list(edits: tuple[Edit, ...], single: bool) -> list[tuple[str, str, bool]]:
+    """The `edits` argument as (old, new, replace_all) triples, or why it is not usable
+    (`single`: old_string or new_string was given too)."""
+    if single:
         raise ToolError("give either old_string/new_string or edits, not both")
-    if not isinstance(edits, list) or not edits:
-        raise ToolError("edits must be a non-empty list of {old_string, new_string} objects")
     out = []
-    for k, item in enumerate(edits, 1):
-        if not isinstance(item, dict):
-            raise ToolError(f"edit {k} must be an object with old_string and new_string")
+    for k, edit in enumerate(edits, 1):
         try:
-            pair = text_arg(item, "old_string"), text_arg(item, "new_string")
-            out.append((*pair, bool_arg(item, "replace_all")))
+            pair = text_of(edit.old_string, "old_string"), text_of(edit.new_string, "new_string")
         except ToolError as exc:
             raise ToolError(f"edit {k}: {exc.what}") from None
+        out.append((*pair, edit.replace_all))
     return out
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.base.args import Args, arg
 from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap, error
 from agent.base.words import plural
 from agent.tools.files import documents, images
@@ -24,15 +26,7 @@ from agent.tools.files.pages import (
 )
 from agent.tools.shared import agentignore, links, textio, walk
 from agent.tools.shared.binkinds import ADVICE, BINARY_EXTENSIONS
-from agent.tools.shared.common import (
-    ToolError,
-    did_you_mean,
-    guard,
-    int_arg,
-    resolve,
-    shown,
-    str_arg,
-)
+from agent.tools.shared.common import ToolError, did_you_mean, guard, resolve, shown
 from agent.tools.shared.editor_io import buffer_text
 from agent.tools.shared.stamps import stamped, stamps_of
 
@@ -135,11 +129,18 @@ def _directory(path: Path, ctx: ToolContext) -> tuple[str, int]:
     return agentignore.listing(walk.Walker(path, []).children(), hide, shown(ctx, path))
 
 
+@dataclass(frozen=True, kw_only=True)
+class ReadArgs(Args):
+    path: str
+    offset: int = arg(1, "First line to read (1-based)", minimum=0)  # 0 reads from line 1
+    limit: int | None = arg(None, "Number of lines to read", minimum=1)
+    sheet: str = arg("", "xlsx sheet")
+
+
 @guard
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    path = resolve(ctx, str_arg(args, "path"))
-    offset = max(int_arg(args, "offset", 1) or 1, 1)
-    given = int_arg(args, "limit", None, minimum=1)
+    a = ReadArgs.parse(args)
+    path, offset, given = resolve(ctx, a.path), max(a.offset, 1), a.limit
     limit = given or DEFAULT_LIMIT
     name = shown(ctx, path)
     if await asyncio.to_thread(path.is_dir):  # its entries, one level (offset/limit unused)
@@ -152,7 +153,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     doc: ToolResult | str = ""  # a document's text, or why it is read as plain text after all
     if documents.handles(path):  # notebooks, PDF, spreadsheets, CSV, Word: in their own units
         await asyncio.to_thread(_sniff, path, ctx)
-        ask = documents.Ask(name, offset, given, str_arg(args, "sheet", required=False))
+        ask = documents.Ask(name, offset, given, a.sheet)
         doc = await asyncio.to_thread(documents.read, path, ask)
         if isinstance(doc, ToolResult):
             return stamped(ctx, path, before, doc)
@@ -189,17 +190,7 @@ READ_FILE = Tool(
         "xlsx, csv and docx are read too (offset/limit count pages, cells, rows). A directory "
         "lists its entries."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "path": {"type": "string"},
-            "offset": {"type": "integer", "description": "First line to read (1-based)"},
-            "limit": {"type": "integer", "description": "Number of lines to read"},
-            "sheet": {"type": "string", "description": "xlsx sheet"},
-        },
-        "required": ["path"],
-        "additionalProperties": False,
-    },
+    parameters=ReadArgs.schema(),
     run=_run,
     read_only=True,
     kind="read",

@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.base.args import ArgError, Args, arg
 from agent.base.record import Preview, Target, Tool, ToolContext, ToolResult, cap
 from agent.base.words import plural
 from agent.permissions.paths import lexical
 from agent.tools.patch.parse import FileOp, apply_hunks, parse
 from agent.tools.shared import atomic, textio
-from agent.tools.shared.common import ToolError, guard, resolve, str_arg
+from agent.tools.shared.common import ToolError, guard, resolve
 from agent.tools.shared.current import (
     DIFF_CAP_DISPLAY,
     DIFF_CAP_MODEL,
@@ -157,10 +158,15 @@ def _summary(changes: list[Change]) -> str:
     return f"Applied the patch to {plural(len(changes), 'file')}: {', '.join(verbs)}"
 
 
+@dataclass(frozen=True, kw_only=True)
+class PatchArgs(Args):
+    patch: str = arg(doc="The whole patch")
+
+
 @printable
 @guard
 async def _apply(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    text = str_arg(args, "patch")
+    text = PatchArgs.parse(args).patch
 
     def work() -> ToolResult:
         changes = plan(text, lambda raw: resolve(ctx, raw))
@@ -185,8 +191,8 @@ async def _apply(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 def preview(args: dict[str, Any], root: Path) -> Preview | None:
     """The combined diff of the whole patch, or the error it will end with."""
     try:
-        changes = plan(str(args.get("patch", "")), lambda raw: lexical(raw, root))
-    except ToolError as exc:
+        changes = plan(PatchArgs.parse(args).patch, lambda raw: lexical(raw, root))
+    except (ToolError, ArgError) as exc:
         why = textio.printable(exc.what.splitlines()[0])
         return Preview(failure=exc.result(), note=f"({why}; the patch will fail)")
     except (OSError, ValueError):
@@ -204,12 +210,7 @@ APPLY_PATCH = Tool(
         "line renames. Context and removed lines must be exact (trailing spaces aside); give "
         "3 lines of context around each change. Existing files must have been read first."
     ),
-    parameters={
-        "type": "object",
-        "properties": {"patch": {"type": "string", "description": "The whole patch"}},
-        "required": ["patch"],
-        "additionalProperties": False,
-    },
+    parameters=PatchArgs.schema(),
     run=_apply,
     kind="edit",
     target=Target("files", "patch", files=patch_files),

@@ -7,13 +7,15 @@ import asyncio
 import os
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.base.args import Args, arg
 from agent.base.record import Target, Tool, ToolContext, ToolResult, cap
 from agent.tools.shared import links, walk
 from agent.tools.shared.agentignore import for_search
-from agent.tools.shared.common import ToolError, gc_paused, guard, resolve, shown, str_arg
+from agent.tools.shared.common import ToolError, gc_paused, guard, resolve, shown
 from agent.tools.shared.listing import list_files
 
 GLOB_CAP = 200
@@ -98,13 +100,19 @@ def _matcher(pattern: str, flags: int) -> Callable[[str], bool]:
     return match
 
 
+@dataclass(frozen=True, kw_only=True)
+class GlobArgs(Args):
+    pattern: str = arg(doc="Glob pattern, e.g. **/*.py")
+    path: str = arg(".", "Directory to search (default: workspace)")
+
+
 @gc_paused
 @guard
 async def _glob(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     from wcmatch import glob as wc
 
-    raw = str_arg(args, "pattern")
-    root = resolve(ctx, str_arg(args, "path", required=False, default="."))
+    a = GlobArgs.parse(args)
+    raw, root = a.pattern, resolve(ctx, a.path)
     if not root.is_dir():
         raise ToolError(f"not a directory: {root}", hint="path must be a directory to search in")
     base, pattern, prefix = _split_pattern(root, raw)
@@ -147,15 +155,7 @@ GLOB = Tool(
         f"lists newest first, at most {GLOB_CAP} paths. Paths are relative to `path` (default: "
         "workspace)."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "description": "Glob pattern, e.g. **/*.py"},
-            "path": {"type": "string", "description": "Directory to search (default: workspace)"},
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    },
+    parameters=GlobArgs.schema(),
     run=_glob,
     read_only=True,
     kind="read",

@@ -4,25 +4,19 @@ pure-Python fallback."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from agent.base.args import Args, arg
 from agent.base.record import Target, Tool, ToolContext, ToolResult, cap
 from agent.base.words import plural
 from agent.permissions.paths import names_protected
 from agent.tools.search import pygrep
 from agent.tools.search.globbing import GLOB
+from agent.tools.search.rg_output import parse_rg
 from agent.tools.shared import agentignore, links, walk
-from agent.tools.shared.common import (
-    ToolError,
-    bool_arg,
-    gc_paused,
-    guard,
-    int_arg,
-    resolve,
-    shown,
-    str_arg,
-)
+from agent.tools.shared.common import ToolError, gc_paused, guard, resolve, shown
 from agent.tools.shared.listing import list_files
 from agent.tools.shared.secret_hits import hide_secrets
 from agent.tools.shared.walk import FileHits
@@ -66,7 +60,7 @@ async def grep_hits(
             "--with-filename",
         ]
         out, cut = await walk.run_rg(rg, [*args, *flags, "-e", query.pattern, "--", target], base)
-        hits = walk.parse_rg(out, query.mode)
+        hits = parse_rg(out, query.mode)
         if hide is not None:
             shown = set(await asyncio.to_thread(hide.keep, [h.path for h in hits]))
             hits = [h for h in hits if h.path in shown]
@@ -129,26 +123,33 @@ def render_grep(
     return cap("\n".join([header, *rows]), how_to_see_more=_NARROW)
 
 
+@dataclass(frozen=True, kw_only=True)
+class GrepArgs(Args):
+    pattern: str = arg(doc="Regular expression to search for")
+    path: str = arg(".", "File or directory (default: workspace)")
+    glob: str = arg("", "Only files matching this glob, e.g. *.py")
+    output_mode: Literal["files", "content", "count"] = "files"
+    ignore_case: bool = arg(False, "Case-insensitive search", name="-i")
+    context: int = arg(0, "Lines of context (content mode)", minimum=0)
+    same_context: int = arg(0, "Same as context", name="-C", minimum=0)
+    head_limit: int | None = arg(None, "Show at most this many entries", minimum=1)
+
+
 @gc_paused
 @guard
 async def _grep(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    pattern = str_arg(args, "pattern")
-    root = resolve(ctx, str_arg(args, "path", required=False, default="."))
-    mode = str_arg(args, "output_mode", required=False, default="files")
-    mode = {"files_with_matches": "files", "file": "files"}.get(mode, mode)
-    if mode not in CAPS:
-        raise ToolError(f"output_mode must be files, content or count, not {mode!r}")
-    context = int_arg(args, "context", None) or int_arg(args, "-C", 0) or 0
+    a = GrepArgs.parse(args)
+    pattern, mode, glob = a.pattern, a.output_mode, a.glob
+    root = resolve(ctx, a.path)
+    context = a.context or a.same_context
     query = pygrep.compile_query(
-        pattern, bool_arg(args, "-i"), mode, min(context, 50), for_python=not walk.rg_for(ctx)
+        pattern, a.ignore_case, mode, min(context, 50), for_python=not walk.rg_for(ctx)
     )
     if not root.exists():
         raise ToolError(f"path not found: {root}", hint="pass a directory or file that exists")
-    glob = str_arg(args, "glob", required=False)
     hits, cut = await grep_hits(ctx, root, query, glob)
     explicit = root.is_file() or bool(glob and names_protected(glob))
     hits, note = (hits, "") if explicit else hide_secrets(hits, root)
-    head_limit = int_arg(args, "head_limit", None, minimum=1)
     where = shown(ctx, root)
     label = f'grep "{pattern[:60]}"'
     if not hits:
@@ -160,7 +161,7 @@ async def _grep(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         "count": f"{plural(matches, 'match')} in {plural(len(hits), 'file')}",
         "content": f"{plural(matches, 'line')} in {plural(len(hits), 'file')}",
     }[mode]
-    text = render_grep(hits, query, head_limit, cut)
+    text = render_grep(hits, query, a.head_limit, cut)
     return ToolResult(text + note, display=f"{label} · {summary}")
 
 
@@ -172,21 +173,7 @@ GREP = Tool(
         "`content` (path:line:text; `context` adds lines around) or `count` (per file). "
         "`glob` (e.g. `*.py`) filters files."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "pattern": {"type": "string", "description": "Regular expression to search for"},
-            "path": {"type": "string", "description": "File or directory (default: workspace)"},
-            "glob": {"type": "string", "description": "Only files matching this glob, e.g. *.py"},
-            "output_mode": {"type": "string", "enum": ["files", "content", "count"]},
-            "-i": {"type": "boolean", "description": "Case-insensitive search"},
-            "context": {"type": "integer", "description": "Lines of context (content mode)"},
-            "-C": {"type": "integer", "description": "Same as context"},
-            "head_limit": {"type": "integer", "description": "Show at most this many entries"},
-        },
-        "required": ["pattern"],
-        "additionalProperties": False,
-    },
+    parameters=GrepArgs.schema(),
     run=_grep,
     read_only=True,
     kind="read",

@@ -1,5 +1,5 @@
 """What two or more tool families need, below all of them: the tool-call kit (`common`:
-ToolError, argument readers, `guard`, path resolution), text and bytes (`textio`: encodings,
+ToolError, `guard`, path resolution), text and bytes (`textio`: encodings,
 BOMs, line endings, printable output), atomic writes (`atomic`), a file before a write and the
 shared edit machinery (`current`, `difftext`), stale-read stamps (`stamps`), the editor's
 buffers and terminals (`editor_io`), binary kinds (`binkinds`), symbolic links out of the

@@ -1,14 +1,15 @@
-"""Helpers shared by the built-in tools: argument checks, path resolution, error guarding."""
+"""Helpers shared by the built-in tools: path resolution, error guarding (a ToolError, an
+argument the tool cannot take), what a cancelled tool had produced."""
 
 from __future__ import annotations
 
 import functools
 import gc
 import os
-import re
 from pathlib import Path
 from typing import Any
 
+from agent.base.args import ArgError
 from agent.base.record import Execute, ToolContext, ToolResult, error
 
 
@@ -60,60 +61,20 @@ def gc_paused(fn: Execute) -> Execute:
 
 
 def guard(fn: Execute) -> Execute:
-    """Wrap a tool run so expected failures (ToolError, OSError) come back as error values."""
+    """Wrap a tool run so expected failures (ToolError, an argument it cannot take, OSError)
+    come back as error values."""
 
     @functools.wraps(fn)
     async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         try:
             return await fn(args, ctx)
-        except ToolError as exc:
+        except (ToolError, ArgError) as exc:
             return exc.result()
         except OSError as exc:
             where = f" ({exc.filename})" if exc.filename else ""
-            return error(f"{exc.strerror or exc}{where}", can_retry=False)
+            return error(f"{exc.strerror or exc}{where}", can_retry=False, kind="system", exc=exc)
 
     return run
-
-
-def str_arg(args: dict[str, Any], name: str, *, required: bool = True, default: str = "") -> str:
-    value = args.get(name)
-    if value is None:
-        if required:
-            raise ToolError(f"missing required parameter '{name}'")
-        return default
-    if not isinstance(value, str):
-        raise ToolError(f"parameter '{name}' must be a string, got {type(value).__name__}")
-    return value
-
-
-def int_arg(
-    args: dict[str, Any], name: str, default: int | None, *, minimum: int = 0
-) -> int | None:
-    value = args.get(name)
-    if value is None:
-        return default
-    # Models sometimes send numbers as strings ("20"); accept those, refuse anything else.
-    if isinstance(value, str) and re.fullmatch(r"\s*-?[0-9]{1,18}\s*", value):
-        value = int(value)
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ToolError(f"parameter '{name}' must be an integer, got {value!r}")
-    value = min(value, 1 << 40)  # "everything": a larger number means nothing more
-    if value < minimum:
-        raise ToolError(f"parameter '{name}' must be >= {minimum}, got {value}")
-    return value
-
-
-def bool_arg(args: dict[str, Any], name: str, default: bool = False) -> bool:
-    value = args.get(name)
-    if value is None:  # a null optional argument, as some models send them
-        return default
-    if isinstance(value, str) and value.lower() in ("true", "false"):
-        return value.lower() == "true"
-    if not isinstance(value, bool):
-        raise ToolError(f"parameter '{name}' must be true or false, got {value!r}")
-    return value
 
 
 def resolve(ctx: ToolContext, raw: str) -> Path:

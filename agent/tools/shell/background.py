@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.base.args import Args, arg
 from agent.base.record import RESULT_CAP, Tool, ToolContext, ToolResult, cap
 from agent.sandbox.runtime import Sandbox, end_inside, inner_pids
-from agent.tools.shared.common import ToolError, bool_arg, guard, str_arg
+from agent.tools.shared.common import ToolError, guard
 from agent.tools.shared.textio import output_is_utf8
 from agent.tools.shell.output import (
     MARKER_ROOM,
@@ -119,14 +120,21 @@ def status(job: Job) -> tuple[str, int | None]:
     return (f"killed by signal {-code}" if code < 0 else f"exit code {code}"), code
 
 
+@dataclass(frozen=True, kw_only=True)
+class OutputArgs(Args):
+    id: str
+    stop: bool = arg(False, "end it first")
+
+
 @guard
 async def _bash_output(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    job_id = str_arg(args, "id").strip()
+    a = OutputArgs.parse(args)
+    job_id = a.id.strip()
     job = JOBS.get(job_id)
     if job is None:
         known = ", ".join(JOBS) or "none"
         raise ToolError(f"no background command with id {job_id!r}", hint=f"known ids: {known}")
-    if bool_arg(args, "stop"):
+    if a.stop:
         await asyncio.to_thread(stop, [job])
     state, code = status(job)  # before reading, so output after the exit is not missed
     sizes = {name: path.stat().st_size for name, path in job.files.items()}
@@ -189,15 +197,7 @@ BASH_OUTPUT = Tool(
         "run_in_background=true) since the last read, and whether it is still running. Long "
         "output shows its start and end; the result names the file that holds all of it."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "id": {"type": "string"},
-            "stop": {"type": "boolean", "description": "end it first"},
-        },
-        "required": ["id"],
-        "additionalProperties": False,
-    },
+    parameters=OutputArgs.schema(),
     run=_bash_output,
     read_only=True,
     kind="read",  # the output of a command already allowed

@@ -11,11 +11,13 @@ import os
 import signal
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from agent.base.args import Args, arg
 from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap
 from agent.sandbox.runtime import SANDBOX_ARG, Sandbox, end_inside, inner_pids, sandbox_of
-from agent.tools.shared.common import ToolError, bool_arg, guard, keep_partial, str_arg
+from agent.tools.shared.common import ToolError, guard, keep_partial
 from agent.tools.shared.editor_io import editor_of
 from agent.tools.shared.textio import decode_output
 from agent.tools.shell import background as shell_bg
@@ -213,15 +215,25 @@ def format_result(
     return cap("\n".join(parts + closing), room, how_to_see_more=MORE)
 
 
-def _timeout(args: dict[str, Any]) -> float:
-    value = args.get("timeout")
+@dataclass(frozen=True, kw_only=True)
+class BashArgs(Args):
+    command: str
+    timeout: float | None = None  # seconds, bounded by _timeout
+    run_in_background: bool = False
+    description: str = arg("", "What the command does (5-10 words)")
+    sandbox: bool = arg(
+        True,
+        "false: run outside the sandbox (asks the user; only after a command failed because "
+        "of the sandbox)",
+        name=SANDBOX_ARG,
+    )
+
+
+def _timeout(value: float | None) -> float:
     if value is None:
         return DEFAULT_TIMEOUT
-    if isinstance(value, str):  # "30" from a model that quotes numbers
-        with contextlib.suppress(ValueError):
-            value = float(value.strip())
     # NaN fails every comparison; a huge int compares with inf exactly (no float overflow)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+    if not 0 < value < math.inf:
         raise ToolError(
             f"timeout must be a finite number of seconds above 0, got {value!r}",
             hint=f"give seconds up to {MAX_TIMEOUT:g}, or omit it for {DEFAULT_TIMEOUT:g}",
@@ -231,12 +243,13 @@ def _timeout(args: dict[str, Any]) -> float:
 
 @guard
 async def _bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    command = str_arg(args, "command")
+    a = BashArgs.parse(args)
+    command = a.command
     if not command.strip():
         raise ToolError("the command is empty")
-    timeout = _timeout(args)
-    box = sandbox_of(ctx.sandbox) if args.get(SANDBOX_ARG) is not False else None
-    if bool_arg(args, "run_in_background"):
+    timeout = _timeout(a.timeout)
+    box = sandbox_of(ctx.sandbox) if a.sandbox else None
+    if a.run_in_background:
         return shell_bg.start(command, str(ctx.cwd), box)
     editor = editor_of(ctx)
     if editor is not None:  # the editor's terminal shows it live (ACP)
@@ -273,22 +286,7 @@ BASH = Tool(
         "OS sandbox, if any; sandbox=false runs one outside it, always asking the user first. "
         "Prefer read_file/grep/glob over cat/grep/find."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "command": {"type": "string"},
-            "timeout": {"type": "number"},
-            "run_in_background": {"type": "boolean"},
-            "description": {"type": "string", "description": "What the command does (5-10 words)"},
-            SANDBOX_ARG: {
-                "type": "boolean",
-                "description": "false: run outside the sandbox (asks the user; only after a "
-                "command failed because of the sandbox)",
-            },
-        },
-        "required": ["command"],
-        "additionalProperties": False,
-    },
+    parameters=BashArgs.schema(),
     run=_bash,
     kind="exec",
     target=Target("command", "command"),

@@ -4,20 +4,27 @@ approve: the plan is the turn's reply, and the run's result."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from agent.base.args import Args, arg
 from agent.base.parts import PlanReview
 from agent.base.record import Tool, ToolContext, ToolResult, error
-from agent.tools.shared.common import ToolError, guard, str_arg
+from agent.tools.shared.common import ToolError, guard
 
 
 def review_of(ctx: ToolContext) -> PlanReview | None:
     return ctx.planning
 
 
+@dataclass(frozen=True, kw_only=True)
+class PlanArgs(Args):
+    plan: str = arg(doc="The plan, in markdown")
+
+
 @guard
 async def _exit(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    plan = str_arg(args, "plan").strip()
+    plan = PlanArgs.parse(args).plan.strip()
     if not plan:
         raise ToolError("the plan is empty", hint="write the plan in markdown as `plan`")
     review = review_of(ctx)
@@ -46,12 +53,7 @@ EXIT_PLAN_MODE = Tool(
         "Plan mode only: hand in your plan (markdown) for the user to approve; then act on it, "
         "or revise it if sent back."
     ),
-    parameters={
-        "type": "object",
-        "properties": {"plan": {"type": "string", "description": "The plan, in markdown"}},
-        "required": ["plan"],
-        "additionalProperties": False,
-    },
+    parameters=PlanArgs.schema(),
     run=_exit,
     read_only=True,  # it changes nothing on disk: allowed in plan mode
     kind="meta",

@@ -2,30 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
+from agent.base.args import Args
 from agent.base.record import Tool, ToolContext, ToolResult, error
+from agent.tools.shared.common import guard
 from agent.tools.tasks.todo_list import TodoError, TodoList
 
-ID = {"type": ["string", "integer"]}
 DESCRIPTION = (
     "Keep a task list for multi-step work; the user sees it. action: add (text, blocked_by?), "
     "update (id and any of text, status, blocked_by), delete (id), list. A task cannot start "
     "while a task in its blocked_by is not done. Mark one task in_progress before working on "
     "it and done as soon as it is finished."
 )
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "action": {"type": "string", "enum": ["add", "update", "delete", "list"]},
-        "id": ID,
-        "text": {"type": "string"},
-        "status": {"type": "string", "enum": ["pending", "in_progress", "done"]},
-        "blocked_by": {"type": "array", "items": ID},
-    },
-    "required": ["action"],
-    "additionalProperties": False,
-}
+
+
+@dataclass(frozen=True, kw_only=True)
+class TodoArgs(Args):
+    action: Literal["add", "update", "delete", "list"]
+    id: str | int | None = None
+    text: str | None = None
+    status: Literal["pending", "in_progress", "done"] | None = None
+    blocked_by: tuple[str | int, ...] | None = None  # None: unchanged; (): blocked by none
 
 
 def todo_list(ctx: ToolContext) -> TodoList:
@@ -35,23 +34,22 @@ def todo_list(ctx: ToolContext) -> TodoList:
     return ctx.todo
 
 
+@guard
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-
+    a = TodoArgs.parse(args)
     todo = todo_list(ctx)
-    action = args["action"]
-    item_id = str(args["id"]) if args.get("id") is not None else None
+    action = a.action
+    item_id = str(a.id) if a.id is not None else None
     if action in ("update", "delete") and item_id is None:
         return error(f"todo {action} needs an id", can_retry=True)
-    blocked = args.get("blocked_by")
+    blocked = None if a.blocked_by is None else [str(b) for b in a.blocked_by]
     try:
         if action == "add":
-            status = args.get("status") or "pending"
-            item = todo.add(str(args.get("text") or ""), blocked or (), status)
+            item = todo.add(a.text or "", blocked or (), a.status or "pending")
             head = f"Added task {item.id}."
         elif action == "update":
             assert item_id is not None
-            fields = {k: args[k] for k in ("text", "status") if args.get(k) is not None}
-            todo.update(item_id, blocked_by=blocked, **fields)
+            todo.update(item_id, text=a.text, status=a.status, blocked_by=blocked)
             head = f"Updated task {item_id}."
         elif action == "delete":
             assert item_id is not None
@@ -68,6 +66,6 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
 
 TODO = Tool(  # it never touches the disk
-    "todo", DESCRIPTION, PARAMETERS, _run, read_only=True, aliases=("TodoWrite",)
+    "todo", DESCRIPTION, TodoArgs.schema(), _run, read_only=True, aliases=("TodoWrite",)
 )
 TOOLS = (TODO,)

@@ -11,12 +11,14 @@ import asyncio
 import codecs
 import re
 import shlex
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from agent.base.args import Args, arg
 from agent.base.record import RESULT_CAP, Target, Tool, ToolContext, ToolResult, cap
 from agent.base.words import plural
-from agent.tools.shared.common import ToolError, guard, int_arg, str_arg
+from agent.tools.shared.common import ToolError, guard
 from agent.tools.shared.textio import decode_output, utf8_ok
 from agent.tools.web.fetching import TIMEOUT, Page, canonical_url, fetch, httpx_module
 from agent.tools.web.htmltext import html_to_markdown
@@ -148,10 +150,16 @@ def render_page(page: Page, prompt: str, room: int = RESULT_CAP) -> tuple[str, s
     return cap(body, room, how_to_see_more=more), title
 
 
+@dataclass(frozen=True, kw_only=True)
+class FetchArgs(Args):
+    url: str
+    prompt: str = arg("", "What to look for on the page")
+
+
 @guard
 async def _web_fetch(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    url = canonical_url(str_arg(args, "url"))  # what the permission rules judged
-    prompt = str_arg(args, "prompt", required=False)
+    a = FetchArgs.parse(args)
+    url, prompt = canonical_url(a.url), a.prompt  # the URL as the permission rules judged it
     httpx = httpx_module()
     limit = ctx.web_timeout or TIMEOUT
     try:
@@ -182,12 +190,18 @@ def _size(n: int) -> str:
     return f"{n / 1024:.0f} KB" if n < 1 << 20 else f"{n / (1 << 20):.1f} MB"
 
 
+@dataclass(frozen=True, kw_only=True)
+class SearchArgs(Args):
+    query: str
+    limit: int = arg(8, "Number of results (default 8, max 20)", minimum=1)
+
+
 @guard
 async def _web_search(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    query = str_arg(args, "query").strip()
+    a = SearchArgs.parse(args)
+    query, limit = a.query.strip(), min(a.limit, 20)
     if not query:
         raise ToolError("the query is empty")
-    limit = min(int_arg(args, "limit", 8, minimum=1) or 8, 20)
     try:
         hits, backend = await search(query, limit, ctx.web_search, ctx.web_timeout or 15.0)
     except SearchUnavailable as e:
@@ -212,15 +226,7 @@ WEB_FETCH = Tool(
         "markdown). Private, loopback and link-local addresses are refused. `prompt`: what you "
         "are looking for; on long pages the parts most related to it are kept."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "url": {"type": "string"},
-            "prompt": {"type": "string", "description": "What to look for on the page"},
-        },
-        "required": ["url"],
-        "additionalProperties": False,
-    },
+    parameters=FetchArgs.schema(),
     run=_web_fetch,
     read_only=True,  # for the disk; it sends the URL out, which the target makes ask
     kind="network",
@@ -234,15 +240,7 @@ WEB_SEARCH = Tool(
         "Search the web (the configured search API, or DuckDuckGo and other engines). "
         "Returns titles, URLs and snippets."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "query": {"type": "string"},
-            "limit": {"type": "integer", "description": "Number of results (default 8, max 20)"},
-        },
-        "required": ["query"],
-        "additionalProperties": False,
-    },
+    parameters=SearchArgs.schema(),
     run=_web_search,
     read_only=True,  # for the disk; a network tool sends the query out: it is asked about
     kind="network",

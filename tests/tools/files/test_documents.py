@@ -374,7 +374,7 @@ async def test_a_document_read_counts_as_a_read_for_edits(tmp_path: Path) -> Non
 
 
 def test_the_libraries_load_only_when_a_document_is_read() -> None:
-    code = "from agent.tools import builtin_tools; builtin_tools(); import sys; print(sys.modules)"
+    code = "from agent.tools.builtin import builtin_tools; import sys; print(sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "'pypdf'" not in out.stdout and "'openpyxl'" not in out.stdout
 

@@ -125,9 +125,9 @@ def test_a_notebook_of_millions_of_values_is_refused_before_parsing(tmp_path: Pa
     assert peak < h.BUDGET_MB, peak
     edit = """
 from agent.tools.shared.common import ToolError
-from agent.tools.files.documents.nbedit import plan
+from agent.tools.files.documents.nbedit import NotebookArgs, plan
 try:
-    plan({"index": 0, "new_source": "x"}, Path(sys.argv[1]))
+    plan(NotebookArgs.parse({"path": "x", "index": 0, "new_source": "x"}), Path(sys.argv[1]))
 except ToolError as exc:
     print(exc.what)
 """

@@ -61,7 +61,8 @@ async def test_a_failing_edit_leaves_the_file_byte_identical(
 
 async def test_the_argument_is_checked(ctx: ToolContext, tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text(SRC)
-    both = {"path": "m.py", "old_string": "a", "new_string": "b", "edits": []}
+    one = [{"old_string": "a", "new_string": "b"}]
+    both = {"path": "m.py", "old_string": "a", "new_string": "b", "edits": one}
     assert "not both" in (await edits.EDIT_FILE.run(both, ctx)).output
     empty = await edits.EDIT_FILE.run({"path": "m.py", "edits": []}, ctx)
     assert "non-empty list" in empty.output

@@ -16,9 +16,9 @@ from fake_openai import FakeOpenAI, text, tool_calls
 from routed_fake import close_runs, make_run
 
 from agent.base.record import ToolContext, ToolResult
-from agent.permissions.asking import Answer, AskRequest
 from agent.permissions.decide import decide
-from agent.tools import builtin_tools
+from agent.permissions.request import Answer, AskRequest
+from agent.tools.builtin import builtin_tools
 from agent.tools.files import read as files
 from agent.tools.files.documents.nbedit import NOTEBOOK_EDIT, preview
 from agent.tools.shared.stamps import FileStamps

@@ -248,6 +248,6 @@ async def test_background_output_survives_event_loops(ctx: ToolContext) -> None:
 
 
 def test_timeout_is_clamped() -> None:
-    assert shell._timeout({}) == 120
-    assert shell._timeout({"timeout": 9999}) == 600
-    assert shell._timeout({"timeout": 2.5}) == 2.5
+    assert shell._timeout(None) == 120
+    assert shell._timeout(9999) == 600
+    assert shell._timeout(2.5) == 2.5

@@ -174,7 +174,7 @@ async def test_numeric_string_timeout_still_works(ctx: ToolContext) -> None:
     assert not problems
     result = await shell.BASH.run(args, ctx)
     assert result.output.startswith("ran\n[exit code 0")
-    assert shell._timeout({"timeout": " 30 "}) == 30
-    assert shell._timeout({"timeout": 10**400}) == shell.MAX_TIMEOUT
-    with pytest.raises(shell.ToolError):
-        shell._timeout({"timeout": "soon"})
+    assert shell._timeout(shell.BashArgs.parse({"command": "x", "timeout": " 30 "}).timeout) == 30
+    assert shell._timeout(10**400) == shell.MAX_TIMEOUT
+    soon = await shell.BASH.run({"command": "echo ran", "timeout": "soon"}, ctx)
+    assert soon.is_error and "'timeout' must be a number" in soon.output

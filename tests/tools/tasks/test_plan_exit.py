@@ -14,7 +14,7 @@ from helpers import run_agent
 from rich.console import Console
 from routed_fake import close_runs, make_run
 
-from agent.permissions.asking import Answer, AskRequest
+from agent.permissions.request import Answer, AskRequest
 from agent.ui.ask import show_request
 
 PLAN = "1. Add `x` to a.py\n2. Run the tests"

@@ -23,7 +23,7 @@ from helpers import run_agent
 from routed_fake import close_runs, make_run
 from web_server import QuietHandler, serve
 
-from agent.permissions.asking import Answer, AskRequest
+from agent.permissions.request import Answer, AskRequest
 
 SECRET = "mango"
 

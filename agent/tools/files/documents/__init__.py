@@ -1,10 +1,11 @@
 """read_file of documents: Jupyter notebooks, PDF, spreadsheets (.xlsx/.xlsm), CSV/TSV and
 Word (.docx), each shown as text paged in its own units (cells, pages, rows, lines), plus
-notebook_edit (nbedit.py). Notebooks, CSV and .docx need only the standard library; PDF and
-.xlsx use pypdf and openpyxl, imported only when such a file is read. A corrupt or truncated
-file is an error saying so; nothing is ever written by a read. Each reader holds a hostile file
-to a time and memory budget (~10 s, well under 512 MB): what is over it is refused before it
-is parsed, or cut with a note saying where and how to read the rest another way.
+notebook_edit (nbedit.py; nbstyle.py keeps a file's JSON layout). Notebooks, CSV and .docx
+need only the standard library; PDF and .xlsx use pypdf and openpyxl, imported only when such a
+file is read. A corrupt or truncated file is an error saying so; nothing is ever written by a
+read. Each reader holds a hostile file to a time and memory budget (~10 s, well under 512 MB):
+what is over it is refused before it is parsed, or cut with a note saying where and how to read
+the rest another way.
 """
 
 from __future__ import annotations

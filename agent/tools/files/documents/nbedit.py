@@ -10,18 +10,19 @@ valid JSON is refused, never "repaired"."""
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from agent.base.args import ArgError, Args, arg, needed
 from agent.base.record import Preview, Target, Tool, ToolContext, ToolResult, cap
 from agent.permissions.paths import lexical
 from agent.tools.files.documents import notebook
+from agent.tools.files.documents.nbstyle import Style, json_style
 from agent.tools.files.documents.notebook import SOURCE_SHOWN, parse, source_of, whole_source
 from agent.tools.shared import atomic, textio
-from agent.tools.shared.common import ToolError, guard, int_arg, resolve, shown, str_arg
+from agent.tools.shared.common import ToolError, guard, resolve, shown
 from agent.tools.shared.current import (
     DIFF_CAP_DISPLAY,
     DIFF_CAP_MODEL,
@@ -34,8 +35,15 @@ from agent.tools.shared.current import (
 from agent.tools.shared.difftext import unified_diff
 from agent.tools.shared.stamps import fresh, seen
 
-MODES = ("replace", "insert", "delete")
-TYPES = ("code", "markdown", "raw")
+
+@dataclass(frozen=True, kw_only=True)
+class NotebookArgs(Args):
+    path: str
+    cell_id: str = ""
+    index: int | None = arg(None, minimum=0)
+    new_source: str | None = None  # required to insert or replace
+    cell_type: Literal["code", "markdown", "raw"] | None = None
+    edit_mode: Literal["replace", "insert", "delete"] = "replace"
 
 
 @dataclass
@@ -52,46 +60,9 @@ class Change:
     note: str = ""  # formatting the file had that could not be kept
 
 
-@dataclass(frozen=True)
-class Style:
-    """How the file's JSON is written: indentation, escaping, separators, the final newline."""
-
-    indent: str | None
-    ascii: bool
-    separators: tuple[str, str]
-    newline_at_end: bool
-
-    def dump(self, nb: Any) -> str:
-        text = json.dumps(
-            nb, indent=self.indent, ensure_ascii=self.ascii, separators=self.separators
-        )
-        return text + ("\n" if self.newline_at_end else "")
-
-
-def _style(text: str, nb: Any) -> tuple[Style, str]:
-    """The writer settings that reproduce `text` from `nb`, or nbformat's own with a note."""
-    lines = text.split("\n", 2)
-    indent = None
-    if len(lines) > 1 and lines[1][:1] in (" ", "\t"):
-        indent = lines[1][: len(lines[1]) - len(lines[1].lstrip(" \t"))]
-    end = text.endswith("\n")
-    compact = (",", ":") if indent is None and '":"' in text else (",", ": ")
-    seps = [compact] if indent is None else [(",", ": ")]
-    if indent is None:
-        seps.append((", ", ": "))
-    for ascii_only in (False, True):
-        for sep in seps:
-            style = Style(indent, ascii_only, sep, end)
-            if style.dump(nb) == text:
-                return style, ""
-    fallback = Style(indent if indent is not None else " ", False, (",", ": "), True)
-    return fallback, "the file's JSON layout was not reproducible: rewritten as nbformat writes it"
-
-
-def _cell_at(cells: list[Any], args: dict[str, Any], mode: str) -> int | None:
+def _cell_at(cells: list[Any], a: NotebookArgs) -> int | None:
     """The index `cell_id` or `index` names (None: neither given)."""
-    cell_id = str_arg(args, "cell_id", required=False)
-    index = int_arg(args, "index", None)
+    cell_id, index, mode = a.cell_id, a.index, a.edit_mode
     if cell_id:
         ids = [c.get("id") if isinstance(c, dict) else None for c in cells]
         if cell_id not in ids:
@@ -144,11 +115,8 @@ def _replaced(old: dict[str, Any], kind: str, new: dict[str, Any]) -> dict[str, 
     return {k: new[k] for k in sorted(new)}
 
 
-def plan(args: dict[str, Any], path: Path) -> Change:
+def plan(a: NotebookArgs, path: Path) -> Change:
     """What the call will do to the notebook at `path`; ToolError for what it must refuse."""
-    mode = str_arg(args, "edit_mode", required=False, default="replace")
-    if mode not in MODES:
-        raise ToolError(f"edit_mode must be one of {', '.join(MODES)}, got {mode!r}")
     notebook.check_size(path.stat().st_size if path.is_file() else 0, path.name)  # not read yet
     cur = load(path)
     if not cur.exists:
@@ -169,12 +137,12 @@ def plan(args: dict[str, Any], path: Path) -> Change:
             can_retry=False,
             hint="upgrade it with bash: jupyter nbconvert --to notebook --inplace FILE",
         )
-    style, note = _style(text, nb)
+    style, note = json_style(text, nb)
     cells: list[Any] = nb["cells"]
-    at = _cell_at(cells, args, mode)
-    if mode == "replace" and at is not None and isinstance(cells[at], dict):
+    at = _cell_at(cells, a)
+    if a.edit_mode == "replace" and at is not None and isinstance(cells[at], dict):
         _seen_whole(at, source_of(cells[at]), path.name)
-    return _apply(args, mode, cur, nb, cells, at, style, note)
+    return _apply(a, cur, nb, cells, at, style, note)
 
 
 def _seen_whole(at: int, source: str, name: str) -> None:
@@ -193,8 +161,7 @@ def _seen_whole(at: int, source: str, name: str) -> None:
 
 
 def _apply(
-    args: dict[str, Any],
-    mode: str,
+    a: NotebookArgs,
     cur: Current,
     nb: dict[str, Any],
     cells: list[Any],
@@ -202,25 +169,24 @@ def _apply(
     style: Style,
     note: str,
 ) -> Change:
-    kind = str_arg(args, "cell_type", required=False)
-    if kind and kind not in TYPES:
-        raise ToolError(f"cell_type must be one of {', '.join(TYPES)}, got {kind!r}")
-    if mode == "insert":
+    kind: str = a.cell_type or ""
+    if a.edit_mode == "insert":
         at = len(cells) if at is None else at
-        source = str_arg(args, "new_source")
+        source = needed(a.new_source, "new_source")
         like = cells[min(at, len(cells) - 1)] if cells else None
         cells.insert(at, _new_cell(kind or "code", source, like, nb, cells))
         old_source, verb = "", "Inserted"
     else:
         if at is None:
-            raise ToolError(f"{mode} needs cell_id or index to say which cell")
+            raise ToolError(f"{a.edit_mode} needs cell_id or index to say which cell")
         old = cells[at] if isinstance(cells[at], dict) else {}
         old_source = source_of(old)
-        if mode == "delete":
+        if a.edit_mode == "delete":
             del cells[at]
             source, verb, kind = "", "Deleted", str(old.get("cell_type", "?"))
         else:
-            source, kind = str_arg(args, "new_source"), kind or str(old.get("cell_type", "code"))
+            source = needed(a.new_source, "new_source")
+            kind = kind or str(old.get("cell_type", "code"))
             cells[at] = _replaced(old, kind, _new_cell(kind, source, old, nb, []))
             verb = "Replaced"
     new_text = textio.with_newlines(style.dump(nb), cur.fmt.newline)  # encoded() adds a BOM
@@ -240,11 +206,12 @@ def _diff(change: Change, name: str) -> tuple[str, int, int]:
 @printable
 @guard
 async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    path = resolve(ctx, str_arg(args, "path"))
+    a = NotebookArgs.parse(args)
+    path = resolve(ctx, a.path)
 
     def work() -> ToolResult:
         fresh(ctx, path)
-        change = plan(args, path)
+        change = plan(a, path)
         data = encoded(change.cur, change.new_text)
         name = shown(ctx, path)
         if data == change.cur.raw:
@@ -271,13 +238,14 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
 
 def preview(args: dict[str, Any], root: Path) -> Preview | None:
     """The cell's diff for the permission prompt, or the error the call will end with."""
-    path = lexical(str(args.get("path", "")), root)
     try:
+        a = NotebookArgs.parse(args)
+        path = lexical(a.path, root)
         if path.is_file() and path.stat().st_size > PREVIEW_BYTES * 8:
             return Preview(note=f"({path.name} is too large to preview)")
-        change = plan(args, path)
+        change = plan(a, path)
         encoded(change.cur, change.new_text)
-    except ToolError as exc:
+    except (ToolError, ArgError) as exc:
         why = textio.printable(exc.what.splitlines()[0])
         return Preview(failure=exc.result(), note=f"({why}; the edit will fail)")
     except (OSError, ValueError):
@@ -292,19 +260,7 @@ NOTEBOOK_EDIT = Tool(
         "Replace, insert or delete a Jupyter notebook cell, by cell_id or 0-based index "
         "(insert: at index, or after cell_id; default: at the end). Clears the cell's outputs."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "path": {"type": "string"},
-            "cell_id": {"type": "string"},
-            "index": {"type": "integer"},
-            "new_source": {"type": "string"},
-            "cell_type": {"type": "string", "enum": list(TYPES)},
-            "edit_mode": {"type": "string", "enum": list(MODES)},
-        },
-        "required": ["path"],
-        "additionalProperties": False,
-    },
+    parameters=NotebookArgs.schema(),
     run=_run,
     kind="edit",
     target=Target("file", "path"),
