@@ -117,6 +117,9 @@ def footprint(table: Table) -> None:
         "fresh venv with agent",
         f"{size / 1e6:.0f} MB, {count} packages + {grammars} grammar wheels",
         "",
-        "150 MB, 55 packages + grammars",
-        size <= 150e6 and count <= 55,
+        "170 MB, 55 packages + grammars",
+        # 150 → 170 MB with issue 41: html-to-markdown (22 MB, 14 of them a command-line binary
+        # inside its wheel) is the one converter measured that keeps tables and code fences and
+        # survives hostile pages; the smaller ones crashed, hung or wrote wrong Markdown
+        size <= 170e6 and count <= 55,
     )

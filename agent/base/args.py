@@ -51,7 +51,7 @@ class ArgError(Exception):
         self.what = what
 
     def result(self) -> ToolResult:
-        return error(self.what, can_retry=True)
+        return error(self.what, can_retry=True, kind="arguments")
 
 
 @dataclass(frozen=True)

@@ -99,8 +99,8 @@ async def test_html_to_markdown(ctx: ToolContext, server: str) -> None:
         "1. first\n2. second",
         "```python\ndef f(x):\n    return x < 2\n```",
         "> quoted words",
-        "k | v\na | 1",
-        "js link[image: a diagram]",
+        "| k | v |\n| --- | --- |\n| a | 1 |",
+        f"js link![a diagram](http://{server}/x.png)",
     ]:
         assert expected in out, expected
     for dropped in ["script text", "color: red", "Navigation link"]:
