@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -135,6 +136,15 @@ def api_key(p: Provider, env: dict[str, str], s: dict[str, Any]) -> str:
     return "sk-no-key-needed"
 
 
+def _timeouts(t: Mapping[str, Any]) -> Timeouts:
+    d = Timeouts()
+    first, idle = t.get("firstToken", d.first_token), t.get("idle", d.idle)
+    return Timeouts(float(first), float(idle), float(t.get("total", d.total)))
+
+
+MAX_STEPS = 50  # model requests in one user turn, unless --max-turns or maxTurns says
+
+
 def _max_steps(flag: int | None, setting: Any) -> int:
     value = flag if flag is not None else setting
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -209,7 +219,7 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         api_key=api_key(p, env, s),
         think=flags.think,
         extra_body=dict(think_body),
-        max_steps=_max_steps(flags.max_turns, s.get("maxTurns", 50)),
+        max_steps=_max_steps(flags.max_turns, s.get("maxTurns", MAX_STEPS)),
         temperature=s.get("temperature"),
         permission_mode=flags.permission_mode or perms.get("mode") or "default",
         permissions=perms,
@@ -217,9 +227,7 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         trust=trust,
         env=expand,
         env_ignored=files.ignored,
-        timeouts=Timeouts(
-            float(t.get("firstToken", 120)), float(t.get("idle", 90)), float(t.get("total", 900))
-        ),
+        timeouts=_timeouts(t),
         warnings=(*warnings, *flags.automation.warnings(model, price_for(model, p.name, s))),
         sources=tuple(sources),
         no_mcp=flags.no_mcp,

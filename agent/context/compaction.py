@@ -80,10 +80,10 @@ class Policy:
     @classmethod
     def from_config(cls, cfg: Config) -> Policy:
         s = cfg.settings
-        threshold = float(s.get("compactThreshold", 0.8))
+        threshold = float(s.get("compactThreshold", cls.threshold))
         threshold = threshold / 100 if threshold > 1 else threshold  # 80 means 80%
         threshold = min(max(threshold, 0.1), 1.0)
-        keep = max(int(s.get("compactKeepTurns", 2)), 1)
+        keep = max(int(s.get("compactKeepTurns", cls.keep_turns)), 1)
         return cls(cfg.provider.context_limit, threshold, keep)
 
     @property

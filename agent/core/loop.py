@@ -67,7 +67,7 @@ class Agent(Compacting):
     sink: Sink
     ctx: ToolContext
     system_prompt: str
-    max_steps: int = 50  # model requests in one turn (the --max-turns flag)
+    max_steps: int  # model requests in one turn (--max-turns, maxTurns: agent.config.load)
     messages: list[Message] = field(default_factory=list)
     totals: Totals = field(default_factory=Totals)
     hooks: Hooks | None = None  # UserPromptSubmit, Stop and PreCompact hooks

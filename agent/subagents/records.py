@@ -35,11 +35,11 @@ class Limits:
     @classmethod
     def from_settings(cls, s: Mapping[str, Any]) -> Limits:
         """From the `subagents` settings object."""
-        tools = s.get("tools")
+        tools, d = s.get("tools"), cls()
         return cls(
-            _int(s.get("maxDepth"), 1),
-            _int(s.get("maxTurns"), 30, 1),
-            _int(s.get("maxParallel"), 4, 1),
+            _int(s.get("maxDepth"), d.max_depth),
+            _int(s.get("maxTurns"), d.max_steps, 1),
+            _int(s.get("maxParallel"), d.max_parallel, 1),
             tuple(str(t) for t in tools) if isinstance(tools, list) else None,
         )
 
