@@ -7,6 +7,7 @@ that should not touch start-up is +5 ms on each.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -35,6 +36,18 @@ def _env(base: dict[str, str], tree: Path) -> dict[str, str]:
     return {**base, "PYTHONPATH": str(tree)}
 
 
+def _cpu(cmd: list[str], env: dict[str, str], cwd: Path) -> float:
+    """CPU seconds (user + system) of one child: steadier than wall time on a busy machine,
+    and what a change to the agent's own code moves."""
+    proc = subprocess.Popen(
+        cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{cmd} failed")
+    return usage.ru_utime + usage.ru_stime
+
+
 def _pair(
     table: Table, name: str, n: int, measure: Callable[[Path], float], old: Path, rev: str
 ) -> None:
@@ -61,21 +74,30 @@ def main(rev: str, n: int) -> Table:
             (proj / "README.md").write_text("# demo\n" + "line\n" * 200)
             env = {**agent_env(url, home), "TERM": "xterm-256color"}
             check = [PY, "-c", "import agent, sys; sys.stdout.write(agent.__file__)"]
-            for tree in (old, HERE):  # each run imports its own tree
-                found = subprocess.run(check, env=_env(env, tree), capture_output=True, text=True)
+            for tree in (old, HERE):  # as installed: bytecode compiled (pip does it)
+                subprocess.run([PY, "-m", "compileall", "-q", str(tree / "agent")], check=True)
+            for tree in (old, HERE):  # each run imports its own tree (cwd: not a checkout)
+                found = subprocess.run(
+                    check, env=_env(env, tree), cwd=proj, capture_output=True, text=True
+                )
                 assert found.stdout.startswith(str(tree)), (tree, found.stdout)
 
             def version(tree: Path) -> float:
-                return run_child([PY, "-m", "agent", "--version"], env=_env(env, tree))[0]
+                argv = [PY, "-m", "agent", "--version"]
+                return run_child(argv, env=_env(env, tree), cwd=proj)[0]
 
             def oneshot(tree: Path) -> float:
                 return run_child([PY, "-m", "agent", "hello"], env=_env(env, tree), cwd=proj)[0]
+
+            def oneshot_cpu(tree: Path) -> float:
+                return _cpu([PY, "-m", "agent", "hello"], _env(env, tree), proj)
 
             def repl(tree: Path) -> float:
                 return first_prompt(["-m", "agent"], _env(env, tree), proj)
 
             _pair(table, "agent --version", n, version, old, rev)
             _pair(table, "one-shot hello", n, oneshot, old, rev)
+            _pair(table, "one-shot hello, CPU time", n, oneshot_cpu, old, rev)
             _pair(table, "REPL first prompt", n, repl, old, rev)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=HERE)

@@ -262,7 +262,6 @@ def describe(actions: tuple[Action, ...]) -> str:
     return "\n".join(lines)
 
 
-@dataclass(frozen=True, kw_only=True)
 class ActionArgs(Args):
     action_id: str = arg(doc="The action's id", given=True)  # the exposed ids, sorted
     params: Mapping[str, Any] | None = arg(

@@ -3,7 +3,6 @@ error text the model reads (that text says what to do; this says what happened).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
 # tool: the tool refused or could not do it (its own error); arguments: the call's arguments
@@ -14,11 +13,17 @@ from typing import Literal
 FailureKind = Literal["tool", "arguments", "system", "invalid", "unavailable", "crash", "layer"]
 
 
-@dataclass(frozen=True)
 class Failure:
-    kind: FailureKind
-    can_retry: bool
-    error: BaseException | None = None  # the exception caught, when one was
+    __slots__ = ("can_retry", "error", "kind")
+
+    def __init__(
+        self, kind: FailureKind, can_retry: bool, error: BaseException | None = None
+    ) -> None:
+        self.kind, self.can_retry = kind, can_retry
+        self.error = error  # the exception caught, when one was
+
+    def __repr__(self) -> str:
+        return f"Failure({self.summary()!r}, can_retry={self.can_retry})"
 
     def summary(self) -> str:
         """`kind`, and the exception's type and message when there was one."""

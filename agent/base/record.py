@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agent.base.failure import Failure, FailureKind
 from agent.base.messages import Message, image_message
-from agent.base.parts import Background, CommandBox, EditorIO, FileRecord, PlanReview, TodoStore
 from agent.config.modes import PermissionMode
 from agent.config.view import WebSearch
 
 if TYPE_CHECKING:
     from agent.base.events import Sink
+    from agent.base.parts import Background, CommandBox, EditorIO, FileRecord, PlanReview, TodoStore
 
 RESULT_CAP = 12_000  # characters of any tool result that may enter the context
 

@@ -18,7 +18,6 @@ import base64
 import binascii
 import fnmatch
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agent.base.args import ArgError, Args, arg
@@ -130,12 +129,10 @@ def _unknown(server: str, names: list[str]) -> ToolResult:
 SERVER = "the MCP server's name"
 
 
-@dataclass(frozen=True, kw_only=True)
 class ListArgs(Args, closed=False):
     server: str = arg("", SERVER)
 
 
-@dataclass(frozen=True, kw_only=True)
 class ReadArgs(Args, closed=False):
     server: str = arg(doc=SERVER)
     uri: str = arg(doc="the resource's URI (a template's filled in)")

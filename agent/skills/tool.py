@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import difflib
-from dataclasses import dataclass
 from typing import Any
 
 from agent.base.args import ArgError, Args, arg
@@ -34,7 +33,6 @@ def render(skill: Skill, body: str, arguments: str = "") -> str:
     return "\n".join(lines)
 
 
-@dataclass(frozen=True, kw_only=True)
 class SkillArgs(Args):
     name: str = arg(doc="The skill's name")
 

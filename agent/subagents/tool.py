@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from agent.base.args import ArgError, Args, arg
@@ -32,7 +31,6 @@ RESULT_DESCRIPTION = (
 )
 
 
-@dataclass(frozen=True, kw_only=True)
 class TaskArgs(Args):
     description: str = arg("", "the task and what to report")
     parallel: tuple[str, ...] | None = arg(
@@ -42,7 +40,6 @@ class TaskArgs(Args):
     agent: str | None = arg(None, "a specialised agent", given=True)  # when there are agents
 
 
-@dataclass(frozen=True, kw_only=True)
 class ResultArgs(Args):
     id: str
     wait: bool = False

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from agent.base.parts import PlanOutcome
 from agent.config.modes import PermissionMode
 from agent.permissions.gate import Gate
 from agent.permissions.request import AskRequest
+
+if TYPE_CHECKING:  # annotations only
+    from agent.base.parts import PlanOutcome
 
 CHOICES = (("y", "[y] approve, default mode"), ("e", "[e] approve, accept edits"))
 KEEP = ("n", "[N]o, keep planning")

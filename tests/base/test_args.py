@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import FrozenInstanceError, dataclass, field
+from dataclasses import FrozenInstanceError
 from typing import Any, Literal
 
 import pytest
@@ -14,7 +14,6 @@ from agent.base.args import ArgError, Args, arg, needed
 from agent.base.schema import validate
 
 
-@dataclass(frozen=True, kw_only=True)
 class Search(Args):
     pattern: str = arg(doc="What to find")
     path: str = arg(".", "Where (default: workspace)")
@@ -25,14 +24,12 @@ class Search(Args):
     timeout: float | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
 class Item(Args, closed=False):
     old: str
     new: str
     every: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
 class Many(Args):
     items: tuple[Item, ...] | None = arg(None, "Several, in order", minimum=1, each="edit")
     ids: tuple[str | int, ...] | None = None
@@ -41,17 +38,14 @@ class Many(Args):
     extra: Mapping[str, Any] | None = arg(None, "Anything")
 
 
-@dataclass(frozen=True, kw_only=True)
 class Nothing(Args, list_required=True):
     path: str = "."
 
 
-@dataclass(frozen=True, kw_only=True)
 class Open(Args, closed=False):
     server: str = ""
 
 
-@dataclass(frozen=True, kw_only=True)
 class Given(Args):
     task: str = ""
     agent: str | None = arg(None, "Which agent", given=True)
@@ -226,29 +220,32 @@ def test_the_dispatch_check_accepts_what_parse_reads() -> None:
     assert Search.parse(repaired) == Search.parse(raw)
 
 
+def test_a_parsed_declaration_is_read_only() -> None:
+    a = Search.parse({"pattern": "x"})
+    with pytest.raises(FrozenInstanceError, match="read-only"):
+        a.pattern = "y"  # type: ignore[misc]
+    assert "pattern='x'" in repr(a)
+
+
 def test_declarations_it_cannot_express_fail_at_once() -> None:
-    @dataclass(frozen=True, kw_only=True)
     class Listy(Args):
         names: list[str]
 
     with pytest.raises(TypeError, match="no JSON type for list"):
         Listy.schema()
 
-    @dataclass(frozen=True, kw_only=True)
     class Factory(Args):
-        names: tuple[str, ...] = field(default_factory=tuple)
+        names: tuple[str, ...] = []  # type: ignore[assignment]
 
     with pytest.raises(TypeError, match="use a tuple default"):
         Factory.schema()
 
-    @dataclass(frozen=True, kw_only=True)
     class Nested(Args):
         item: Item
 
     with pytest.raises(TypeError, match="only as an array's items"):
         Nested.schema()
 
-    @dataclass(frozen=True, kw_only=True)
     class GivenInt(Args):
         n: int = arg(0, given=True)
 

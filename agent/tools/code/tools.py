@@ -8,7 +8,6 @@ import asyncio
 import os
 import time
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +50,6 @@ def _prefixed(where: str, files: dict[str, FileTags]) -> dict[str, FileTags]:
     return files if where == "." else {f"{where}/{rel}": t for rel, t in files.items()}
 
 
-@dataclass(frozen=True, kw_only=True)
 class OutlineArgs(Args, list_required=True):
     path: str = arg(".", "A file or folder (default: the workspace)")
 
@@ -150,7 +148,6 @@ def _references(base: Path, where: str, files: dict[str, FileTags], name: str) -
     return rows
 
 
-@dataclass(frozen=True, kw_only=True)
 class SymbolsArgs(Args):
     name: str = arg(doc="A function, class, method or type name")
     path: str = arg(".", "Folder to search (default: workspace)")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -75,13 +74,11 @@ def commit(ctx: ToolContext, path: Path, cur: Current, new_text: str, verb: str)
     )
 
 
-@dataclass(frozen=True, kw_only=True)
 class WriteArgs(Args):
     path: str
     content: str
 
 
-@dataclass(frozen=True, kw_only=True)
 class EditArgs(Args):
     path: str
     old_string: str | None = None  # required unless `edits` are given

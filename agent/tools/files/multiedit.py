@@ -3,15 +3,12 @@ edits applied in order, all or nothing."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from agent.base.args import Args, needed
 from agent.tools.files.matching import locate
 from agent.tools.shared import textio
 from agent.tools.shared.common import ToolError
 
 
-@dataclass(frozen=True, kw_only=True)
 class Edit(Args, closed=False):
     """One of edit_file's `edits`."""
 

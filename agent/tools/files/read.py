@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +128,6 @@ def _directory(path: Path, ctx: ToolContext) -> tuple[str, int]:
     return agentignore.listing(walk.Walker(path, []).children(), hide, shown(ctx, path))
 
 
-@dataclass(frozen=True, kw_only=True)
 class ReadArgs(Args):
     path: str
     offset: int = arg(1, "First line to read (1-based)", minimum=0)  # 0 reads from line 1

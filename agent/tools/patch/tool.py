@@ -158,7 +158,6 @@ def _summary(changes: list[Change]) -> str:
     return f"Applied the patch to {plural(len(changes), 'file')}: {', '.join(verbs)}"
 
 
-@dataclass(frozen=True, kw_only=True)
 class PatchArgs(Args):
     patch: str = arg(doc="The whole patch")
 

@@ -7,7 +7,6 @@ import asyncio
 import os
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -100,7 +99,6 @@ def _matcher(pattern: str, flags: int) -> Callable[[str], bool]:
     return match
 
 
-@dataclass(frozen=True, kw_only=True)
 class GlobArgs(Args):
     pattern: str = arg(doc="Glob pattern, e.g. **/*.py")
     path: str = arg(".", "Directory to search (default: workspace)")

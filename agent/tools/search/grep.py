@@ -4,7 +4,6 @@ pure-Python fallback."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -123,7 +122,6 @@ def render_grep(
     return cap("\n".join([header, *rows]), how_to_see_more=_NARROW)
 
 
-@dataclass(frozen=True, kw_only=True)
 class GrepArgs(Args):
     pattern: str = arg(doc="Regular expression to search for")
     path: str = arg(".", "File or directory (default: workspace)")

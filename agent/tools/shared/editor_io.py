@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agent.base.parts import EditorIO
 from agent.base.record import ToolContext
 from agent.tools.shared.binkinds import BINARY_EXTENSIONS
+
+if TYPE_CHECKING:  # annotations only
+    from agent.base.parts import EditorIO
 
 BUFFER_MAX = 2 << 20  # a larger file is read from disk (an editor buffer of it would be slow)
 

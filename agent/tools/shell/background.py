@@ -120,7 +120,6 @@ def status(job: Job) -> tuple[str, int | None]:
     return (f"killed by signal {-code}" if code < 0 else f"exit code {code}"), code
 
 
-@dataclass(frozen=True, kw_only=True)
 class OutputArgs(Args):
     id: str
     stop: bool = arg(False, "end it first")

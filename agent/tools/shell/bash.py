@@ -11,7 +11,6 @@ import os
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from agent.base.args import Args, arg
@@ -215,7 +214,6 @@ def format_result(
     return cap("\n".join(parts + closing), room, how_to_see_more=MORE)
 
 
-@dataclass(frozen=True, kw_only=True)
 class BashArgs(Args):
     command: str
     timeout: float | None = None  # seconds, bounded by _timeout

@@ -10,12 +10,12 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agent.base.parts import TerminalRun
 from agent.base.record import RESULT_CAP, ToolResult, cap
 from agent.config.providers import model_key_names
 from agent.tools.shared.textio import decode_output, printable
 
 if TYPE_CHECKING:
+    from agent.base.parts import TerminalRun
     from agent.sandbox.runtime import Sandbox
 
 MARKER_ROOM = 48  # characters of one "[... N bytes not shown ...]" marker, with newlines

@@ -4,20 +4,20 @@ approve: the plan is the turn's reply, and the run's result."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.base.args import Args, arg
-from agent.base.parts import PlanReview
 from agent.base.record import Tool, ToolContext, ToolResult, error
 from agent.tools.shared.common import ToolError, guard
+
+if TYPE_CHECKING:  # annotations only
+    from agent.base.parts import PlanReview
 
 
 def review_of(ctx: ToolContext) -> PlanReview | None:
     return ctx.planning
 
 
-@dataclass(frozen=True, kw_only=True)
 class PlanArgs(Args):
     plan: str = arg(doc="The plan, in markdown")
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from agent.base.args import Args
@@ -18,7 +17,6 @@ DESCRIPTION = (
 )
 
 
-@dataclass(frozen=True, kw_only=True)
 class TodoArgs(Args):
     action: Literal["add", "update", "delete", "list"]
     id: str | int | None = None

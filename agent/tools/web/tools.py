@@ -11,7 +11,6 @@ import asyncio
 import codecs
 import re
 import shlex
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -150,7 +149,6 @@ def render_page(page: Page, prompt: str, room: int = RESULT_CAP) -> tuple[str, s
     return cap(body, room, how_to_see_more=more), title
 
 
-@dataclass(frozen=True, kw_only=True)
 class FetchArgs(Args):
     url: str
     prompt: str = arg("", "What to look for on the page")
@@ -190,7 +188,6 @@ def _size(n: int) -> str:
     return f"{n / 1024:.0f} KB" if n < 1 << 20 else f"{n / (1 << 20):.1f} MB"
 
 
-@dataclass(frozen=True, kw_only=True)
 class SearchArgs(Args):
     query: str
     limit: int = arg(8, "Number of results (default 8, max 20)", minimum=1)

@@ -36,7 +36,6 @@ from agent.tools.shared.difftext import unified_diff
 from agent.tools.shared.stamps import fresh, seen
 
 
-@dataclass(frozen=True, kw_only=True)
 class NotebookArgs(Args):
     path: str
     cell_id: str = ""
