@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.base.args import ArgError, Args, arg
-from agent.base.record import Preview, Target, Tool, ToolContext, ToolResult, cap
+from agent.base.record import Execute, Preview, Target, Tool, ToolContext, ToolResult, cap
 from agent.base.words import plural
 from agent.permissions.paths import lexical
 from agent.tools.files.matching import replaced
@@ -136,30 +136,26 @@ def _multi(a: EditArgs, path: Path, ctx: ToolContext | None) -> tuple[Current, s
     return cur, apply_edits(path.name, cur.text, fmt.newline, cur.stray, edits)
 
 
-@printable
-@guard
-async def _write(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    a = WriteArgs.parse(args)
-    path = resolve(ctx, a.path)
+def _changing(declared: type[WriteArgs] | type[EditArgs], verb: str) -> Execute:
+    """write_file or edit_file: the change planned and committed in a worker thread, the file's
+    stamp checked before and taken after."""
 
-    def work() -> ToolResult:
-        fresh(ctx, path)
-        return seen(ctx, path, commit(ctx, path, *plan(a, path, ctx), "Wrote"))
+    @printable
+    @guard
+    async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        a = declared.parse(args)
+        path = resolve(ctx, a.path)
 
-    return await asyncio.to_thread(work)
+        def work() -> ToolResult:
+            fresh(ctx, path)
+            return seen(ctx, path, commit(ctx, path, *plan(a, path, ctx), verb))
+
+        return await asyncio.to_thread(work)
+
+    return run
 
 
-@printable
-@guard
-async def _edit(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    a = EditArgs.parse(args)
-    path = resolve(ctx, a.path)
-
-    def work() -> ToolResult:
-        fresh(ctx, path)
-        return seen(ctx, path, commit(ctx, path, *plan(a, path, ctx), "Edited"))
-
-    return await asyncio.to_thread(work)
+_write, _edit = _changing(WriteArgs, "Wrote"), _changing(EditArgs, "Edited")
 
 
 def preview(name: str, args: dict[str, Any], root: Path) -> Preview | None:

@@ -9,7 +9,6 @@ import os
 import re
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,17 +17,6 @@ from helpers import holds
 from agent.base.record import RESULT_CAP, ToolContext, ToolResult
 from agent.tools.shell import background as shell_bg
 from agent.tools.shell import bash as shell
-
-
-@pytest.fixture
-def ctx(tmp_path: Path) -> ToolContext:
-    return ToolContext(cwd=tmp_path)
-
-
-@pytest.fixture(autouse=True)
-def no_leftovers() -> Iterator[None]:
-    yield
-    shell_bg.shutdown()
 
 
 def pids_with(marker: str) -> list[int]:

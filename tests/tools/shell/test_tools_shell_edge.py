@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -18,17 +16,6 @@ from agent.tools.shell import bash as shell
 
 SEQ_BYTES = 14_888_896  # `seq 2000000`: len("".join(f"{n}\n" for n in range(1, 2_000_001)))
 STRAY = r"printf 'h\xc3\xa9llo \xe2\x9c\x93\n'; printf '\xff'"
-
-
-@pytest.fixture
-def ctx(tmp_path: Path) -> ToolContext:
-    return ToolContext(cwd=tmp_path)
-
-
-@pytest.fixture(autouse=True)
-def no_leftovers() -> Iterator[None]:
-    yield
-    shell_bg.shutdown()
 
 
 async def bash(ctx: ToolContext, command: str, **kw: object) -> ToolResult:
