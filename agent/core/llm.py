@@ -92,7 +92,8 @@ class LLM:
         """The price of the model this client now sends to (None: unknown)."""
         return self.cfg.price(self.model)
 
-    def request(self, messages: list[Message], tools: list[dict[str, Any]]) -> dict:
+    def request(self, messages: list[Message], tools: list[dict[str, Any]]) -> dict[str, Any]:
+        """The request body as plain JSON-ready data (the session's own settings on top)."""
         kw: dict[str, Any] = {
             "model": self.model,
             "messages": wire_messages(messages, self.reasoning_input),
@@ -104,9 +105,7 @@ class LLM:
             kw["stream_options"] = {"include_usage": True}
         if self.temperature is not None and not self.cfg.think:
             kw["temperature"] = self.temperature
-        if self.extra_body:
-            kw["extra_body"] = self.extra_body
-        return kw
+        return {**kw, **self.extra_body} if self.extra_body else kw
 
     async def complete(
         self,
@@ -219,6 +218,23 @@ class LLM:
             raise full from None
         raise LLMError(status_message(status, msg, self.cfg)) from None
 
+    async def _post(self, body: dict[str, Any]) -> Any:
+        """Send the body through the client's own request path (auth, timeouts, streaming) as
+        it is: `chat.completions.create` would first walk every field of every message through
+        the SDK's parameter transform — O(history) per request, 130 ms at 800 messages, where
+        serialising the same body takes about one."""
+        from openai import AsyncStream
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+        return await self.client().post(
+            "/chat/completions",
+            body=body,
+            cast_to=ChatCompletion,
+            options={"security": {"bearer_auth": True}},  # as create() asks for its key
+            stream=True,
+            stream_cls=AsyncStream[ChatCompletionChunk],
+        )
+
     async def _once(self, kw: dict[str, Any], asm: Assembler) -> Reply:
         loop = asyncio.get_running_loop()
         last: list[float] = []
@@ -249,7 +265,7 @@ class LLM:
     async def _consume(
         self, kw: dict[str, Any], asm: Assembler, last: list[float], loop: Any
     ) -> Reply:
-        stream = await self.client().chat.completions.create(**kw)
+        stream = await self._post(kw)
         try:
             async for chunk in stream:
                 if last:

@@ -244,3 +244,29 @@ async def test_think_with_explicit_model_sends_thinking_body(
     await agent.run_turn("q")
     assert fake.requests[0]["model"] == "deepseek-v4-pro"
     assert fake.requests[0]["thinking"] == {"type": "enabled"}
+
+
+async def test_the_body_goes_out_as_built_without_the_sdks_parameter_transform(
+    fake: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK's per-field transform walks the whole history on every request (O(n²) over a
+    session): the body is sent as it is, through the client's request path (auth, headers,
+    streaming), with the session's extra body fields on top."""
+    import openai._utils._transform as transform
+
+    def refuse(*args: Any, **kw: Any) -> Any:
+        raise AssertionError("the parameter transform ran")
+
+    monkeypatch.setattr(transform, "_async_transform_recursive", refuse)
+    monkeypatch.setattr(transform, "_transform_recursive", refuse)
+    fake.script(tool_calls([("todo", {"action": "list"})]), text("done"))
+    agent, _ = make_agent(fake, tmp_path)
+    agent.llm.extra_body = {"think": True, "stream": True}
+    end = await agent.run_turn("q")
+    assert end.subtype == "success" and end.text == "done"
+    first, second = fake.requests
+    assert first["think"] is True and first["stream"] is True and first["model"]
+    assert first["tools"] == second["tools"] == agent.schemas  # byte-stable prefix
+    assert second["messages"][: len(first["messages"])] == first["messages"]
+    assert fake.request_headers[0]["authorization"] == f"Bearer {agent.llm.cfg.api_key}"
+    assert fake.request_headers[0]["content-type"] == "application/json"
