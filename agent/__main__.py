@@ -1,5 +1,5 @@
-"""`python -m agent` runs the command line."""
+"""`python -m agent` runs the command line, then leaves without the interpreter's teardown."""
 
-from agent.cli import main
+from agent.cli import run
 
-raise SystemExit(main())
+run()

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 from agent import __version__
 from agent.config.modes import MODES
-from agent.ui.process import EXIT_OK, EXIT_USAGE, exit_on_signals
+from agent.ui.process import EXIT_OK, EXIT_USAGE, exit_on_signals, leave
 from agent.ui.stdin import read_prompt
 
 EPILOG = """examples:
@@ -168,6 +168,12 @@ ONE_SHOT_FLAGS = {  # flags that make no sense in the REPL
 # `agent mcp WORD …` is a subcommand only when WORD is one of these: `agent mcp is great` and
 # `agent "mcp list"` stay one-shot prompts.
 MCP_COMMANDS = ("serve", "add", "add-json", "get", "list", "remove", "-h", "--help")
+
+
+def run() -> NoReturn:
+    """The `agent` command: the command line, then out without the interpreter's teardown
+    (agent.ui.process.leave)."""
+    leave(main())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -57,11 +57,11 @@ def oneshot(table: Table, n: int) -> None:
             "one-shot hello",
             agent.fmt(),
             f"bare openai script {floor.fmt()}",
-            "floor + 250 ms",
-            over <= 0.250,
+            "floor + 100 ms",
+            over <= 0.100,
         )
         table.add(
-            "one-shot hello above floor", f"{over * 1000:.0f} ms", "", "250 ms", over <= 0.250
+            "one-shot hello above floor", f"{over * 1000:.0f} ms", "", "100 ms", over <= 0.100
         )
         rss = max(peak_rss([PY, "-m", "agent", "hello"], env=env, cwd=proj) for _ in range(3))
         floor_rss = peak_rss([PY, str(script), url], env=env)

@@ -4,11 +4,13 @@ a session's event loop runs, by cancelling the session), and a reader that stops
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
 import os
+import sys
 from collections.abc import Callable, Coroutine, Iterator
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from asyncio import Future
@@ -137,3 +139,16 @@ class PipeOut(io.TextIOBase):
             pass
         if self.on_broken is not None:
             self.on_broken()
+
+
+def leave(code: int) -> NoReturn:
+    """End the process once the run is over: output flushed, exit handlers run (background
+    processes killed, MCP servers closed, the sandbox's placeholders swept), then no interpreter
+    teardown. Freeing every object of a session and its libraries one by one took ~110 ms of
+    a one-shot answer's time after its last byte; nothing in it is kept (the session file and
+    the audit log are written as they go, the repository map's cache as each batch is read)."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a reader gone, a stream closed
+            stream.flush()
+    atexit._run_exitfuncs()
+    os._exit(code)
