@@ -85,8 +85,8 @@ class Run:
 
     def user_message(self, prompt: str, repo_map: str = "") -> str:
         """The first message of a session carries the environment block and the repository
-        map (and hook context); in plan mode every message says so, and the first one after
-        it says it is over."""
+        map (a later one the map, when it was not ready for the first), and hook context; in
+        plan mode every message says so, and the first one after it says it is over."""
         plan, was = self.gate.mode == "plan", self.planning
         self.planning = plan
         note = PLAN_ON if plan else PLAN_OFF if was else ""
@@ -99,13 +99,14 @@ class Run:
             env = env_block(self.cfg.cwd, self.cfg.root)
             blocks = [env, repo_map, self.skills.block(), f"{extra}{prompt}"]
             return "\n\n".join(b for b in blocks if b)
-        return f"{extra}{prompt}"
+        return "\n\n".join(b for b in (repo_map, f"{extra}{prompt}") if b)
 
     async def turn(self, prompt: str, images: list[Image] | None = None) -> TurnEnd:
         """One user turn through the loop: the prompt as user_message dresses it, with the
         images it names (@shot.png) and `images` given with it (pasted in an editor)."""
-        mapper = self.repo_map if self.first_turn else None
-        block = await mapper.block(prompt) if mapper is not None else ""
+        mapper = self.repo_map  # the first message's map, or a later one's when it was late
+        wait = self.cfg.options.repo_map_wait
+        block = await mapper.block(prompt, wait) if mapper is not None else ""
         pictures = await asyncio.to_thread(prompt_images, prompt, self.agent.ctx)
         prompt, more = await attach_resources(prompt, self.mcp, self.agent.ctx)  # @server:uri
         pictures += more + [i for i in images or [] if self.agent.ctx.images]

@@ -37,6 +37,40 @@ def _modules(rel: str) -> set[str]:
     return {stem, parts[-2]} if len(parts) > 1 else {stem}
 
 
+class _Near:
+    """The files a member use (`x.name`) may point at: one this file already uses, or one
+    whose module name it says. Found through an index of module names, never by looking at
+    every file that defines the name (`.run` in ten thousand classes made that quadratic)."""
+
+    def __init__(self, files: dict[str, FileTags], anywhere: dict[str, list[str]]) -> None:
+        self.order = {rel: i for i, rel in enumerate(files)}  # the definitions' list order
+        self.by_module: dict[str, list[str]] = defaultdict(list)
+        for rel in files:
+            for module in _modules(rel):
+                self.by_module[module].append(rel)
+        self.anywhere = anywhere
+        self.homes = {name: set(where) for name, where in anywhere.items()}
+
+    def of(self, known: set[str], named: Iterable[str]) -> set[str]:
+        found = set(known)
+        for name in named:
+            found.update(self.by_module.get(name, ()))
+        return found
+
+    def fit(self, name: str, rel: str, candidates: set[str]) -> tuple[int, list[str]]:
+        """How many other files define `name`, and those of them among the candidates, in the
+        order of the definitions."""
+        homes = self.homes.get(name, set())
+        others = len(homes) - (rel in homes)
+        if len(candidates) < others:
+            fit = sorted(
+                (h for h in candidates if h in homes and h != rel), key=self.order.__getitem__
+            )
+        else:
+            fit = [h for h in self.anywhere.get(name, ()) if h != rel and h in candidates]
+        return others, fit
+
+
 def _weight(name: str, homes: int, focus_names: Set[str]) -> float:
     w = 1.0
     if name in focus_names:
@@ -62,6 +96,7 @@ def _edges(
     only as a member (`x.name`) at any definition, but only in a file this one already uses or
     names (`config.split` → config.py): `.get` and `.append` are mostly the standard library's."""
     anywhere, top = _defined(files)
+    near = _Near(files, anywhere)
     edges: dict[str, list[Edge]] = {}
     for rel, tags in files.items():
         boost = 10.0 if rel in focus_files else 1.0
@@ -76,12 +111,11 @@ def _edges(
                 w = boost * _weight(name, len(homes), focus_names) * math.sqrt(len(lines))
                 out += [(home, name, w) for home in homes if home != rel]
         known = {home for home, _, _ in out}
-        named = tags.refs.keys() | tags.modules
+        candidates = near.of(known, tags.refs.keys() | tags.modules)
         for name, count in members:
-            homes = [h for h in anywhere.get(name, ()) if h != rel]
-            fit = [h for h in homes if h in known or _modules(h) & named]
+            others, fit = near.fit(name, rel, candidates)
             if fit:
-                w = boost * _weight(name, len(homes), focus_names) * math.sqrt(count)
+                w = boost * _weight(name, others, focus_names) * math.sqrt(count)
                 out += [(home, name, w) for home in fit]
         edges[rel] = out
     return edges

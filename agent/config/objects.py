@@ -68,12 +68,19 @@ def check_checks(path: Path, values: dict[str, Any]) -> None:
 
 
 def check_repo_map(path: Path, values: dict[str, Any]) -> None:
-    """`repoMap.tokens` is a whole number of tokens, 0 or more (0: no map)."""
+    """`repoMap.tokens` is a whole number of tokens, 0 or more (0: no map); `repoMap.wait`
+    seconds a message waits for it (0 to 60)."""
     tokens = values.get("tokens", 0)
     if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
         raise ConfigError(
             f"{path}: key 'repoMap.tokens' must be a whole number of tokens (0: no map), "
             f"got {tokens!r}"
+        )
+    wait = values.get("wait", 0)
+    if isinstance(wait, bool) or not isinstance(wait, (int, float)) or not 0 <= wait <= 60:
+        raise ConfigError(
+            f"{path}: key 'repoMap.wait' must be seconds from 0 to 60 (how long a message waits "
+            f"for the map), got {wait!r}"
         )
 
 

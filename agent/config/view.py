@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 REPO_MAP_TOKENS = 1_000
+REPO_MAP_WAIT = 0.1  # seconds a message waits for the map; it joins a later one when late
 
 
 @dataclass(frozen=True)
@@ -174,6 +175,11 @@ class Settings:
     def repo_map_tokens(self) -> int:
         """`repoMap.tokens`: the repository map's budget in the first message (0: none)."""
         return int(self._obj("repoMap").get("tokens", REPO_MAP_TOKENS))
+
+    @property
+    def repo_map_wait(self) -> float:
+        """`repoMap.wait`: seconds a message waits for the map before it goes without it."""
+        return float(self._obj("repoMap").get("wait", REPO_MAP_WAIT))
 
     @property
     def tool_results(self) -> ToolResults:

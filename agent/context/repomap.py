@@ -9,6 +9,7 @@ identifiers in the message, and fits `repoMap.tokens` (0: no map)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -22,10 +23,15 @@ from agent.base.words import plural
 from agent.code.cache import TagCache
 from agent.code.index import Index, tags_for
 from agent.code.repomap import repo_map
+from agent.config import safefile
+from agent.config.statedir import project_state, state_home
 from agent.tools.shared.listing import indexable_files
 
-WAIT = 3.0  # seconds the first message waits for a cold index before using what is read
+WAIT = 3.0  # seconds /map waits for a cold index before showing what is read
 MAX_FILES = 10_000  # files read for the map, the shallowest first
+# A run with one message (one-shot) reads no more files than this for a map it could only use
+# at once: more are not read in time, and reading them slows the run down
+ONE_MESSAGE_FILES = 3_000
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]{2,}")
 
 
@@ -41,6 +47,10 @@ class RepoMapper:
         self.stopped = threading.Event()
         self.partial = Index()
         self.task: asyncio.Task[Index] | None = None
+        self.drawing: asyncio.Task[str] | None = None  # the whole map, for the conversation
+        self.delivered = False  # a message carried the map
+        self.kept: str | None = None  # the last whole map, still true (None: not looked at)
+        self.one_message = False  # a one-shot run: no later message for a late map to join
         # a map of the home directory or / would read everything the user owns
         self.nowhere = root in (Path.home(), Path(root.anchor))
 
@@ -48,6 +58,10 @@ class RepoMapper:
         """Start reading the files in the background (needs a running event loop); only
         when the map is on, or `asked` for."""
         if self.nowhere or (self.tokens <= 0 and not asked) or self.task is not None:
+            return
+        if not asked and self.kept is None:
+            self.kept = saved_map(self.root, self.tokens)  # the files are as they were
+        if not asked and self.kept:
             return
         try:
             loop = asyncio.get_running_loop()
@@ -59,6 +73,9 @@ class RepoMapper:
     async def _read(self, into: Index) -> Index:
         # what read_file asks about first (`.env.local.js`) never reaches the map
         rels = _shallow_first(await indexable_files(self.ctx, self.root))
+        if self.one_message and len(rels) > ONE_MESSAGE_FILES:
+            into.left = len(rels)  # it could not be ready for the message: no work for nothing
+            return into
         stop = self.stopped.is_set
         cache = TagCache.default()
         return await asyncio.to_thread(tags_for, self.root, rels, cache, stop=stop, into=into)
@@ -96,10 +113,45 @@ class RepoMapper:
             text += f"\n(from the first {plural(len(files), 'file')} read; more on the next /map)"
         return text
 
-    async def block(self, message: str) -> str:
-        """The `<repo-map>` block for a session's first message ("" for none)."""
-        text = await self.render(message)
+    async def block(self, message: str, wait: float) -> str:
+        """The `<repo-map>` block for this message: the map drawn for the session's first
+        message, when it is ready within `wait` s; else "" and it joins a later message (a
+        session that ends first leaves it to the next one: the last whole map is kept for the
+        project while its git index is unchanged). "" once a message carried it."""
+        if self.delivered or self.tokens <= 0 or self.nowhere:
+            return ""
+        if self.kept:  # nothing to draw: the files are as they were when it was drawn
+            self.delivered = True
+            return f"<repo-map>\n{self.kept}\n</repo-map>"
+        if self.drawing is None:
+            self.drawing = asyncio.ensure_future(self._whole(message))
+        try:
+            text = await asyncio.wait_for(asyncio.shield(self.drawing), wait)
+        except TimeoutError:
+            text = saved_map(self.root, self.tokens) if not self.delivered else ""
+        except Exception:  # a listing or a grammar that failed: no map, never a failed turn
+            text = ""
+        if text:
+            self.delivered = True
         return f"<repo-map>\n{text}\n</repo-map>" if text else ""
+
+    async def _whole(self, message: str) -> str:
+        """The map of every file, steered toward the first message; when it was drawn whole,
+        the map steered toward nothing is kept for the next session."""
+        self.warm(asked=True)
+        if self.task is None:
+            return ""
+        index = await asyncio.shield(self.task)
+        files = index.files
+        focus = {rel for rel in files if rel in message}
+        names = set(_WORD.findall(message[:200_000]))
+        text = await asyncio.to_thread(
+            repo_map, files, self.tokens, focus_names=names, focus_files=focus
+        )
+        if text and not index.left and not self.stopped.is_set():  # kept unsteered
+            plain = await asyncio.to_thread(repo_map, files, self.tokens)
+            await asyncio.to_thread(save_map, self.root, self.tokens, plain)
+        return text
 
     def close(self) -> None:
         """Stop reading (the session ends): the worker thread stops after its current file."""
@@ -132,3 +184,40 @@ def files_in(messages: list[Message], tools: dict[str, Tool]) -> set[str]:
             if isinstance(args, dict) and tool.target is not None:
                 out.update(tool.edited_files(args) or (tool.target.value(args),))
     return out
+
+
+def _signature(root: Path) -> str:
+    """What the project's files are, cheaply: its git index and HEAD as they are now ("" when
+    it is no git repository: no map is kept for it)."""
+    git = root / ".git"
+    try:
+        st = (git / "index").stat()
+        head = (git / "HEAD").read_text(encoding="utf-8", errors="replace")[:200]
+    except OSError:
+        return ""
+    return f"{st.st_mtime_ns}:{st.st_size}:{head.strip()}"
+
+
+def _kept(root: Path) -> Path:
+    return project_state(root) / "repo-map.json"
+
+
+def save_map(root: Path, tokens: int, text: str) -> None:
+    """Keep the last whole map of the project for the next session's first message."""
+    sig = _signature(root)
+    if sig:
+        data = json.dumps({"sig": sig, "tokens": tokens, "text": text}).encode()
+        with contextlib.suppress(OSError):  # a map not kept is drawn again next time
+            safefile.make_dirs(state_home(), _kept(root).parent)
+            safefile.write_atomic(state_home(), _kept(root), data, 0o600, sync=False)
+
+
+def saved_map(root: Path, tokens: int) -> str:
+    """The kept map, while the project's git index and HEAD are as they were then."""
+    sig = _signature(root)
+    try:
+        kept = json.loads(_kept(root).read_text(encoding="utf-8")) if sig else {}
+    except (OSError, ValueError):
+        return ""
+    ok = isinstance(kept, dict) and kept.get("sig") == sig and kept.get("tokens") == tokens
+    return str(kept.get("text") or "") if ok else ""

@@ -137,6 +137,8 @@ def run_oneshot(args: Namespace, prompt: str) -> int:
     except ConfigError as e:
         return _fail_early(renderer, fmt, str(e), EXIT_USAGE)
     run = build(cfg, renderer, resume_id=resume_id)
+    if run.repo_map is not None:  # no later message for a map that is late
+        run.repo_map.one_message = True
     if run.moved_from:
         moved = f"session {resume_id} ran in {run.moved_from}; it continues in {cfg.cwd}"
         print(f"agent: warning: {visible(moved)}", file=sys.stderr)

@@ -90,3 +90,35 @@ def test_the_third_party_map_leads_with_what_its_modules_share() -> None:
 def test_no_files_or_no_budget_is_no_map(tmp_path: Path) -> None:
     files = _star(tmp_path)
     assert repo_map(files, 0) == "" and repo_map({}, 1000) == ""
+
+
+def test_a_member_name_defined_everywhere_costs_a_look_per_candidate_not_per_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`.run` in thousands of classes: each file's member use is matched against the files it
+    imports or names, found through an index, not against every file that defines `run` (that
+    was quadratic: 21 s for the map of 7,000 such files). The result is what it was."""
+    import agent.code.rank as rank
+    from agent.code.tags import Def
+
+    files: dict[str, FileTags] = {}
+    for i in range(1500):
+        defs = (Def("class", f"Thing{i}", 1, 3, 0, ""), Def("method", "run", 2, 3, 1, ""))
+        other = (i * 7) % 1500
+        files[f"pkg/mod{i}.py"] = FileTags(
+            "python", 3, defs, {f"Thing{other}": (5,), "run": (6,)},
+            members=frozenset({"run"}), modules=frozenset({"pkg", f"mod{other}"}),
+        )  # fmt: skip
+    calls = 0
+    modules = rank._modules
+
+    def counted(rel: str) -> set[str]:
+        nonlocal calls
+        calls += 1
+        return modules(rel)
+
+    monkeypatch.setattr(rank, "_modules", counted)
+    ranked = ranked_defs(files, frozenset(), frozenset())
+    assert calls <= 2 * len(files)  # once a file for the index; it was once per (use, home)
+    top = {rel for _, rel, _ in ranked[:3]}
+    assert top <= files.keys()

@@ -15,7 +15,7 @@ from pathlib import Path
 import hostile_files as h
 import pytest
 from fake_openai import FakeOpenAI, text
-from helpers import alive
+from helpers import alive, user_settings
 
 from agent.base.record import ToolContext
 from agent.code import bounded, index
@@ -97,6 +97,7 @@ def test_start_up_in_the_hostile_repository_finishes(
     root = write(tmp_path / "repo", OK)
     h.nested_calls_js(root / "nested.js")
     fake.script(text("done"))
+    user_settings(fake_env, {"repoMap": {"wait": 60}})  # this test is about the map
     run = subprocess.run(
         [sys.executable, "-m", "agent", "what starts the Engine?"],
         env=fake_env, cwd=root, capture_output=True, text=True, timeout=120,

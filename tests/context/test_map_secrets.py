@@ -51,7 +51,7 @@ def _project(root: Path) -> Path:
 async def test_the_first_request_maps_none_of_them(fake: FakeOpenAI, tmp_path: Path) -> None:
     proj = _project(tmp_path / "proj")
     fake.script(text("ok"))
-    run, _ = make_run(fake, proj)
+    run, _ = make_run(fake, proj, settings={"repoMap": {"wait": 60}})
     await run.turn("what do " + " and ".join(HIDDEN) + " do? see .env.local.js")
     first = str(fake.requests[0]["messages"][1]["content"])
     block = first[first.index("<repo-map>") : first.index("</repo-map>")]
@@ -104,7 +104,7 @@ async def test_what_a_read_deny_rule_names_is_not_mapped_either(
     proj = _project(tmp_path / "proj")
     write(proj, {"private/vault.py": "def leakDenied_v():\n    pass\n"})
     fake.script(text("ok"))
-    rules = {"permissions": {"neverAllow": ["read_file(private/**)"]}}
+    rules = {"permissions": {"neverAllow": ["read_file(private/**)"]}, "repoMap": {"wait": 60}}
     run, _ = make_run(fake, proj, settings=rules)
     await run.turn("what does leakDenied_v do?")
     first = str(fake.requests[0]["messages"][1]["content"])

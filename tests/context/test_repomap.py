@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
+from helpers import user_settings
 from rich.console import Console
 from routed_fake import close_runs, make_run
 
@@ -46,10 +47,13 @@ def _user(request: dict) -> str:  # type: ignore[type-arg]
     return str(request["messages"][1]["content"])
 
 
+WAIT = {"wait": 60}  # a loaded machine may take its time: the map is asked to be in the message
+
+
 async def test_the_first_message_carries_the_map(fake: FakeOpenAI, tmp_path: Path) -> None:
     _project(tmp_path)
     fake.script(text("one"), text("two"))
-    run, _ = make_run(fake, tmp_path)
+    run, _ = make_run(fake, tmp_path, settings={"repoMap": WAIT})
     system = run.agent.messages[0]["content"]
     await run.turn("where does lonely live?")
     first = _user(fake.requests[0])
@@ -68,7 +72,7 @@ async def test_the_setting_sizes_or_turns_off_the_map(fake: FakeOpenAI, tmp_path
     _project(tmp_path / "a")
     _project(tmp_path / "b")
     fake.script(text("one"), text("two"))
-    small, _ = make_run(fake, tmp_path / "a", settings={"repoMap": {"tokens": 70}})
+    small, _ = make_run(fake, tmp_path / "a", settings={"repoMap": {"tokens": 70, **WAIT}})
     await small.turn("hi")
     block = _user(fake.requests[0]).split("<repo-map>\n")[1].split("</repo-map>")[0]
     assert estimate(block) <= 70 and "core/engine.py:" in block
@@ -116,6 +120,7 @@ def test_a_bad_setting_names_its_file(tmp_path: Path) -> None:
 
 def test_one_shot_sends_the_map(fake: FakeOpenAI, fake_env: dict[str, str], tmp_path: Path) -> None:
     proj = _project(tmp_path / "proj")
+    user_settings(fake_env, {"repoMap": WAIT})
     fake.script(text("done"))
     r = subprocess.run(
         [sys.executable, "-m", "agent", "--trust-project", "what is Engine?"],
@@ -148,3 +153,51 @@ async def test_a_broken_grammar_costs_the_map_not_the_turn(
     run, _ = make_run(fake, tmp_path)
     end = await run.turn("hello")
     assert end.subtype == "success" and "<repo-map>" not in _user(fake.requests[0])
+
+
+async def test_a_late_map_joins_the_next_message_once(fake: FakeOpenAI, tmp_path: Path) -> None:
+    """The first request never waits for the map (repoMap.wait 0 here, 0.1 s by default): it
+    goes without it, and the next user message carries it, once."""
+    _project(tmp_path)
+    fake.script(text("one"), text("two"), text("three"))
+    run, _ = make_run(fake, tmp_path, settings={"repoMap": {"wait": 0}})
+    await run.turn("where does lonely live?")
+    assert "<repo-map>" not in _user(fake.requests[0])
+    assert run.repo_map is not None and run.repo_map.drawing is not None
+    await run.repo_map.drawing  # done in the background meanwhile
+    await run.turn("and Engine?")
+    second = str(fake.requests[1]["messages"][-1]["content"])
+    assert second.startswith("<repo-map>") and "class Engine" in second
+    assert second.endswith("and Engine?")
+    await run.turn("thanks")
+    assert "<repo-map>" not in str(fake.requests[2]["messages"][-1]["content"])
+
+
+def _commit(root: Path, message: str, init: bool = False) -> None:
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    if init:
+        subprocess.run([*git, "init", "-q"], cwd=root, check=True)
+    subprocess.run([*git, "add", "core", "app", "misc"], cwd=root, check=True)
+    subprocess.run([*git, "commit", "-qm", message], cwd=root, check=True)
+
+
+async def test_the_next_session_starts_with_the_last_whole_map(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    """A whole map is kept for the project while its git index and HEAD stay as they were:
+    the next session's first message has it at once, a commit later it is drawn again."""
+    _project(tmp_path)
+    _commit(tmp_path, "one", init=True)
+    fake.script(text("one"), text("two"), text("three"))
+    first, _ = make_run(fake, tmp_path, settings={"repoMap": {"wait": 60}})
+    await first.turn("where does lonely live?")
+    assert first.repo_map is not None and first.repo_map.drawing is not None
+    await first.repo_map.drawing
+    later, _ = make_run(fake, tmp_path, settings={"repoMap": {"wait": 0}})
+    await later.turn("hello again")
+    assert "class Engine" in _user(fake.requests[1])  # kept, not drawn in time
+    write(tmp_path, {"misc/new.py": "def fresh():\n    return 2\n"})
+    _commit(tmp_path, "two")
+    changed, _ = make_run(fake, tmp_path, settings={"repoMap": {"wait": 0}})
+    await changed.turn("and now?")
+    assert "<repo-map>" not in _user(fake.requests[2])  # the files moved on: drawn again
