@@ -23,7 +23,9 @@ from bench import (
     permissions,
     prompt,
     sandbench,
+    scale,
     spine,
+    steps,
     storebench,
     toolbench,
 )
@@ -44,6 +46,7 @@ def main() -> int:
     spine.oneshot(table, n)
     extra.read_then_answer(table, n)
     loopbench.loop_bench(table, max(3, n // 2))
+    steps.steps_bench(table, 100 if args.quick else 400)
     economy.economy_bench(table)
     codebench.code_bench(table, n)
     hostile.hostile_bench(table)
@@ -53,6 +56,7 @@ def main() -> int:
     spine.streaming(table, max(3, n // 2))
     prompt.prompt_bench(table)
     toolbench.tool_bench_isolated(table, max(5, n // 2), 10_000 if args.quick else 50_000)
+    scale.scale_bench(table, 10_000 if args.quick else 100_000, max(3, n // 2))
     permissions.decide_bench(table, 2000)
     permissions.recursive_bench(table)
     storebench.store_bench(table)

@@ -25,6 +25,7 @@ from agent.code.index import Index, tags_for
 from agent.code.repomap import repo_map
 from agent.config import safefile
 from agent.config.statedir import project_state, state_home
+from agent.git.index import entry_count
 from agent.tools.shared.listing import indexable_files
 
 WAIT = 3.0  # seconds /map waits for a cold index before showing what is read
@@ -71,6 +72,10 @@ class RepoMapper:
         self.task = loop.create_task(self._read(self.partial))
 
     async def _read(self, into: Index) -> Index:
+        if self.one_message and (entry_count(str(self.root / ".git" / "index")) or 0) > (
+            ONE_MESSAGE_FILES
+        ):  # a map it could not use in time: not even the listing (its git index says)
+            return into
         # what read_file asks about first (`.env.local.js`) never reaches the map
         rels = _shallow_first(await indexable_files(self.ctx, self.root))
         if self.one_message and len(rels) > ONE_MESSAGE_FILES:

@@ -101,3 +101,17 @@ def _shared(data: bytes, pos: int, end: int, hash_size: int) -> str:
             return data[pos + 8 : pos + 8 + hash_size].hex()
         pos += 8 + size
     return ""
+
+
+def entry_count(path: str) -> int | None:
+    """How many paths the index at `path` tracks, from its 12-byte header (None: no index, or
+    not one this reader understands)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_HEADER.size)
+    except OSError:
+        return None
+    if len(head) < _HEADER.size:
+        return None
+    sig, version, count = _HEADER.unpack(head)
+    return int(count) if sig == b"DIRC" and version in (2, 3, 4) else None

@@ -201,3 +201,22 @@ async def test_the_next_session_starts_with_the_last_whole_map(
     changed, _ = make_run(fake, tmp_path, settings={"repoMap": {"wait": 0}})
     await changed.turn("and now?")
     assert "<repo-map>" not in _user(fake.requests[2])  # the files moved on: drawn again
+
+
+async def test_a_one_message_run_reads_no_map_it_could_not_use(
+    fake: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A one-shot has no later message for a late map: past ONE_MESSAGE_FILES files (counted
+    in the git index's header, before any listing) it reads none."""
+    import agent.context.repomap as repomap
+
+    _project(tmp_path)
+    _commit(tmp_path, "one", init=True)
+    monkeypatch.setattr(repomap, "ONE_MESSAGE_FILES", 3)
+    fake.script(text("one"))
+    run, _ = make_run(fake, tmp_path, settings={"repoMap": {"wait": 60}})
+    assert run.repo_map is not None
+    run.repo_map.one_message = True
+    await run.turn("where does lonely live?")
+    assert "<repo-map>" not in _user(fake.requests[0])
+    assert run.repo_map.task is not None and not (await run.repo_map.task).files
