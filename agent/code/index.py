@@ -137,10 +137,12 @@ def _read(
             index.left = len(wanted) - i
             break
         try:
-            st = os.stat(path)
+            st = os.lstat(path)
         except OSError:
             continue
-        if not stat.S_ISREG(st.st_mode):  # a FIFO would block its reader for good
+        # a FIFO would block its reader for good; a link may lead anywhere (as ripgrep, which
+        # lists none, a listing from git's index must not read through one)
+        if not stat.S_ISREG(st.st_mode):
             continue
         mtime, size = st.st_mtime_ns, st.st_size
         memo = _MEMO.get(path)

@@ -77,7 +77,7 @@ class RepoMapper:
         ):  # a map it could not use in time: not even the listing (its git index says)
             return into
         # what read_file asks about first (`.env.local.js`) never reaches the map
-        rels = _shallow_first(await indexable_files(self.ctx, self.root))
+        rels = _shallow_first(await indexable_files(self.ctx, self.root, tracked=True))
         if self.one_message and len(rels) > ONE_MESSAGE_FILES:
             into.left = len(rels)  # it could not be ready for the message: no work for nothing
             return into

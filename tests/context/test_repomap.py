@@ -220,3 +220,24 @@ async def test_a_one_message_run_reads_no_map_it_could_not_use(
     await run.turn("where does lonely live?")
     assert "<repo-map>" not in _user(fake.requests[0])
     assert run.repo_map.task is not None and not (await run.repo_map.task).files
+
+
+async def test_in_a_git_project_the_map_lists_what_git_tracks(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    """The file list comes from the git index (no walk of the tree): an untracked file is not
+    mapped, .agentignore still hides, and a tracked link is not read through."""
+    proj = _project(tmp_path / "proj")
+    outside = write(tmp_path / "outside", {"secret.py": "def outsideOnly():\n    pass\n"})
+    (proj / "misc" / "link.py").symlink_to(outside / "secret.py")
+    write(proj, {"misc/hidden.py": "def hiddenByIgnore():\n    pass\n"})
+    (proj / ".agentignore").write_text("misc/hidden.py\n")
+    _commit(proj, "one", init=True)
+    write(proj, {"app/extra.py": "def untrackedName():\n    pass\n"})
+    fake.script(text("one"))
+    run, _ = make_run(fake, proj, settings={"repoMap": {"wait": 60, "tokens": 4000}})
+    await run.turn("map it all")
+    first = _user(fake.requests[0])
+    assert "class Engine" in first
+    for absent in ("untrackedName", "hiddenByIgnore", "outsideOnly"):
+        assert absent not in first

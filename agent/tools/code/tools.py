@@ -71,11 +71,13 @@ async def _outline(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     if lang is None or grammar(lang) is None:
         ext = os.path.splitext(path.name)[1]
         raise ToolError(no_outline(ext), can_retry=False, hint="read_file shows any text file")
-    index = await asyncio.to_thread(tags_for, path.parent, [path.name], TagCache.default())
-    tags = index.files.get(path.name)
-    if path.name in index.refused:
+    # the file itself, through a link the gate judged (the indexer reads regular files only)
+    real = await asyncio.to_thread(path.resolve)
+    index = await asyncio.to_thread(tags_for, real.parent, [real.name], TagCache.default())
+    tags = index.files.get(real.name)
+    if real.name in index.refused:
         raise ToolError(
-            f"{where} was not outlined: {index.refused[path.name]}",
+            f"{where} was not outlined: {index.refused[real.name]}",
             can_retry=False,
             hint="use grep to find what you need in it, and read_file a range",
         )

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent.base.record import ToolContext
+from agent.git import index as git_index
 from agent.permissions.paths import Workspace
 from agent.tools.shared import links, secret_hits, walk
 from agent.tools.shared.agentignore import AgentIgnore, for_search
@@ -79,14 +80,31 @@ async def project_files(root: Path) -> list[str]:
     return await list_files(ToolContext(cwd=root), root)
 
 
-async def indexable_files(ctx: ToolContext, root: Path) -> list[str]:
+async def indexable_files(ctx: ToolContext, root: Path, tracked: bool = False) -> list[str]:
     """The files an indexer reads below `root` (the repository map, outline, symbols): those a
     search sees, less those read_file asks about first (secret_hits.readable: the gate's rule),
-    so that no definition in `.env.local.js` reaches the model through a map."""
-    rels = await list_files(ctx, root)
+    so that no definition in `.env.local.js` reaches the model through a map. `tracked`: the
+    files git tracks, read from its index (no walk of the tree), where `root` has one."""
+    listed = await asyncio.to_thread(_tracked, ctx, root) if tracked else None
+    rels = listed if listed is not None else await list_files(ctx, root)
 
     def readable() -> list[str]:
         ws = Workspace.make(Path(ctx.cwd), ctx.added_dirs)
         return secret_hits.model_may_read(rels, root, ws, ctx.denied_reads)
 
     return await asyncio.to_thread(readable)
+
+
+def _tracked(ctx: ToolContext, root: Path) -> list[str] | None:
+    """The paths `root`'s git index lists, less what the agent's ignore files hide; None when
+    it has no index this reader understands. Symbolic links among them are left to the reader
+    (agent.code.index reads regular files only)."""
+    try:
+        data = (root / ".git" / "index").read_bytes()
+    except OSError:
+        return None
+    paths = git_index.tracked(data)
+    if paths is None:
+        return None
+    links.enter(ctx, root, "a search")
+    return for_search(ctx.cwd, root).keep(paths)
