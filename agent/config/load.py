@@ -142,6 +142,18 @@ def _timeouts(t: Mapping[str, Any]) -> Timeouts:
     return Timeouts(float(first), float(idle), float(t.get("total", d.total)))
 
 
+def _check_url(url: str) -> None:
+    """A base URL the client can use, said before any request: `localhost:8080/v1` would
+    fail five times over as a relative path."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or scheme.lower() not in ("http", "https") or not rest.strip("/"):
+        bare = rest or url
+        raise ConfigError(
+            f"the base URL {url!r} needs http:// or https://: e.g. http://{bare} for a local "
+            f"server, https://{bare} for a hosted one (--base-url, AGENT_BASE_URL or baseUrl)"
+        )
+
+
 MAX_STEPS = 50  # model requests in one user turn, unless --max-turns or maxTurns says
 
 
@@ -206,6 +218,7 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
     base_url = flags.base_url or env.get("AGENT_BASE_URL") or s.get("baseUrl") or p.base_url
     if not base_url:
         raise ConfigError("provider custom needs a base URL: set AGENT_BASE_URL or --base-url")
+    _check_url(base_url)
     model = pick_model(p, flags, env, s)
     think_body = _think_body(p, flags, model, warnings)
     perms = _permissions(flags, s)

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import re
+import socket
+import ssl
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from agent.base.events import EndSubtype
 from agent.core.stream import CutStream, StreamError
@@ -102,11 +105,22 @@ class RetryNow:
 
 @dataclass(frozen=True)
 class RetryLater:
-    """A failure worth another attempt, after `after` seconds (None: the backoff's wait)."""
+    """A failure worth another attempt, after `after` seconds (None: the backoff's wait);
+    `hint` follows the attempt count when it is said."""
 
     message: str
     error: BaseException
     after: float | None = None
+    hint: str = ""
+
+    def again(self, attempt: int, attempts: int, wait: float) -> str:
+        """What the user reads while waiting: `…; retrying, attempt 2/5 in 2 s — hint`."""
+        said = f"{self.message}; retrying, attempt {attempt}/{attempts} in {wait:.0f} s"
+        return f"{said} — {self.hint}" if self.hint else said
+
+    def gave_up(self, attempts: int) -> str:
+        said = f"{self.message} (gave up after {attempts} attempts)"
+        return f"{said} — {self.hint}" if self.hint else said
 
 
 Retrying = RetryNow | RetryLater
@@ -123,9 +137,48 @@ def retry_message(e: Exception, openai: Any, base_url: str) -> str:
     if isinstance(e, openai.APITimeoutError):
         return "the request timed out"
     if isinstance(e, openai.APIConnectionError):
-        return f"cannot reach {base_url}: {e.__cause__ or e}"
+        return f"cannot reach {base_url}: {_innermost(e)}"
     if isinstance(e, openai.APIError):  # an error event inside the stream
         return f"error from the provider: {e.message}"
     if isinstance(e, ValueError):  # an event that is not JSON (a proxy's error page…)
         return f"the provider sent a malformed stream ({e})"
     return ""
+
+
+def _innermost(e: BaseException) -> BaseException:
+    """The first cause of a wrapped exception (openai → httpx → httpcore → the socket's)."""
+    seen = 0
+    while seen < 10 and (e.__cause__ or e.__context__) is not None:
+        e = e.__cause__ or e.__context__  # type: ignore[assignment]
+        seen += 1
+    return e
+
+
+def connection_failure(e: BaseException, base_url: str) -> LLMError | RetryLater | None:
+    """A connection that no retry will mend, said at once with what to change (plain HTTP
+    answering TLS, a host that does not exist); a refused one retried with a hint; None for
+    anything else."""
+    cause = _innermost(e)
+    where = "--base-url (or AGENT_BASE_URL)"
+    if isinstance(cause, ssl.SSLError) and "WRONG_VERSION_NUMBER" in str(cause):
+        plain = base_url.replace("https://", "http://", 1)
+        return LLMError(
+            f"{base_url} does not speak TLS (plain HTTP answered): use {plain} as {where}"
+        )
+    if isinstance(cause, ssl.SSLCertVerificationError):
+        return LLMError(
+            f"the certificate of {base_url} is not trusted ({cause.verify_message}): check "
+            f"{where}, or point SSL_CERT_FILE at your organisation's CA bundle"
+        )
+    if isinstance(cause, socket.gaierror) and cause.errno in _NO_SUCH_HOST:
+        host = urlsplit(base_url).hostname or base_url
+        return LLMError(f"the host {host!r} of {base_url} does not exist (DNS): check {where}")
+    if isinstance(cause, ConnectionRefusedError):
+        return RetryLater(
+            f"{base_url} refused the connection", e, hint=f"is the server running? check {where}"
+        )
+    return None
+
+
+# getaddrinfo's "no such name" answers (a temporary DNS failure, EAI_AGAIN, is retried)
+_NO_SUCH_HOST = {getattr(socket, n) for n in ("EAI_NONAME", "EAI_NODATA") if hasattr(socket, n)}

@@ -24,6 +24,7 @@ from agent.core.errors import (
     RetryNow,
     StreamTimeout,
     body_message,
+    connection_failure,
     overflow,
     retry_after,
     retry_message,
@@ -168,17 +169,16 @@ class LLM:
                     raise
             finally:
                 self.api_seconds += loop.time() - started
-            retry = ErrorEvent(decision.message, retrying=True, discard=asm.shown)  # start over
             if isinstance(decision, RetryNow):
-                sink.emit(retry)
+                sink.emit(ErrorEvent(decision.message, retrying=True, discard=asm.shown))
                 continue
             attempt += 1
             if attempt >= self.retry.attempts:
-                gave_up = f"{decision.message} (gave up after {attempt} attempts)"
-                raise LLMError(gave_up) from decision.error
-            sink.emit(retry)
-            wait = decision.after
-            await sleep(wait if wait is not None else self._backoff(attempt))
+                raise LLMError(decision.gave_up(attempt)) from decision.error
+            wait = decision.after if decision.after is not None else self._backoff(attempt)
+            said = decision.again(attempt + 1, self.retry.attempts, wait)
+            sink.emit(ErrorEvent(said, retrying=True, discard=asm.shown))  # shown: start over
+            await sleep(wait)
 
     def _backoff(self, attempt: int) -> float:
         d = min(self.retry.base_delay * 2 ** (attempt - 1), self.retry.max_delay)
@@ -191,6 +191,12 @@ class LLM:
 
         if isinstance(e, openai.APIStatusError):
             return self._classify_status(e, adapted)
+        if isinstance(e, openai.APIConnectionError):
+            said = connection_failure(e, self.cfg.base_url)
+            if isinstance(said, LLMError):
+                raise said from e
+            if said is not None:
+                return said
         message = retry_message(e, openai, self.cfg.base_url)
         return RetryLater(message, e) if message else None
 

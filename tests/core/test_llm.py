@@ -270,3 +270,63 @@ async def test_the_body_goes_out_as_built_without_the_sdks_parameter_transform(
     assert second["messages"][: len(first["messages"])] == first["messages"]
     assert fake.request_headers[0]["authorization"] == f"Bearer {agent.llm.cfg.api_key}"
     assert fake.request_headers[0]["content-type"] == "application/json"
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])  # nothing listens there once it is closed
+
+
+async def test_a_refused_connection_says_the_attempt_and_what_to_check(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    agent, rec = make_agent(fake, tmp_path, env={"AGENT_BASE_URL": url})
+    end = await agent.run_turn("q")
+    said = [e.message for e in of_type(rec, ErrorEvent) if e.retrying]
+    assert said[0].startswith(f"{url} refused the connection; retrying, attempt 2/5 in ")
+    assert all("is the server running? check --base-url" in m for m in said)
+    assert len(said) == 4 and "gave up after 5 attempts" in (end.error or "")
+
+
+async def test_tls_spoken_to_plain_http_fails_at_once_with_the_fix(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    """The fake answers plain HTTP: an https:// base URL gets one clear error, no retries."""
+    url = fake.base_url.replace("http://", "https://")
+    agent, rec = make_agent(fake, tmp_path, env={"AGENT_BASE_URL": url})
+    end = await agent.run_turn("q")
+    assert end.subtype == "error_during_execution"
+    assert f"use {fake.base_url} as --base-url" in (end.error or "")
+    assert not [e for e in of_type(rec, ErrorEvent) if e.retrying]
+
+
+def test_a_host_that_does_not_exist_is_said_at_once() -> None:
+    """getaddrinfo's "no such name" ends the run with the host named; a temporary DNS failure
+    is retried (the chain is built here: a test must not depend on the machine's resolver)."""
+    import socket
+
+    import httpx2
+    import openai
+
+    from agent.core.errors import LLMError, RetryLater, connection_failure
+
+    def wrapped(cause: BaseException) -> BaseException:
+        request = httpx2.Request("POST", "http://nowhere.invalid/v1/chat/completions")
+        connect = httpx2.ConnectError(str(cause), request=request)
+        connect.__cause__ = cause
+        err = openai.APIConnectionError(request=request)
+        err.__cause__ = connect
+        return err
+
+    url = "http://nowhere.invalid/v1"
+    gone = connection_failure(wrapped(socket.gaierror(socket.EAI_NONAME, "no name")), url)
+    assert isinstance(gone, LLMError)
+    assert "'nowhere.invalid'" in str(gone) and "does not exist" in str(gone)
+    busy = connection_failure(wrapped(socket.gaierror(socket.EAI_AGAIN, "try again")), url)
+    assert busy is None  # retried as any connection failure
+    refused = connection_failure(wrapped(ConnectionRefusedError(111, "refused")), url)
+    assert isinstance(refused, RetryLater) and "is the server running?" in refused.hint

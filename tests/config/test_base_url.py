@@ -1,0 +1,25 @@
+"""A base URL the client cannot use is said before any request, with the spelling to use."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.config.errors import ConfigError
+from agent.config.load import Flags, load_config
+
+
+@pytest.mark.parametrize(
+    "url", ["localhost:8080/v1", "127.0.0.1:11434", "ftp://host/v1", "http://"]
+)
+def test_a_base_url_without_http_or_https_is_refused_with_the_fix(tmp_path: Path, url: str) -> None:
+    env = {"AGENT_BASE_URL": url, "AGENT_API_KEY": "k", "AGENT_MODEL": "m", "HOME": str(tmp_path)}
+    with pytest.raises(ConfigError, match=r"needs http:// or https://: e\.g\. http://"):
+        load_config(Flags(), env, tmp_path)
+
+
+def test_http_and_https_urls_load(tmp_path: Path) -> None:
+    for url in ("http://localhost:8080/v1", "HTTPS://api.example.com/v1"):
+        env = {"AGENT_BASE_URL": url, "AGENT_API_KEY": "k", "AGENT_MODEL": "m"}
+        assert load_config(Flags(), env, tmp_path).base_url == url
