@@ -7,7 +7,7 @@ import sys
 from typing import Any, NoReturn
 
 from agent import __version__
-from agent.config.modes import MODES
+from agent.config.modes import MODES, SANDBOX_MODES
 from agent.ui.process import EXIT_OK, EXIT_USAGE, exit_on_signals, leave
 from agent.ui.stdin import read_prompt
 
@@ -28,6 +28,7 @@ def parser() -> Any:
     p = argparse.ArgumentParser(
         prog="agent",
         usage="agent [options] [prompt ...]",
+        allow_abbrev=False,  # `--system-prompt` must never turn into another flag
         description="A terminal coding agent for any OpenAI-compatible API.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -52,6 +53,16 @@ def parser() -> Any:
     p.add_argument("-r", "--resume", nargs="?", const="", metavar="ID", help="resume a session")
     _permission_flags(p, MODES)
     _script_flags(p)
+    _session_flags(p)
+    p.add_argument(
+        "-v", "--verbose", action="store_true", help="print the model and session id at start"
+    )
+    p.add_argument("--version", action="version", version=f"agent {__version__}")
+    return p
+
+
+def _session_flags(p: Any) -> None:
+    """Where the session runs: its MCP servers, the editor protocol, the sandbox, trust."""
     p.add_argument("--no-mcp", action="store_true", help="start no MCP servers")
     p.add_argument(
         "--acp",
@@ -60,18 +71,15 @@ def parser() -> Any:
     )
     p.add_argument(
         "--sandbox",
-        choices=("off", "read-only", "workspace-write"),
+        choices=SANDBOX_MODES,
         metavar="MODE",
-        help="run commands in an OS sandbox: off, read-only, workspace-write (default on Linux)",
+        help=f"run commands in an OS sandbox: {', '.join(SANDBOX_MODES)} (default on Linux)",
     )
     p.add_argument(
         "--trust-project",
         action="store_true",
         help="trust this project's settings, hooks and MCP servers for this run",
     )
-    p.add_argument("--verbose", action="store_true", help="print the model and session id at start")
-    p.add_argument("--version", action="version", version=f"agent {__version__}")
-    return p
 
 
 def _permission_flags(p: Any, modes: tuple[str, ...]) -> None:
@@ -170,6 +178,23 @@ ONE_SHOT_FLAGS = {  # flags that make no sense in the REPL
 MCP_COMMANDS = ("serve", "add", "add-json", "get", "list", "remove", "-h", "--help")
 
 
+def unknown_flag(p: Any, argv: list[str]) -> str:
+    """A long flag the parser does not know, said with the nearest one it does ("" when all
+    are known): argparse would only say "unrecognized arguments"."""
+    import difflib
+
+    known = [o for o in p._option_string_actions if o.startswith("--")]
+    for word in argv:
+        if word == "--":
+            break  # what follows is the prompt
+        flag = word.split("=", 1)[0]
+        if flag.startswith("--") and flag not in known:
+            # compared without the dashes every flag shares
+            near = difflib.get_close_matches(flag[2:], [k[2:] for k in known], n=1, cutoff=0.6)
+            return f"unknown flag {flag}" + (f"; did you mean --{near[0]}?" if near else "")
+    return ""
+
+
 def run() -> NoReturn:
     """The `agent` command: the command line, then out without the interpreter's teardown
     (agent.ui.process.leave)."""
@@ -190,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     fmt = _format_asked(argv)
     if fmt != "text":  # a usage error still ends with the result line a wrapper waits for
         p.error = lambda message: _usage_error(p, fmt, message)
+    unknown = unknown_flag(p, argv)
+    if unknown:
+        p.error(unknown)
     args = p.parse_args(argv)
     exit_on_signals()
     for flag in ("resume", "worktree"):  # `agent -r "a question"`: a sentence is the prompt

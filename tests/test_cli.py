@@ -403,7 +403,7 @@ def test_usage_errors_in_json_mode_and_bad_turn_limits(
     bad = run(fake_env, project, "--output-format", "json", "--bogus", "hi")
     assert bad.returncode == 2
     result = json.loads(bad.stdout.splitlines()[-1])
-    assert result["type"] == "result" and "unrecognized arguments: --bogus" in result["error"]
+    assert result["type"] == "result" and "unknown flag --bogus" in result["error"]
     for n in ("0", "-3"):
         r = run(fake_env, project, "--max-turns", n, "hi")
         assert r.returncode == 2, r.stderr
@@ -520,3 +520,24 @@ def test_a_denial_never_suggests_a_flag_that_splits_into_other_rules(
     assert "permission denied" in denial
     assert "--allowed-tools" not in denial
     assert "allow it with a rule in settings" in denial
+
+
+def test_a_mistyped_flag_gets_the_nearest_and_none_is_abbreviated(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--verbos` says `--verbose`; `--max-turn 3` is not read as `--max-turns 3` (a prefix
+    may name another flag: `--system-prompt` is not `--system-prompt-file`); `-v` is short
+    for `--verbose`, as the README says."""
+    from agent.cli import main, parser
+
+    for argv, said in (
+        (["--verbos", "hi"], "unknown flag --verbos; did you mean --verbose?"),
+        (["--max-turn", "3", "hi"], "unknown flag --max-turn; did you mean --max-turns?"),
+        (["--zzzz", "hi"], "unknown flag --zzzz"),
+    ):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2
+        assert said in capsys.readouterr().err
+    assert parser().parse_args(["-v", "hi"]).verbose
+    assert parser().parse_args(["--", "--max-turn", "is a phrase"]).prompt[0] == "--max-turn"

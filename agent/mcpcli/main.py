@@ -8,6 +8,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from agent.base.visible import visible
 from agent.config.load import ConfigError, Flags
@@ -33,14 +34,22 @@ project = .mcp.json (shared; starts once the project is trusted), user = ~/.agen
 NO_MODEL = "ollama"
 
 
+class _Exact(argparse.ArgumentParser):
+    """A parser that matches long flags whole: an abbreviation may name another flag."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        kw.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kw)
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Exact(
         prog="agent mcp",
         description="Serve the agent's tools over MCP, or manage the MCP servers it uses.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Exact)
     _serve_parser(sub.add_parser("serve", help="serve read, edit, glob, grep, bash… on stdio"))
     add = sub.add_parser(
         "add",
@@ -85,7 +94,7 @@ def _serve_parser(p: argparse.ArgumentParser) -> None:
     p.add_argument("--add-dir", action="append", default=[], metavar="DIR", help="one more dir")
     p.add_argument("--trust-project", action="store_true", help="trust this project's settings")
     p.add_argument("--cwd", metavar="DIR", help="the project to serve (default: where it starts)")
-    p.add_argument("--verbose", action="store_true", help="log each call on stderr")
+    p.add_argument("-v", "--verbose", action="store_true", help="log each call on stderr")
 
 
 def main(argv: list[str]) -> int:
