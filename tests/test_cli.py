@@ -541,3 +541,26 @@ def test_a_mistyped_flag_gets_the_nearest_and_none_is_abbreviated(
         assert said in capsys.readouterr().err
     assert parser().parse_args(["-v", "hi"]).verbose
     assert parser().parse_args(["--", "--max-turn", "is a phrase"]).prompt[0] == "--max-turn"
+
+
+def test_a_one_shot_attaches_what_it_mentions_as_the_repl_does(
+    fake: FakeOpenAI, fake_env: dict, project: Path
+) -> None:
+    """`@file` in a one-shot prompt attaches it; what read_file would ask about first (a
+    secret, a file outside the workspace) is not attached, nor a name that matches nothing:
+    each is said on stderr (a script's prompt may carry text taken from elsewhere)."""
+    (project / "notes.md").write_text("the launch code is BLUE\n")
+    (project / ".env").write_text("API_TOKEN=hunter2\n")
+    outside = Path(fake_env["HOME"]) / "private.txt"
+    outside.write_text("not for the model\n")
+    fake.script(text("done"))
+    r = run(
+        fake_env, project, f"read @notes.md and @.env and @{outside} and @missing.py, then answer"
+    )
+    assert r.returncode == 0, r.stderr
+    sent = str(fake.requests[0]["messages"][1]["content"])
+    assert 'path="notes.md"' in sent and "the launch code is BLUE" in sent
+    assert "hunter2" not in sent and "not for the model" not in sent
+    assert "@.env not attached" in r.stderr and "read_file would ask first" in r.stderr
+    assert f"@{outside} not attached (outside the workspace" in r.stderr
+    assert "@missing.py names no file or folder here" in r.stderr

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from agent.base.events import Notice
 from agent.base.record import Image, ToolContext, cap
-from agent.permissions.paths import Workspace, protected
+from agent.permissions.paths import Workspace, check, protected
 from agent.sandbox.runtime import Sandbox
 from agent.tools.files.images import TYPES, dimensions, read_image
 from agent.tools.shared.agentignore import for_search, note
@@ -102,8 +102,13 @@ def _asked(path: str) -> bool:
 
 def attach(text: str, cwd: Path) -> str:
     """`text` plus the content of each file or directory it @mentions."""
+    return _with(text, mentioned(text, cwd), cwd)
+
+
+def _with(text: str, paths: list[Path], cwd: Path) -> str:
+    """`text` plus the content of each of `paths`."""
     blocks = []
-    for p in mentioned(text, cwd):
+    for p in paths:
         try:
             body = _content(p, cwd)
         except OSError as e:
@@ -111,6 +116,27 @@ def attach(text: str, cwd: Path) -> str:
         kind = "directory" if p.is_dir() else "file"
         blocks.append(f'<{kind} path="{_label(p, cwd)}">\n{body.rstrip()}\n</{kind}>')
     return text if not blocks else text + "\n\n" + "\n\n".join(blocks)
+
+
+def attach_unasked(text: str, ws: Workspace) -> tuple[str, list[str]]:
+    """`attach` for a run no one can be asked in (a one-shot): only what read_file would read
+    unasked — inside the workspace, nothing it protects — since the prompt may carry text a
+    script took from elsewhere. The rest, and a mention that names nothing, are said."""
+    cwd, kept, notes = ws.root, list[Path](), []
+    for raw in dict.fromkeys(mention_words(text)):
+        if ":" in raw and not os.path.exists(raw):  # `@server:uri`: an MCP resource's
+            continue
+        p = Path(os.path.expanduser(raw))
+        p = p if p.is_absolute() else cwd / p
+        verdict = check(str(p), ws)
+        if not p.exists():
+            notes.append(f"@{raw} names no file or folder here: not attached")
+        elif not verdict.inside or verdict.secret:
+            why = verdict.secret or "outside the workspace"
+            notes.append(f"@{raw} not attached ({why}: read_file would ask first)")
+        elif p not in kept:
+            kept.append(p)
+    return _with(text, kept[:MAX_FILES], cwd), notes
 
 
 MAX_IMAGES = 5  # attached to one message

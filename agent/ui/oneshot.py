@@ -16,6 +16,7 @@ from agent.base.tokens import estimate
 from agent.base.visible import visible
 from agent.config.load import ConfigError, flags_from
 from agent.config.trust import Trust
+from agent.context.mentions import attach_unasked
 from agent.tools import stop_background
 from agent.ui import render
 from agent.ui.oneshot_script import EXIT_BY_SCRIPT_SUBTYPE, Script, answer_out
@@ -247,6 +248,9 @@ async def _session(
 
         return await script.settle(run, await run_command(run, found, out))
     await run.start()  # SessionStart hooks may add context to the first message
+    prompt, notes = attach_unasked(prompt, run.gate.ws)  # @file, as the REPL attaches it
+    for said in notes:
+        print(f"agent: {visible(said)}", file=sys.stderr)
     return await script.settle(run, await run.turn(prompt))  # --output-schema: checked
 
 
