@@ -19,7 +19,12 @@ EPILOG = """examples:
 
 With no prompt and a terminal, opens the REPL. Exit codes: 0 ok, 1 run failed,
 2 usage/config, 53 turn limit, 54 budget (USD), 55 token budget, 56 answer not
-matching --output-schema, 130 interrupted, 141 output closed. Scripts and CI: docs/ci.md."""
+matching --output-schema, 130 interrupted, 141 output closed. Scripts and CI: docs/ci.md.
+
+environment (also from ~/.agent/.env): DEEPSEEK_API_KEY, OPENAI_API_KEY, GROQ_API_KEY,
+OPENROUTER_API_KEY, OLLAMA_API_KEY, VLLM_API_KEY, LLAMACPP_API_KEY (providers' keys);
+AGENT_API_KEY, AGENT_BASE_URL, AGENT_MODEL (any endpoint); AGENT_SANDBOX (as --sandbox);
+AGENT_CACHE_DIR, AGENT_STATE_DIR (where the tag cache and the sessions are kept)."""
 
 
 def parser() -> Any:
@@ -38,14 +43,12 @@ def parser() -> Any:
         "--output-format",
         choices=("text", "json", "stream-json"),
         default="text",
-        help="one-shot output: text, or JSON Lines of every event for scripts and CI",
+        help="one-shot output; json: JSON Lines of every event (CI)",
     )
     p.add_argument("--think", action="store_true", help="use the provider's reasoning model")
     p.add_argument("--model", help="model name (overrides AGENT_MODEL and settings)")
     p.add_argument("--base-url", help="OpenAI-compatible base URL (overrides AGENT_BASE_URL)")
-    p.add_argument(
-        "--provider", help="deepseek, openai, ollama, groq, openrouter, vllm, llamacpp, custom"
-    )
+    p.add_argument("--provider", help="deepseek, openai, groq, openrouter, ollama, vllm, …")
     p.add_argument("--max-turns", type=int, metavar="N", help="model steps per turn (default 50)")
     p.add_argument(
         "-c", "--continue", dest="cont", action="store_true", help="continue the latest session"
@@ -67,13 +70,13 @@ def _session_flags(p: Any) -> None:
     p.add_argument(
         "--acp",
         action="store_true",
-        help="serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains…)",
+        help="serve the Agent Client Protocol on stdio (editors)",
     )
     p.add_argument(
         "--sandbox",
         choices=SANDBOX_MODES,
         metavar="MODE",
-        help=f"run commands in an OS sandbox: {', '.join(SANDBOX_MODES)} (default on Linux)",
+        help=f"OS sandbox for commands: {', '.join(SANDBOX_MODES)}",
     )
     p.add_argument(
         "--trust-project",

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Any
 from agent.config import settings as st
 from agent.config.automation import Automation, automation_from
 from agent.config.envfiles import EnvFiles, load_env_files
+from agent.config.keys import api_key
 from agent.config.layers import load_settings, withheld_warning
 from agent.config.mcpfiles import own_servers
 from agent.config.modes import SANDBOX_MODES, PermissionMode
 from agent.config.prices import Price, price_for
-from agent.config.providers import PRESETS, Provider, hide_key, preset, with_overrides
+from agent.config.providers import PRESETS, Provider, preset, with_overrides
 from agent.config.settings import ConfigError
 from agent.config.trust import Trust, state_of
 from agent.config.view import Settings
@@ -124,18 +125,6 @@ def pick_provider(flags: Flags, env: dict[str, str], s: dict[str, Any]) -> Provi
         raise ConfigError(str(e.args[0])) from None
 
 
-def api_key(p: Provider, env: dict[str, str], s: dict[str, Any]) -> str:
-    """AGENT_API_KEY, else the provider's variable; exit 2 naming the variable if required."""
-    var = s.get("apiKeyEnv") or p.api_key_env
-    hide_key(var)  # commands the model runs never see it
-    key = env.get("AGENT_API_KEY") or env.get(var, "")
-    if key:
-        return key
-    if p.needs_key:
-        raise ConfigError(f"no API key: set {var} (or AGENT_API_KEY) for provider {p.name}")
-    return "sk-no-key-needed"
-
-
 def _timeouts(t: Mapping[str, Any]) -> Timeouts:
     d = Timeouts()
     first, idle = t.get("firstToken", d.first_token), t.get("idle", d.idle)
@@ -229,7 +218,7 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         provider=p,
         model=model,
         base_url=base_url,
-        api_key=api_key(p, env, s),
+        api_key=api_key(p, env, s, files),
         think=flags.think,
         extra_body=dict(think_body),
         max_steps=_max_steps(flags.max_turns, s.get("maxTurns", MAX_STEPS)),
