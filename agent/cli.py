@@ -49,7 +49,7 @@ def parser() -> Any:
     p.add_argument("--model", help="model name (overrides AGENT_MODEL and settings)")
     p.add_argument("--base-url", help="OpenAI-compatible base URL (overrides AGENT_BASE_URL)")
     p.add_argument("--provider", help="deepseek, openai, groq, openrouter, ollama, vllm, …")
-    p.add_argument("--max-turns", type=int, metavar="N", help="model steps per turn (default 50)")
+    p.add_argument("--max-turns", type=int, metavar="N", help="model steps per turn (default 200)")
     p.add_argument(
         "-c", "--continue", dest="cont", action="store_true", help="continue the latest session"
     )

@@ -143,7 +143,9 @@ def _check_url(url: str) -> None:
         )
 
 
-MAX_STEPS = 50  # model requests in one user turn, unless --max-turns or maxTurns says
+# model requests in one user turn, unless --max-turns or maxTurns says: high, as a long task
+# needs; a model in a loop is stopped by its repeats (agent.core.turn_state.STUCK_LIMIT)
+MAX_STEPS = 200
 
 
 def _max_steps(flag: int | None, setting: Any) -> int:

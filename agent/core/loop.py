@@ -232,6 +232,8 @@ class Agent(Compacting):
             self.sink.emit(Notice(f"the model's reply {why} its output token limit"))
         if calls:
             await self._run_tools(calls, state)
+        if (looped := state.looping()) is not None:  # the step limit is high: a loop ends here
+            return Done(looped)
         return _answered(reply, state) if not calls or self._final(calls, state) else AGAIN
 
     def _final(self, calls: list[Call], state: TurnState) -> bool:

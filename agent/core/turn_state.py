@@ -57,6 +57,7 @@ def needs_reply(messages: list[Message]) -> bool:
 
 
 REPEAT_LIMIT = 3  # identical calls in one turn before the model is told to change course
+STUCK_LIMIT = 3  # steps in a row of nothing but refused repeats: the model is in a loop
 
 
 @dataclass
@@ -71,18 +72,33 @@ class TurnState:
     done: dict[str, Any] = field(default_factory=dict)
     shown: Seen | None = None  # the request in flight, and the text it has shown
     final: str = ""  # a tool ended the turn with this reply (ToolResult.final)
+    stuck: int = 0  # steps in a row made only of calls refused as repeats
 
     def note_repeats(self, calls: list[Call]) -> None:
         """A call made more than REPEAT_LIMIT times this turn does not run again: the model is
-        told to use the earlier result or change course."""
+        told to use the earlier result or change course. `stuck` counts the steps in a row
+        that were nothing but such calls (a loop: the turn ends at STUCK_LIMIT)."""
+        refused = 0
         for c in calls:
             key = (c.name, c.raw)
             self.seen[key] = self.seen.get(key, 0) + 1
             if self.seen[key] > REPEAT_LIMIT and not c.problem:
+                refused += 1
                 c.problem = (
                     f"this exact {c.name} call was already made {REPEAT_LIMIT} times this turn "
                     "with the same arguments; use its earlier result or try something different"
                 )
+        self.stuck = self.stuck + 1 if calls and refused == len(calls) else 0
+
+    def looping(self) -> TurnEnd | None:
+        """The end of a turn whose model only repeats itself (None while it does not)."""
+        if self.stuck < STUCK_LIMIT:
+            return None
+        why = (
+            f"the model made only calls it had already made {REPEAT_LIMIT} times, "
+            f"{STUCK_LIMIT} steps in a row: stopped (a loop)"
+        )
+        return TurnEnd("error_max_turns", self.last_text, self.steps, why)
 
 
 def wire(call: Call) -> str:

@@ -16,6 +16,7 @@ from helpers import TOOLS, Clock, close_all, make_agent, of_type
 
 from agent.base.events import AssistantMessage, Notice, TextDelta, ToolEnd, ToolStart, TurnEnd
 from agent.base.record import ToolResult
+from agent.context.compaction import is_valid
 
 
 @pytest.fixture(autouse=True)
@@ -168,6 +169,21 @@ async def test_identical_calls_are_capped(fake: FakeOpenAI, tmp_path: Path) -> N
     await agent.run_turn("go")
     last = tool_results(fake.requests[4])[-1]["content"]
     assert "already made 3 times" in last
+
+
+async def test_a_model_in_a_loop_is_stopped_before_the_step_limit(
+    fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    """The step limit is high (200): a model that keeps making calls it already made three
+    times is stopped after three such steps in a row; one new call in between resets that."""
+    same = [tool_calls([("echo", {"text": "same"})]) for _ in range(5)]
+    fake.script(*same, tool_calls([("echo", {"text": "new"})]), *same[:3])
+    agent, _ = make_agent(fake, tmp_path, max_steps=50)
+    end = await agent.run_turn("go")
+    assert end.subtype == "error_max_turns"
+    assert "3 steps in a row: stopped (a loop)" in (end.error or "")
+    assert len(fake.requests) == 9  # 3 ran, 2 refused, 1 new, 3 refused: stopped there
+    assert is_valid(agent.messages)  # every call answered: the session goes on from here
 
 
 async def test_interrupt_leaves_a_valid_history(fake: FakeOpenAI, tmp_path: Path) -> None:
