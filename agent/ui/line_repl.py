@@ -206,6 +206,9 @@ def run_repl(args: Namespace) -> int:
         loop.run_until_complete(run.agent.llm.aclose())
         loop.run_until_complete(run.end())
         loop.close()
+        said = goodbye(run)
+        if said:
+            print(said, file=sys.stderr)
 
 
 def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
@@ -258,6 +261,16 @@ async def _interruptible(work: Coroutine[Any, Any, object]) -> None:
             print("\n[interrupted]", file=sys.stderr)
     finally:
         loop.remove_signal_handler(signal.SIGINT)
+
+
+def goodbye(run: Run) -> str:
+    """What leaving says of a session that has a conversation: its id, what it cost and how
+    to go on with it ("" for one with none)."""
+    if len(run.agent.messages) < 2:
+        return ""
+    t = run.agent.totals
+    cost = f"${t.cost:.4f}" if t.cost is not None else "$— (price unknown)"
+    return f"session {run.session_id} · {cost} · continue it with: agent -c"
 
 
 def resumed_note(run: Run) -> str:

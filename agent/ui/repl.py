@@ -110,6 +110,8 @@ class Repl(ReplHost):
             code = EXIT_FAIL
         finally:
             await self._close()
+        if self.run is not None and (said := repl_basic.goodbye(self.run)):
+            print(said, flush=True)
         return code
 
     async def _read(self) -> str | None:

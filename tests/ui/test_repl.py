@@ -44,6 +44,8 @@ def test_question_streams_the_answer_and_ctrl_d_exits(term: Term, fake: FakeOpen
     term.send("\x04")
     assert term.wait_exit() == 0
     assert user_texts(fake.requests[0])[-1].endswith("hi there")
+    # leaving says which session it was, what it cost and how to go on with it
+    assert "continue it with: agent -c" in term.text() and "session 2" in term.text()
 
 
 @pytest.mark.parametrize("key", ["\x03", "\x1b"], ids=["ctrl-c", "esc"])
