@@ -49,16 +49,42 @@ def next_mode(mode: PermissionMode, start: PermissionMode) -> PermissionMode:
 
 
 def toolbar_text(
-    model: str, mode: str, pct: float, cost: float | None, cache: float, sandbox: str = ""
+    model: str,
+    mode: str,
+    pct: float,
+    cost: float | None,
+    cache: float,
+    sandbox: str = "",
+    width: int = 0,
 ) -> str:
     """The bottom line: model · mode · sandbox · context used of the compaction threshold ·
-    cost · cache (`$?` while a request's price is unknown)."""
-    money = "$?" if cost is None else f"${cost:.4f}"
-    box = f" · sandbox {sandbox}" if sandbox else ""
-    return (
-        f" {visible(model, '')} · ⏵ {mode} (shift-tab){box} · context {pct:.0%} · {money} · "
-        f"cache {cache:.0%} "
-    )
+    cost (`$—` while a request's price is unknown) · cache. In a terminal narrower than that
+    (`width`), the least needed parts go first: the Shift-Tab hint, cache, sandbox, then the
+    model's name is shortened."""
+    money = "$—" if cost is None else f"${cost:.4f}"
+    name = visible(model, "")
+    parts = {
+        "mode": f"⏵ {mode} (shift-tab)",
+        "sandbox": f"sandbox {sandbox}" if sandbox else "",
+        "context": f"context {pct:.0%}",
+        "money": money,
+        "cache": f"cache {cache:.0%}",
+    }
+
+    def line() -> str:
+        return " " + " · ".join(p for p in (name, *parts.values()) if p) + " "
+
+    for drop in ("hint", "cache", "sandbox"):
+        if not width or len(line()) <= width:
+            break
+        if drop == "hint":
+            parts["mode"] = f"⏵ {mode}"
+        else:
+            parts[drop] = ""
+    over = len(line()) - width if width else 0
+    if over > 0 and len(name) > 8:
+        name = name[: max(len(name) - over - 1, 7)] + "…"
+    return line()
 
 
 def stats_of(agent: Agent) -> tuple[float, float | None, float]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
 from collections.abc import AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -56,7 +57,8 @@ class ReplHost:
     def toolbar(self) -> Any:
         model = self.run.agent.llm.model if self.run is not None else self.cfg.model
         box = self.run.sandbox().shown_mode if self.run is not None else ""
-        return toolbar_text(model, self.mode, *self.stats, sandbox=box)
+        width = shutil.get_terminal_size((80, 24)).columns - 1  # the last column wraps
+        return toolbar_text(model, self.mode, *self.stats, sandbox=box, width=width)
 
     def cancel_turn(self) -> None:
         if self.current is not None and not self.current.done():
