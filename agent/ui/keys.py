@@ -1,7 +1,8 @@
 """Keys: the prompt's bindings and toolbar, and the interrupt watcher used while a turn runs.
 
-At the prompt: Enter sends, Alt-Enter / Ctrl-J insert a new line, Shift-Tab cycles the
-permission mode, Ctrl-C clears the line (on an empty line it asks to exit), Ctrl-D exits.
+At the prompt: Enter sends, Alt-Enter / Ctrl-J (or a trailing `\\`) insert a new line,
+Shift-Tab cycles the permission mode, Ctrl-C clears the line (on an empty line it asks to
+exit), Ctrl-D exits.
 While a turn runs prompt_toolkit is not reading the terminal: `Interrupts` puts it in
 no-echo cbreak mode, cancels the turn on Esc or Ctrl-C and keeps anything else typed
 (typeahead.TypeAhead) for after the turn.
@@ -109,6 +110,10 @@ def bindings(host: PromptHost) -> Any:
         state = buf.complete_state
         if state and state.current_completion and not buf.text.startswith("/"):
             buf.complete_state = None  # Enter takes an @file completion; a second Enter sends
+            return
+        if buf.document.text_before_cursor.endswith("\\") and buf.document.is_cursor_at_the_end:
+            buf.delete_before_cursor(1)  # `\` + Enter: a new line, as in a shell
+            buf.insert_text("\n")
             return
         word = buf.text.startswith("/") and not any(c.isspace() for c in buf.text)
         if word and state and state.completions and state.current_completion is None:

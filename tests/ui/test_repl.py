@@ -213,7 +213,8 @@ def test_multiline_paste_history_and_search(
         term.send("\r")  # an empty line does nothing (the fake fails on a stray request)
         term.send("line one\x1b\r")  # Alt-Enter
         term.send("line two\n")  # Ctrl-J
-        term.type("line three")
+        term.send("line three\\\r")  # a trailing backslash, as in a shell
+        term.type("line four")
         term.wait_for("got two lines")
         term.wait_for(READY, where="bottom")
         term.send("\x1b[200~pasted one\r\npasted two\x1b[201~")
@@ -224,7 +225,7 @@ def test_multiline_paste_history_and_search(
         assert term.wait_exit() == 0
     finally:
         term.close()
-    assert user_texts(fake.requests[0])[-1].endswith("line one\nline two\nline three")
+    assert user_texts(fake.requests[0])[-1].endswith("line one\nline two\nline three\nline four")
     assert user_texts(fake.requests[1])[-1] == "pasted one\npasted two"
     history = Path(fake_env["HOME"]) / ".agent" / "history"
     assert "+pasted two" in history.read_text()
@@ -242,7 +243,7 @@ def test_multiline_paste_history_and_search(
         assert term.wait_exit() == 0
     finally:
         term.close()
-    assert user_texts(fake.requests[2])[-1].endswith("line one\nline two\nline three")
+    assert user_texts(fake.requests[2])[-1].endswith("line one\nline two\nline three\nline four")
 
 
 def test_stdout_not_a_terminal_falls_back_to_the_plain_repl(
