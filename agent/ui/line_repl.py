@@ -233,10 +233,18 @@ def _commands(run: Run, args: Namespace) -> Ctx:
     return Ctx(run, console, run.turn, run.agent.sink, commands, show_diff=show_diff(console))
 
 
+def remembered(text: str) -> bool:
+    """`# always run the tests with -q`: a line for the memory file (/memory add), as in
+    Claude Code; a Markdown heading (`## …`) or a bare `#` is a message."""
+    return text.startswith("#") and not text.startswith("##") and bool(text[1:].strip())
+
+
 async def _line(ctx: Ctx, line: str) -> None:
     # deferred: ~60 ms: commands load after the prompt is drawn
     from agent.commands.registry import as_message, dispatch
 
+    if remembered(line.strip()):
+        line = f"/memory add {line.strip()[1:].strip()}"
     try:
         if await dispatch(ctx, line):
             return

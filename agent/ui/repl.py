@@ -144,9 +144,10 @@ class Repl(ReplHost):
             box = self.run.sandbox() if self.run is not None else None
             work = bang(text[1:].strip(), self.cfg.cwd, self.out.line, self.pending, box)
             await self.busy(work, "running")
-        elif parse(text) is not None:
+        elif parse(text) is not None or repl_basic.remembered(text):
             assert self.ctx is not None  # set before _ready returns
-            await self.busy(dispatch(self.ctx, text), "working")
+            said = f"/memory add {text[1:].strip()}" if repl_basic.remembered(text) else text
+            await self.busy(dispatch(self.ctx, said), "working")
         else:
             await self.busy(self.turn(attach(as_message(line), self.cfg.cwd)), "thinking")
         self.spawn(self.refresh_paths())

@@ -68,6 +68,23 @@ def test_interrupt_a_slow_stream_then_ask_again(term: Term, fake: FakeOpenAI, ke
     assert users[-1] == "and now?"
 
 
+def test_a_hash_line_goes_to_memory_not_to_the_model(
+    term: Term, fake: FakeOpenAI, project: Path
+) -> None:
+    """`# note` adds a line to ./AGENT.md (as `/memory add`); `## heading` is a message."""
+    fake.script(text("a heading, noted"))
+    term.wait_for(READY, where="bottom")
+    term.type("# always run the tests with -q")
+    term.wait_for("added to")
+    assert (project / "AGENT.md").read_text().endswith("- always run the tests with -q\n")
+    term.wait_for(READY, where="bottom")
+    term.type("## a heading")
+    term.wait_for("a heading, noted")
+    term.send("\x04")
+    assert term.wait_exit() == 0
+    assert len(fake.requests) == 1 and user_texts(fake.requests[0])[-1].endswith("## a heading")
+
+
 def test_tab_completes_a_command_and_ctrl_c_twice_exits(term: Term) -> None:
     term.wait_for(READY, where="bottom")
     term.send("/he")
