@@ -97,7 +97,8 @@ def retry_after(e: Any) -> float | None:
 
 @dataclass(frozen=True)
 class RetryNow:
-    """The request was changed to suit the provider: send it again at once (no attempt used)."""
+    """The request was changed to suit the provider: send it again at once (no attempt used).
+    Its message, like RetryLater's, says that it is retried: renderers add nothing."""
 
     message: str
     error: BaseException

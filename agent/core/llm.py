@@ -214,9 +214,8 @@ class LLM:
         if status == 400 and "reasoning_content" in low and "reasoning" not in adapted:
             adapted.add("reasoning")
             self.reasoning_input = "tool_calls" if "passed back" in low else "none"
-            return RetryNow(
-                f"adapting reasoning_content to the provider ({self.reasoning_input})", e
-            )
+            why = f"the provider rejects reasoning_content; retrying with {self.reasoning_input}"
+            return RetryNow(why, e)
         if status in RETRY_STATUS:
             return RetryLater(f"{status} from the provider: {msg}", e, retry_after(e))
         full = overflow(status, getattr(e, "body", None), msg)

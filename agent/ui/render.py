@@ -224,8 +224,7 @@ class TextRenderer:
             if self.verbose and event.failure is not None and event.failure.error is not None:
                 self._err(f"{s.dim}    ↳ {visible(event.failure.summary())}{s.reset}")
         elif isinstance(event, ErrorEvent):
-            tail = " — retrying" if event.retrying and "attempt " not in event.message else ""
-            self._err(f"{s.yellow}warning:{s.reset} {visible(event.message)}{tail}")
+            self._err(f"{s.yellow}warning:{s.reset} {visible(event.message)}")
             if event.discard:
                 self._restart()
         elif isinstance(event, SubagentProgress):

@@ -144,10 +144,12 @@ class Repl(ReplHost):
             box = self.run.sandbox() if self.run is not None else None
             work = bang(text[1:].strip(), self.cfg.cwd, self.out.line, self.pending, box)
             await self.busy(work, "running")
-        elif parse(text) is not None or repl_basic.remembered(text):
+        elif repl_basic.remembered(text):  # `# note`: the memory file's, as /memory add
             assert self.ctx is not None  # set before _ready returns
-            said = f"/memory add {text[1:].strip()}" if repl_basic.remembered(text) else text
-            await self.busy(dispatch(self.ctx, said), "working")
+            await self.busy(dispatch(self.ctx, f"/memory add {text[1:].strip()}"), "working")
+        elif parse(text) is not None:
+            assert self.ctx is not None
+            await self.busy(dispatch(self.ctx, text), "working")
         else:
             await self.busy(self.turn(attach(as_message(line), self.cfg.cwd)), "thinking")
         self.spawn(self.refresh_paths())

@@ -226,7 +226,7 @@ class LiveRenderer:
         elif isinstance(event, ToolEnd):
             self._tool_end(event)
         elif isinstance(event, ErrorEvent):
-            self.line(f"warning: {event.message}{_retrying(event)}", "yellow")
+            self.line(f"warning: {event.message}", "yellow")  # it says when it is retried
             if event.discard:
                 self._restart()
         elif isinstance(event, Notice):
@@ -272,8 +272,3 @@ class LiveRenderer:
 def show_diff(console: Any) -> Callable[[str], None]:
     """How slash commands (/diff) print a unified diff on this console: coloured."""
     return lambda diff: console.print(diff_text(diff), soft_wrap=True)
-
-
-def _retrying(event: ErrorEvent) -> str:
-    """` — retrying`, unless the message already says which attempt comes when."""
-    return " — retrying" if event.retrying and "attempt " not in event.message else ""
