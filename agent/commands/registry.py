@@ -48,6 +48,11 @@ OPTIONAL_MODULES = (
     "agent.commands.checks",
     "agent.commands.commit",
     "agent.commands.skills",
+    "agent.commands.status",
+    "agent.commands.doctor",
+    "agent.commands.settings",
+    "agent.commands.workspace",
+    "agent.commands.clipboard",
 )
 _NAME = re.compile(r"/([A-Za-z][\w:.-]*)(?:\s+(.*))?", re.S)
 

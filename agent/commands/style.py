@@ -62,13 +62,13 @@ async def lang_cmd(ctx: Ctx, args: str) -> None:
         ctx.say(f"not saved: {e}; it applies to this session only", "yellow")
         path = None
     run.language = value or ""
-    _apply_system_prompt(ctx)
+    apply_system_prompt(ctx)
     said = {"off": "no reply language set", "auto": "replies in the language you write in"}
     where = f" (saved to {path})" if path else ""
     ctx.say(f"{said.get(code, 'replies in ' + language_name(code))}{where}")
 
 
-def _apply_system_prompt(ctx: Ctx) -> None:
+def apply_system_prompt(ctx: Ctx) -> None:
     """The live conversation gets the new system prompt (the prompt cache starts over)."""
     a = ctx.agent
     a.system_prompt = ctx.run.system_prompt()

@@ -53,7 +53,7 @@ def routes(name: str, guarded: Iterable[str] = ()) -> bool:
     return name in guarded or _ROUTING.fullmatch(name) is not None
 
 
-def _values(path: Path, interpolate: bool) -> dict[str, str]:
+def file_values(path: Path, interpolate: bool) -> dict[str, str]:
     from dotenv import dotenv_values
 
     if not path.is_file():
@@ -71,18 +71,18 @@ def load_env_files(
     """`env` (the real environment, which wins) over the project's `.env` over the user's.
 
     `guarded` adds names that are credentials in this configuration (an `apiKeyEnv`)."""
-    users = _values(user_dir / ".env", interpolate=True)
+    users = file_values(user_dir / ".env", interpolate=True)
     merged = dict(users)
     project = root / ".env"
     own = root.resolve() == user_dir.parent.resolve()  # a project at ~ is the user's own
     ignored: list[str] = []
     if trusted or own:
-        merged.update(_values(project, interpolate=True))
+        merged.update(file_values(project, interpolate=True))
         expand = dict(merged)
     else:  # nothing of it configures the agent: say which names it would have
         expand = dict(users)
         guard = frozenset(guarded)
-        for name in _values(project, interpolate=False):
+        for name in file_values(project, interpolate=False):
             if name.startswith("AGENT_") or routes(name, guard) or name in users:
                 ignored.append(name)
     ignored = [n for n in ignored if n not in env]  # the real environment wins anyway

@@ -34,11 +34,9 @@ def load_settings(
         warnings += st.unknown_keys(path, data)
         if sources is not None and data:
             sources.append((path, data))
-        own = path.name == "settings.local.json" and is_own(path)  # the user's answers
-        if is_project and not admits(trusted, path.relative_to(root)) and not own:
-            data, dropped = st.restrict_untrusted(path, data)
-            if dropped:
-                warnings.append(f"{path}: ignored {', '.join(dropped)} ({why}; {TRUST_HINT})")
+        data, dropped = applied(root, path, data, trusted) if is_project else (data, [])
+        if dropped:
+            warnings.append(f"{path}: ignored {', '.join(dropped)} ({why}; {TRUST_HINT})")
         merged = st.merge(merged, data)
     for path, is_project in [(p.parent / "hooks.json", proj) for p, proj in files[:2]]:
         hooks = st.read_hooks(path)
@@ -52,6 +50,18 @@ def load_settings(
     if servers:  # an entry of the same name in a settings file wins
         merged["mcpServers"] = {**servers, **merged.get("mcpServers", {})}
     return merged, warnings
+
+
+def applied(
+    root: Path, path: Path, data: dict[str, Any], trusted: bool | Trust
+) -> tuple[dict[str, Any], list[str]]:
+    """What of one of the project's settings files applies, and the keys dropped: all of it as
+    far as the user's trust goes (its local file whole when it holds the user's own answers),
+    else what an untrusted project may set (agent.config.settings.restrict_untrusted)."""
+    own = path.name == "settings.local.json" and is_own(path)  # the user's answers
+    if own or admits(trusted, path.relative_to(root)):
+        return data, []
+    return st.restrict_untrusted(path, data)
 
 
 def withheld_warning(trust: Trust) -> list[str]:

@@ -80,6 +80,17 @@ class Gate:
         self.ws = replace(self.ws, reads=(*self.ws.reads, real))
         self.rule_ws = replace(self.rule_ws, reads=self.ws.reads)
 
+    def add_dir(self, folder: Path) -> None:
+        """Take `folder` into the workspace for the rest of the session (/add-dir), as
+        permissions.additionalDirectories (--add-dir) does at start."""
+        real = os.path.realpath(folder)
+        dirs = self.rules.setdefault("additionalDirectories", [])
+        if real not in dirs:
+            dirs.append(real)
+        extra = (*self.ws.extra, Path(real))
+        self.ws = replace(self.ws, extra=extra)
+        self.rule_ws = replace(self.rule_ws, extra=extra)
+
     @property
     def turn_rules(self) -> list[str]:
         """What the turn's grants allow until it ends."""
