@@ -84,7 +84,11 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/props" and window:  # llama.cpp's server settings
             self._json(200, {"default_generation_settings": {"n_ctx": window}}, {})
         elif path == "/v1/models":
-            self._json(200, {"object": "list", "data": [{"id": "fake-model"}]}, {})
+            fake = self.server.fake
+            with fake._lock:
+                fake.model_list_headers.append({k.lower(): v for k, v in self.headers.items()})
+            listed = [{"id": m, "object": "model"} for m in fake.models]
+            self._json(200, {"object": "list", "data": listed}, {})
         elif path in ("/props", "/health"):  # asked by clients of real servers: not a surprise
             self._json(404, fb.error(404, "not found").body, {})
         else:
@@ -191,6 +195,8 @@ class FakeOpenAI:
         self.port = port
         self.default = default  # served when the script is empty (echo mode), else a 500
         self.n_ctx = 0  # the context window /props reports, like llama.cpp (0: no /props)
+        self.models = ["fake-model"]  # what GET /v1/models lists
+        self.model_list_headers: list[dict[str, str]] = []  # the headers of each of those GETs
         self.base_url = ""
         self.requests: list[Json] = []
         self.request_headers: list[dict[str, str]] = []

@@ -1,7 +1,7 @@
 """Configuration: settings files (read, validate, merge user < project < local), `.env`
-files, provider presets, the command-line Flags, trust and its content pins (trust, pins), and
-the agent's own state on disk written without following links (safefile, the project's
-`.agent/` directory).
+files, provider presets, API keys and where the first-run set-up keeps them (keys, keystore),
+the command-line Flags, trust and its content pins (trust, pins), and the agent's own state on
+disk written without following links (safefile, the project's `.agent/` directory).
 
 The bottom layer: imports nothing of the project.
 """

@@ -3,23 +3,43 @@ which file to keep it in, why a project's own .env was not read, which providers
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from agent.config import keystore
 from agent.config.envfiles import EnvFiles
 from agent.config.errors import ConfigError
 from agent.config.providers import PRESETS, Provider, hide_key
 from agent.config.settings import user_dir
 
 
-def api_key(p: Provider, env: dict[str, str], s: dict[str, Any], files: EnvFiles) -> str:
-    """AGENT_API_KEY, else the provider's variable; exit 2 saying where a key goes if needed."""
+class NoKey(ConfigError):
+    """A provider that needs a key has none: a one-shot run stops with the message, an
+    interactive one offers the set-up (agent.ui.setup) with what this run would have used."""
+
+    def __init__(self, message: str, p: Provider, var: str, base_url: str, found: Path | None):
+        super().__init__(message)
+        self.provider, self.var, self.base_url = p, var, base_url
+        self.in_project = found  # the untrusted project's .env that holds the key
+
+
+def api_key(
+    p: Provider, env: dict[str, str], s: dict[str, Any], files: EnvFiles, base_url: str = ""
+) -> str:
+    """AGENT_API_KEY, else the provider's variable, else the OS keyring (when the set-up kept
+    it there); NoKey (exit 2) saying where a key goes if one is needed."""
     var = s.get("apiKeyEnv") or p.api_key_env
     hide_key(var)  # commands the model runs never see it
     key = env.get("AGENT_API_KEY") or env.get(var, "")
     if key:
         return key
     if p.needs_key:
-        raise ConfigError(_no_key(p, var, files))
+        key = keystore.from_keyring(var)  # imports keyring only now, when nothing else had one
+        if key:
+            return key
+        found = [n for n in (var, "AGENT_API_KEY") if n in files.ignored]
+        in_project = files.path if found else None
+        raise NoKey(_no_key(p, var, files), p, var, base_url or p.base_url, in_project)
     return "sk-no-key-needed"
 
 
