@@ -15,7 +15,7 @@ from agent.config.modes import PermissionMode
 from agent.context.compaction import Policy
 from agent.context.economy import Economy
 from agent.context.memory import env_block, system_prompt
-from agent.context.mentions import prompt_images
+from agent.context.mentions import prompt_images, without_attachments
 from agent.context.repomap import RepoMapper
 from agent.context.spill import SPILL_ROOM
 from agent.core.dispatch import Dispatcher
@@ -101,9 +101,12 @@ class Run:
             return "\n\n".join(b for b in blocks if b)
         return "\n\n".join(b for b in (repo_map, f"{extra}{prompt}") if b)
 
-    async def turn(self, prompt: str, images: list[Image] | None = None) -> TurnEnd:
-        """One user turn through the loop: the prompt as user_message dresses it, with the
-        images it names (@shot.png) and `images` given with it (pasted in an editor)."""
+    async def turn(
+        self, prompt: str, images: list[Image] | None = None, words: str | None = None
+    ) -> TurnEnd:
+        """One user turn: the prompt as user_message dresses it, with the images it names and
+        `images` (pasted in an editor); `words` (default: the prompt) label it in pickers."""
+        label = without_attachments(prompt if words is None else words).strip()
         mapper = self.repo_map  # the first message's map, or a later one's when it was late
         wait = self.cfg.options.repo_map_wait
         block = await mapper.block(prompt, wait) if mapper is not None else ""
@@ -112,7 +115,8 @@ class Run:
         pictures += more + [i for i in images or [] if self.agent.ctx.images]
         grant = GRANT.get()  # a command's or skill's allowed-tools, for this turn alone
         around = (lambda: self.gate.start_turn(grant), self.gate.end_turn)
-        return await self.agent.run_turn(self.user_message(prompt, block), pictures, around)
+        message = self.user_message(prompt, block)
+        return await self.agent.run_turn(message, pictures, around, label)
 
     def set_mode(self, mode: PermissionMode) -> None:
         """Shift-Tab: the permission mode the gate and hooks use, recorded in the session."""

@@ -45,10 +45,13 @@ class AssistantMessage:
 
 @dataclass(frozen=True)
 class TurnStart:
-    """A user turn begins; `msg_index` is the history length before its message."""
+    """A user turn begins; `msg_index` is the history length before its message; `words` are
+    the user's own (what pickers show: no environment block, map, hook context or `!cmd`
+    transcript the message carries; "" = the prompt itself)."""
 
     prompt: str
     msg_index: int
+    words: str = ""
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,7 @@ class ToolEnd:
     duration_ms: int
     display: str | None = None
     failure: Failure | None = None  # why it failed (kind, the exception): --verbose shows it
+    shown: str = ""  # output to show under the summary line (ToolResult.shown)
 
 
 @dataclass(frozen=True)

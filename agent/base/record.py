@@ -60,6 +60,7 @@ class ToolResult:
     final: str = ""  # the turn ends here with this as the reply (a plan no one can approve)
     image: Image | None = None  # an image read for a model that takes images (not in output)
     failure: Failure | None = None  # why it failed (an error result), for the audit and --verbose
+    shown: str = ""  # output a front end may show under the summary (a command's), never sent
 
 
 @dataclass

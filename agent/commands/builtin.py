@@ -49,20 +49,6 @@ async def help_cmd(ctx: Ctx, args: str) -> None:
     ctx.console.print(Text("\n" + KEYS, style="dim"))
 
 
-@command("clear", aliases=("reset", "new"), repl_only=True)
-async def clear_cmd(ctx: Ctx, args: str) -> None:
-    """Start a new conversation (the system prompt stays; the context meter is reset)."""
-
-    a = ctx.agent
-    a.system_prompt = ctx.run.system_prompt()  # memory edits apply from here on
-    a.messages[:] = [{"role": "system", "content": a.system_prompt}]
-    a.meter.reset()
-    ctx.run.first_turn = True  # the next message carries the environment block again
-    # the session file's history follows (a rewind to nothing)
-    ctx.run.store.append({"t": "rewind", "reason": "clear", "messages": []})
-    ctx.say("conversation cleared", "dim")
-
-
 @command("compact", usage="[focus]")
 async def compact_cmd(ctx: Ctx, args: str) -> None:
     """Summarise older turns now to free context; an optional focus says what to keep."""

@@ -4,17 +4,34 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # annotations only: rich and the assembled session load after the prompt
     from rich.console import Console
 
     from agent.app import Run
     from agent.base.events import Sink, TurnEnd
+    from agent.base.messages import Message
     from agent.config.load import Config
     from agent.core.loop import Agent
 
 Handler = Callable[["Ctx", str], Awaitable[None]]
+
+
+class Front(Protocol):
+    """What an interactive front end (the REPL) lends a command beyond printing."""
+
+    async def choose(self, title: str, rows: list[str], default: int = 0) -> int | None:
+        """The row picked in an arrow-key picker; None when cancelled."""
+
+    def put_back(self, text: str) -> None:
+        """Put `text` in the next prompt's input, to edit and send again."""
+
+    def clear(self) -> None:
+        """Clear the screen."""
+
+    def replay(self, history: list[Message]) -> None:
+        """Draw a conversation (a resumed session's) as it was shown when it ran."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +60,7 @@ class Ctx:
     exit: bool = False  # set by /exit
     # How the front end shows a unified diff (the REPL colours it); None = as plain text.
     show_diff: Callable[[str], None] | None = None
+    front: Front | None = None  # pickers, the input line, the screen; None: one-shot, tests
 
     @property
     def agent(self) -> Agent:

@@ -228,14 +228,49 @@ async def permissions_cmd(ctx: Ctx, args: str) -> None:
         ctx.say(f"cannot edit the settings: {e}", "red")
 
 
-@command("trust")
+@command("trust", usage="[yes|no]")
 async def trust_cmd(ctx: Ctx, args: str) -> None:
-    """Trust this project as it is now: its settings, hooks, MCP servers, skills and commands
-    (what changed since you last did is shown first); applied from the next session."""
-    cfg = ctx.cfg
+    """Show whether this project is trusted and what waits for it; /trust yes trusts it as it
+    is now (what changed since is shown first), /trust no stops; from the next session."""
+    cfg, word = ctx.cfg, args.strip().lower()
     if at_home(cfg.root, Path.home()):
         ctx.say("the project is your home directory: its files are your own")
         return
+    if not word:
+        _show_trust(ctx)
+        if ctx.front is None:  # a one-shot `agent "/trust"` trusts, as it always has
+            word = "yes"
+        else:
+            rows = ["yes — trust it as it is now", "no — do not apply its configuration"]
+            picked = await ctx.front.choose("trust this project?", rows)
+            word = ("yes", "no")[picked] if picked is not None else ""
+    if word in ("no", "n", "off"):
+        trust.decline(cfg.root)
+        ctx.say(f"not trusted: {cfg.root}; from the next session its configuration is not applied")
+    elif word in ("yes", "y", "on"):
+        _trust(ctx)
+    elif word:
+        ctx.say("usage: /trust [yes|no]", "yellow")
+
+
+def _show_trust(ctx: Ctx) -> None:
+    cfg = ctx.cfg
+    now = trust.state_of(cfg.root)
+    if now.folder:
+        state = "trusted" + (" (some files changed since: withheld)" if now.withheld else "")
+    elif trust.declined(cfg.root):
+        state = "not trusted (you said no)"
+    else:
+        state = "not trusted"
+    ctx.say(f"{cfg.root}: {state}")
+    waits = trust.waiting(cfg.root, now)
+    if waits:
+        shown = ", ".join(waits[:10]) + (f" and {len(waits) - 10} more" if len(waits) > 10 else "")
+        ctx.say(f"  waiting for trust: {shown}", "dim")
+
+
+def _trust(ctx: Ctx) -> None:
+    cfg = ctx.cfg
     digests = None  # an untrusted project: pinned as it is
     if trust.is_trusted(cfg.root):
         diff, lines, digests = trust.changes(cfg.root)

@@ -65,9 +65,13 @@ def not_applied(trusted: bool | Trust, untrusted: str = "the project is not trus
     return untrusted
 
 
+def _path() -> Path:
+    return user_dir() / "trusted.json"
+
+
 def _table() -> dict[str, Any]:
     try:
-        data = json.loads((user_dir() / "trusted.json").read_text(encoding="utf-8"))
+        data = json.loads(_path().read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -113,6 +117,17 @@ def state_of(root: Path, for_run: bool = False) -> Trust:
     return Trust(True, str(root), diff.withheld, diff.removed)
 
 
+def waiting(root: Path, state: Trust) -> tuple[str, ...]:
+    """The project's trust-bearing files (relative paths) not applied for want of the user's
+    trust: every one of an untrusted project, those changed since in a trusted one; none at
+    home (its files are the user's own). /status and /doctor say them."""
+    if at_home(root, Path.home()):
+        return ()
+    if state.folder:
+        return tuple(sorted(state.withheld))
+    return tuple(sorted(pins.scan(root, own_files(root))))
+
+
 def changes(root: Path) -> tuple[pins.Changes, list[str], dict[str, str]]:
     """What changed since the user confirmed the project, how to show it, and the digests it
     was shown from: what a yes pins (a file changed while the question waits stays new)."""
@@ -124,7 +139,6 @@ def changes(root: Path) -> tuple[pins.Changes, list[str], dict[str, str]]:
 
 def trust(root: Path, digests: dict[str, str] | None = None) -> None:
     """Remember that the user trusts this project as it is now (atomic write)."""
-    path = user_dir() / "trusted.json"
     data = _table()
     projects = [str(p) for p in data.get("projects", []) if isinstance(p, str)]
     if str(root) not in projects:
@@ -133,10 +147,36 @@ def trust(root: Path, digests: dict[str, str] | None = None) -> None:
     table: dict[str, Any] = got if isinstance(got, dict) else {}
     now = digests if digests is not None else pins.scan(root, own_files(root))
     pins.keep_copies(root, now)
+    no = [p for p in _declined(data) if p != str(root)]
+    table = {"projects": projects, "pins": {**table, str(root): now}, "declined": no}
     try:
-        _save(path, json.dumps({"projects": projects, "pins": {**table, str(root): now}}, indent=2))
+        _save(_path(), json.dumps(table, indent=2))
     except OSError as e:
         raise ConfigError(f"cannot remember that this project is trusted: {e}") from None
+
+
+def _declined(data: dict[str, Any]) -> list[str]:
+    got = data.get("declined", [])
+    return [str(p) for p in got if isinstance(p, str)] if isinstance(got, list) else []
+
+
+def declined(root: Path) -> bool:
+    """Whether the user said no to trusting this project (not asked again; /trust changes it)."""
+    return str(root) in _declined(_table())
+
+
+def decline(root: Path) -> None:
+    """Remember that the user does not trust this project (and no longer does, if they did):
+    its own configuration is not applied and the question is not asked again."""
+    data = _table()
+    projects = [str(p) for p in data.get("projects", []) if isinstance(p, str) and p != str(root)]
+    got = data.get("pins")
+    table = {k: v for k, v in got.items() if k != str(root)} if isinstance(got, dict) else {}
+    no = [*(p for p in _declined(data) if p != str(root)), str(root)]
+    try:
+        _save(_path(), json.dumps({"projects": projects, "pins": table, "declined": no}, indent=2))
+    except OSError as e:
+        raise ConfigError(f"cannot remember that this project is not trusted: {e}") from None
 
 
 def repin(root: Path, rel: str) -> None:

@@ -124,6 +124,7 @@ class Dispatcher:
                 ms,
                 result.display,
                 result.failure,
+                result.shown,
             )
         )
         return result

@@ -99,20 +99,22 @@ class Agent(Compacting):
         content: str,
         images: list[Image] | None = None,
         around: tuple[Callable[[], None], Callable[[], None]] | None = None,
+        words: str = "",
     ) -> TurnEnd:
         """Run one user turn to its end; returns (and emits) the TurnEnd. A second caller
         (a /loop run, a command) waits until the running turn has ended; `around`: what to do
-        once the turn is this caller's, and when it ends (the turn's own permissions)."""
+        once the turn is this caller's, and when it ends (the turn's own permissions);
+        `words`: the user's own, for pickers (TurnStart)."""
         async with self._turn_lock:
             if around is not None:
                 around[0]()
             try:
-                return await self._run_turn(content, images or [])
+                return await self._run_turn(content, images or [], words)
             finally:
                 if around is not None:
                     around[1]()
 
-    async def _run_turn(self, content: str, images: list[Image]) -> TurnEnd:
+    async def _run_turn(self, content: str, images: list[Image], words: str) -> TurnEnd:
         if self.tool_sync is not None and self.tool_sync():
             self._tools_stale = True
         if self._tools_stale:
@@ -131,7 +133,7 @@ class Agent(Compacting):
         state = TurnState()
         self._close_turn(state, "[no reply]")  # never two user messages in a row
         start = len(self.messages)
-        self.sink.emit(TurnStart(content, start))
+        self.sink.emit(TurnStart(content, start, words))
         parts = [{"type": "image_url", "image_url": {"url": i.url()}} for i in images]
         self._add({"role": "user", "content": [{"type": "text", "text": content}, *parts]}
                   if parts else {"role": "user", "content": content})  # fmt: skip

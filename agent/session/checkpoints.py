@@ -70,6 +70,7 @@ def _edited(tool: Tool | None, call: Call, ctx: ToolContext) -> list[Path]:
     return out
 
 
+PROMPT_CHARS = 4000  # of the user's words a checkpoint keeps: a rewind puts them back to edit
 _PREFIXES = re.compile(r"\A\s*(?:<env>.*?</env>|\[Plan mode is o(?:n|ff):[^\]]*\])\s*", re.S)
 
 
@@ -106,7 +107,7 @@ class Snapshots:
                 "t": "checkpoint",
                 "n": self.checkpoint,
                 "time": time.time(),
-                "prompt": own_words(prompt)[:200],
+                "prompt": own_words(prompt)[:PROMPT_CHARS],
                 "msg_index": msg_index,
             }
         )

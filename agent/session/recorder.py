@@ -78,7 +78,7 @@ class SessionRecorder:
         if isinstance(event, MessageAdded):
             self.store.append({"t": "message", "message": event.message})
         elif isinstance(event, TurnStart):
-            self.snapshots.begin_turn(event.prompt, event.msg_index)
+            self.snapshots.begin_turn(event.words or event.prompt, event.msg_index)
         elif isinstance(event, Usage):
             cost = event.cost  # None (null): the model's price is unknown
             self.store.append(

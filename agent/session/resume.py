@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -11,7 +12,7 @@ from agent.base.messages import Message
 from agent.base.visible import visible
 from agent.config.settings import ConfigError
 from agent.context.mentions import without_attachments
-from agent.session.checkpoints import Snapshots
+from agent.session.checkpoints import Snapshots, own_words
 from agent.session.recorder import repair_history
 from agent.session.records import is_int
 from agent.session.salvage import check
@@ -43,11 +44,14 @@ class PickInterrupted(ConfigError):
     """Ctrl-C at the picker: the program exits 130, like any interrupt."""
 
 
-def describe(s: Summary) -> str:
+def describe(s: Summary, chars: int = 60) -> str:
+    """One line: when, turns, cost, id and the first prompt in the user's words (`chars`)."""
     when = datetime.datetime.fromtimestamp(s.mtime).strftime("%Y-%m-%d %H:%M")
-    prompt = " ".join(without_attachments(s.first_prompt).split())[:60] or "(no prompt)"
+    words = own_words(without_attachments(s.first_prompt))
+    prompt = " ".join(words.split())[:chars] or "(no prompt)"
     cost = "$?" if s.cost is None else f"${s.cost:.4f}"
-    return f"{when}  {s.turns:>3} turns  {cost:>7}  {s.id}  {prompt}"
+    turns = f"{s.turns:>3} turn{'s' if s.turns != 1 else ' '}"
+    return f"{when}  {turns}  {cost:>7}  {s.id}  {prompt}"
 
 
 def find(root: Path, cwd: Path, ident: str | None) -> Summary:
@@ -65,14 +69,32 @@ def find(root: Path, cwd: Path, ident: str | None) -> Summary:
     raise ConfigError(f"session id {ident!r} is ambiguous: {', '.join(s.id for s in matches)}")
 
 
-def pick(root: Path, cwd: Path, out: TextIO = sys.stderr, inp: TextIO = sys.stdin) -> Summary:
-    """Show this directory's sessions, newest first, and read a number."""
-    here = resumable(root, cwd)[:20]
+Choose = Callable[[str, list[str]], "int | None"]  # a picker: (title, rows) → row or None
+
+
+def pick(
+    root: Path,
+    cwd: Path,
+    out: TextIO = sys.stderr,
+    inp: TextIO = sys.stdin,
+    choose: Choose | None = None,
+) -> Summary:
+    """This directory's sessions, newest first: in `choose` (the REPL's arrow-key picker),
+    else listed with a number read."""
+    here = resumable(root, cwd)[: 50 if choose else 20]
     if not here:
         raise ConfigError(f"no previous session in {cwd} to resume")
     if not inp.isatty():
         listing = "\n".join(f"  {visible(describe(s), '')}" for s in here)
         raise ConfigError(f"agent -r needs an ID without a terminal; sessions here:\n{listing}")
+    if choose is not None:
+        try:
+            n = choose("resume which?", [describe(s, 300) for s in here])
+        except KeyboardInterrupt:
+            raise PickInterrupted("no session chosen") from None
+        if n is None:
+            raise ConfigError("no session chosen")
+        return here[n]
     for n, s in enumerate(here, 1):
         print(f"{n:>3}. {visible(describe(s), '')}", file=out)  # a session's own words
     try:  # the question too: Ctrl-C pressed as it appears may land before readline is called
@@ -90,7 +112,9 @@ def pick(root: Path, cwd: Path, out: TextIO = sys.stderr, inp: TextIO = sys.stdi
     return here[int(answer) - 1]
 
 
-def chosen(args: object, root: Path, cwd: Path, out: TextIO = sys.stderr) -> str | None:
+def chosen(
+    args: object, root: Path, cwd: Path, out: TextIO = sys.stderr, choose: Choose | None = None
+) -> str | None:
     """The session id that `-c` / `-r [ID]` ask for, or None for a new session. Lines of its
     file that cannot be read are said on `out` (and the file kept) before anything opens it."""
     if getattr(args, "cont", False):
@@ -99,7 +123,7 @@ def chosen(args: object, root: Path, cwd: Path, out: TextIO = sys.stderr) -> str
         ident = getattr(args, "resume", None)
         if ident is None:
             return None
-        found = (find(root, cwd, ident) if ident else pick(root, cwd)).id
+        found = (find(root, cwd, ident) if ident else pick(root, cwd, choose=choose)).id
     if in_use(root, found):
         raise ConfigError(f"session {found} is in use by another agent; finish that one first")
 

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.base.messages import Message
-from agent.session.checkpoints import Checkpoint, checkpoints
+from agent.context.mentions import without_attachments
+from agent.session.checkpoints import Checkpoint, checkpoints, own_words
 from agent.session.restoring import FilePlan, plan_restore, restore
 from agent.session.store import SessionFile, load, messages_of
 
@@ -41,9 +42,10 @@ def listing(store: SessionFile, root: Path) -> list[Checkpoint]:
     return cps
 
 
-def describe(cp: Checkpoint) -> str:
+def describe(cp: Checkpoint, chars: int = 60) -> str:
+    """One line: number, time, the prompt in the user's words (`chars`), the files since."""
     when = datetime.datetime.fromtimestamp(cp.time).strftime("%H:%M:%S")
-    prompt = " ".join(cp.prompt.split())[:60]
+    prompt = " ".join(own_words(without_attachments(cp.prompt)).split())[:chars]
     shown = sorted(cp.files, key=lambda p: p not in cp.deleted)[:3]  # deletions first
     names = ", ".join(_name(p, cp) + (" (deleted)" if p in cp.deleted else "") for p in shown)
     more = f" +{len(cp.files) - 3}" if len(cp.files) > 3 else ""

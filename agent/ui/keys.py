@@ -2,7 +2,8 @@
 
 At the prompt: Enter sends, Alt-Enter / Ctrl-J (or a trailing `\\`) insert a new line,
 Shift-Tab cycles the permission mode, Ctrl-C clears the line (on an empty line it asks to
-exit), Ctrl-D exits.
+exit), Ctrl-D exits, Esc Esc clears the line (on an empty one: the rewind picker), Ctrl-O shows
+the last command's whole output.
 While a turn runs prompt_toolkit is not reading the terminal: `Interrupts` puts it in
 no-echo cbreak mode, cancels the turn on Esc or Ctrl-C and keeps anything else typed
 (typeahead.TypeAhead) for after the turn.
@@ -29,6 +30,7 @@ if TYPE_CHECKING:  # annotations only: the loop loads after the prompt is drawn
     from agent.core.loop import Agent
 
 PROMPT = "> "
+REWIND = "\x00rewind\x00"  # what the prompt returns for Esc Esc on an empty line
 CYCLE: tuple[PermissionMode, ...] = (
     "default",
     "acceptEdits",
@@ -41,6 +43,7 @@ class PromptHost(Protocol):
 
     def toolbar(self) -> Any: ...
     def cycle_mode(self) -> None: ...
+    def expand(self) -> None: ...
 
 
 def next_mode(mode: PermissionMode, start: PermissionMode) -> PermissionMode:
@@ -137,6 +140,25 @@ def bindings(host: PromptHost) -> Any:
             buf.reset()
         else:
             event.app.exit(exception=KeyboardInterrupt, style="class:aborting")
+
+    return more_bindings(kb, host, editing)
+
+
+def more_bindings(kb: Any, host: PromptHost, editing: Any) -> Any:
+    """Esc Esc: clear a typed line, or on an empty one the rewind picker; Ctrl-O: the last
+    command's whole output."""
+
+    @kb.add("escape", "escape", filter=editing)
+    def _rewind(event: Any) -> None:
+        buf = event.current_buffer
+        if buf.text:
+            buf.reset()
+        else:
+            event.app.exit(result=REWIND)
+
+    @kb.add("c-o")
+    def _expand(event: Any) -> None:
+        host.expand()
 
     return kb
 

@@ -16,11 +16,10 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from agent.base.visible import visible
-from agent.config import settings as st
-from agent.config import trust
-from agent.config.load import ConfigError, flags_from
+from agent.config.load import ConfigError
 from agent.permissions.request import Answer, AskRequest
 from agent.permissions.showing import shown as showing
+from agent.ui import picker
 from agent.ui.process import (
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -29,9 +28,9 @@ from agent.ui.process import (
     TERMINATING,
     signals_cancel,
 )
-from agent.ui.startup import configure
+from agent.ui.setup import Interrupted, configured
 from agent.ui.terminal import safe_console
-from agent.ui.trusting import changes_prompt
+from agent.ui.trusting import changes_prompt, trust_prompt
 
 if TYPE_CHECKING:  # annotations only
     from agent.app import Run
@@ -101,64 +100,19 @@ async def ask_on_terminal(req: AskRequest) -> Answer:
     return Answer(choice, reason)
 
 
-def _home_imports(cfg: Config) -> str:
-    """The project's memory files that import from outside it (skipped until trusted)."""
-    from agent.context.memory import load_memory  # deferred: ~45 ms: only for the trust question
-
-    refused = {
-        f.parent
-        for f in load_memory(cfg.cwd, cfg.root, trusted=False)
-        if f.parent is not None and "untrusted project's memory" in f.note
-    }
-    names = sorted(os.path.relpath(p, cfg.root) for p in refused)
-    return f"{', '.join(names)} importing files from your home directory" if names else ""
-
-
-def trust_prompt(cfg: Config) -> bool:
-    """Ask once whether to trust a project that brings its own settings, hooks or servers."""
-
-    files = [
-        cfg.root / ".agent" / n
-        for n in ("settings.json", "settings.local.json", "hooks.json", "actions.json")
-    ] + [cfg.root / ".mcp.json"]
-    # A settings.local.json the agent wrote from the user's own answers needs no trust.
-    present = [f for f in files if f.is_file() and not trust.is_own(f)]
-    if cfg.env_ignored:  # its .env names an endpoint or a key
-        present.append(cfg.root / ".env")
-    if cfg.trusted or (cfg.root / ".agent").resolve() == st.user_dir().resolve():
-        return False
-    names = ", ".join(str(f.relative_to(cfg.root)) for f in present)
-    importing = _home_imports(cfg)  # CLAUDE.md importing ~/.claude/…: loaded once trusted
-    if not present and not importing:
-        return False
-    names = visible(", ".join(x for x in (names, importing) if x), "")  # the project's names
-    print(
-        f"This project has its own agent configuration ({names}). Trusting it lets it run "
-        "hooks, start MCP servers, loosen permissions and choose the model endpoint and key."
-        "\nTrust this project? [y/N]: ",
-        end="",
-        file=sys.stderr,
-        flush=True,
-    )
-    if sys.stdin.readline().strip().lower() not in ("y", "yes"):
-        return False
-    trust.trust(cfg.root)
-    return True
-
-
 def load(args: Namespace) -> tuple[Config, str | None] | int:
     """(Config, session id to resume) for an interactive session — after the trust question and
     the `-c` / `-r [ID]` choice (the picker) — or an exit code."""
     from agent.session.resume import PickInterrupted, chosen  # deferred: ~75 ms: only with -c / -r
 
     try:
-        cfg = configure(flags_from(args))
+        cfg = configured(args)  # with no key on a terminal: after the first-run set-up
         if trust_prompt(cfg) or changes_prompt(cfg):
-            cfg = configure(flags_from(args))
-        resume_id = chosen(args, cfg.root, cfg.cwd)
+            cfg = configured(args)
+        resume_id = chosen(args, cfg.root, cfg.cwd, choose=picker.for_terminal())
     except ConfigError as e:
         print(f"agent: {visible(str(e))}", file=sys.stderr)
-        return EXIT_INTERRUPTED if isinstance(e, PickInterrupted) else EXIT_USAGE
+        return EXIT_INTERRUPTED if isinstance(e, (PickInterrupted, Interrupted)) else EXIT_USAGE
     for w in cfg.warnings:  # they quote settings files, rules, paths of the project
         print(f"agent: warning: {visible(w)}", file=sys.stderr)
     return cfg, resume_id
@@ -283,15 +237,10 @@ def goodbye(run: Run) -> str:
 
 def resumed_note(run: Run) -> str:
     """What a resumed session starts with: which one, how long, and the last exchange."""
-    from agent.session.checkpoints import own_words  # deferred: ~60 ms: only when a turn is rewound
+    from agent.ui.replay import last_words  # deferred: ~65 ms: only when a session is resumed
 
     msgs = run.agent.messages[1:]
-    users = [m for m in msgs if m.get("role") == "user" and isinstance(m.get("content"), str)]
-    # deferred: ~55 ms: only for a message with @ or !
-    from agent.context.mentions import without_attachments
-
-    words = without_attachments(own_words(users[-1]["content"])) if users else ""
-    last = " ".join(words.split())[:80]
+    last = " ".join(last_words(run.store, msgs).split())[:80]
     note = f"resumed {run.session_id} ({len(msgs)} messages)"
     note += f" · last: {last}" if last else ""
     if run.moved_from:

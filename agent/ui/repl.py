@@ -19,7 +19,7 @@ from agent import __version__
 from agent.base.visible import visible
 from agent.config.settings import user_dir
 from agent.ui import line_repl as repl_basic
-from agent.ui.keys import PROMPT, Interrupts, make_session, stats_of
+from agent.ui.keys import PROMPT, REWIND, Interrupts, make_session, stats_of
 from agent.ui.process import EXIT_FAIL, EXIT_OK, EXIT_WORDS, TERMINATING, run_session
 from agent.ui.repl_host import ReplHost
 
@@ -102,7 +102,9 @@ class Repl(ReplHost):
                 line = self._next_queued() if self.queued else await self._read()
                 if line is None or line.strip() in EXIT_WORDS:
                     break
-                if line.strip():
+                if line == REWIND:  # Esc Esc: the picker of /rewind, the prompt put back
+                    await self._handle("/rewind")
+                elif line.strip():
                     await self._handle(line)
                     self._typed_ahead()
         except StartError as e:
@@ -198,12 +200,13 @@ class Repl(ReplHost):
 
     async def turn(self, text: str) -> TurnEnd:
         """One user turn through the loop (commands call this too)."""
+        words = text  # what pickers show: not the `!cmd` transcripts before it
         if self.pending:
             text = "\n\n".join([*self.pending, text])
             self.pending.clear()
         run = self.run
         assert run is not None, "a turn runs only once the session is ready (_ready)"
-        return await run.turn(text)
+        return await run.turn(text, words=words)
 
     # -- background work -----------------------------------------------------------------
     def spawn(self, work: Awaitable[Any]) -> asyncio.Future[Any]:

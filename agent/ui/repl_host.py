@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.config.modes import PermissionMode
+from agent.ui import picker
 from agent.ui.keys import Interrupts, next_mode, toolbar_text
 
 if TYPE_CHECKING:  # annotations only
@@ -19,6 +20,7 @@ if TYPE_CHECKING:  # annotations only
 
     from agent.app import Run
     from agent.base.events import TurnEnd
+    from agent.base.messages import Message
     from agent.commands.command import Command, Ctx
     from agent.config.load import Config
     from agent.ui.tui import LiveRenderer
@@ -38,6 +40,7 @@ class ReplHost:
     stats: tuple[float, float | None, float]
     keys: Interrupts
     session: PromptSession[str]
+    draft: str  # the next prompt starts with it
 
     @property
     def mode(self) -> PermissionMode:
@@ -72,6 +75,33 @@ class ReplHost:
 
     def last_key(self) -> float:
         return self.keys.last_key
+
+    # -- what commands may use (agent.commands.command.Front) ----------------------------
+    async def choose(self, title: str, rows: list[str], default: int = 0) -> int | None:
+        async with self.asking():
+            try:
+                return await picker.pick(title, rows, default)
+            except KeyboardInterrupt:  # Ctrl-C in a picker stops the command, as Esc does
+                return None
+
+    def expand(self) -> None:
+        """Ctrl-O: the last command's whole output, above the prompt."""
+        if self.renderer is not None:
+            self.renderer.expand()
+
+    def put_back(self, text: str) -> None:
+        self.draft = text
+
+    def replay(self, history: list[Message]) -> None:
+        # deferred: ~5 ms: only when a session is resumed
+        from agent.ui.replay import drawn, turn_words
+
+        assert self.run is not None, "a session is resumed into a running Run"
+        for obj in drawn(history, turn_words(self.run.store)):
+            self.out.show(obj)
+
+    def clear(self) -> None:
+        print("\x1b[H\x1b[2J\x1b[3J", end="", flush=True)  # home, clear, clear scrollback
 
     @contextlib.asynccontextmanager
     async def asking(self) -> AsyncIterator[None]:
@@ -121,3 +151,7 @@ class SessionHost(Protocol):
     def cancel_turn(self) -> None: ...
     def keep_typed(self, text: str) -> None: ...
     def last_key(self) -> float: ...
+    async def choose(self, title: str, rows: list[str], default: int = 0) -> int | None: ...
+    def put_back(self, text: str) -> None: ...
+    def clear(self) -> None: ...
+    def replay(self, history: list[Message]) -> None: ...

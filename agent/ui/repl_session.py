@@ -58,8 +58,12 @@ async def command_context(repl: SessionHost, run: Run, console: Console, out: Li
     for problem in LOAD_PROBLEMS:
         out.line(f"warning: {problem}", "yellow")
     if repl.resume_id:
+        repl.run = run  # what replay reads the session's words from
+        repl.replay(run.agent.messages[1:])
         out.line(line_repl.resumed_note(run), "dim")
-    return Ctx(run, console, repl.turn, out, repl.commands, show_diff=show_diff(console))
+    return Ctx(
+        run, console, repl.turn, out, repl.commands, show_diff=show_diff(console), front=repl
+    )
 
 
 async def ready(repl: SessionHost, run: Run, console: Console, out: LiveRenderer) -> None:

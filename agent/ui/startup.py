@@ -13,6 +13,7 @@ from pathlib import Path
 
 from agent.actions.registry import load_actions
 from agent.config.load import Config, Flags, load_config
+from agent.config.trust import at_home
 from agent.mcp.config import load_specs
 from agent.permissions.rules import Vocabulary, bad_rules
 from agent.session.migrate import migrate
@@ -26,6 +27,11 @@ def configure(flags: Flags, env: dict[str, str] | None = None, cwd: Path | None 
     cfg = load_config(flags, env, cwd)
     moved = migrate(cfg.root)
     notes = [moved] if moved else []
+    if at_home(cfg.root, Path.home()):
+        notes.append(
+            f"the project is your home directory ({cfg.root}): everything below it is in reach "
+            "of the agent's tools; start it in a project's folder instead"
+        )
     notes += _rule_warnings(cfg)
     notes += load_actions(cfg.root, cfg.trust).warnings
     if cfg.options.mcp_servers and not cfg.no_mcp:

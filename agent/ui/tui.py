@@ -33,7 +33,7 @@ from agent.base.events import (
 from agent.base.visible import visible
 from agent.ui.render import result_line, summarize_args
 from agent.ui.terminal import markdown
-from agent.ui.tui_blocks import diff_text, finished, tail
+from agent.ui.tui_blocks import diff_text, finished, output_preview, tail
 
 FPS = 12
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
@@ -60,6 +60,7 @@ class LiveRenderer:
         self.at_prompt: Callable[[Callable[[], None]], None] | None = None  # prints above a prompt
         self.typed: Callable[[], str] = str  # what was typed during the turn, as a status line
         self.held: list[tuple[Any, Any]] | None = None  # printed while a prompt has the screen
+        self.last_output: tuple[str, str] | None = None  # the last command's line and output
 
     # -- busy periods --------------------------------------------------------------------
     def begin(self, label: str = "thinking") -> None:
@@ -161,6 +162,10 @@ class LiveRenderer:
             self.at_prompt(lambda: self.c.print(*objs, **kw))
         else:
             self.c.print(*objs, **kw)
+
+    def show(self, obj: Any) -> None:
+        """A rich renderable (a resumed conversation's parts), above the prompt when it is up."""
+        self._print(obj)
 
     def line(self, text: str, style: str = "") -> None:
         """A line of text (it may quote a tool, a server, a file: made visible)."""
@@ -267,6 +272,18 @@ class LiveRenderer:
         )
         if rest and not e.is_error:
             self._print(diff_text(rest))
+        if e.shown:
+            self.last_output = (line, e.shown)
+            self._print(output_preview(e.shown, e.is_error))
+
+    def expand(self) -> None:
+        """The last command's whole output (Ctrl-O), as far as it was kept to be shown."""
+        if self.last_output is None:
+            self.line("no command output yet", "dim")
+            return
+        line, shown = self.last_output
+        self.line(f"⏺ {line}", "bold")
+        self.line(shown)
 
 
 def show_diff(console: Any) -> Callable[[str], None]:

@@ -59,3 +59,26 @@ def diff_text(diff: str) -> Any:
         out.append(line + "\n", style="bold" if head else styles.get(line[:1], ""))
     out.rstrip()
     return out
+
+
+PREVIEW_LINES = 4  # of a command's output shown under its line; Ctrl-O shows all of it
+PREVIEW_WIDTH = 160  # characters of each of those lines
+
+
+def output_preview(shown: str, failed: bool) -> Any:
+    """The first lines of a command's output under its line, then — when it failed — the
+    first lines of its stderr (red), each with how many more there are (Ctrl-O shows all)."""
+    from rich.text import Text
+
+    out_part, _, err_part = ("\n" + visible(shown)).partition("\n[stderr]\n")
+    out_part = out_part[1:]
+    out = Text()
+    for part, style in ((out_part, "dim"), (err_part if failed else "", "red")):
+        lines = part.splitlines()
+        for line in lines[:PREVIEW_LINES]:
+            cut = line if len(line) <= PREVIEW_WIDTH else line[: PREVIEW_WIDTH - 1] + "…"
+            out.append(("    ⎿ " if not out else "      ") + cut + "\n", style)
+        if len(lines) > PREVIEW_LINES:
+            out.append(f"      … +{len(lines) - PREVIEW_LINES} lines (ctrl-o shows all)\n", "dim")
+    out.rstrip()
+    return out

@@ -21,6 +21,7 @@ from agent.commands.registry import Command, Ctx, all_commands, dispatch, parse,
 from agent.commands.user import expand, parse_file
 from agent.config.load import Flags
 from agent.context.compaction import SUMMARY_PREFIX, is_valid
+from agent.session.store import resumable
 from agent.ui.startup import configure
 
 Json = dict[str, Any]
@@ -155,12 +156,19 @@ async def test_clear_starts_a_new_conversation(ctx: Ctx, fake: FakeOpenAI) -> No
     fake.script(text("first"), text("second"))
     await ctx.turn("hello")
     assert len(ctx.agent.messages) == 3
-    assert "cleared" in await cmd(ctx, "/clear")
+    old = ctx.run.session_id
+    said = await cmd(ctx, "/clear")
+    assert f"new conversation {ctx.run.session_id}" in said and f"agent -r {old}" in said
+    assert ctx.run.session_id != old and ctx.agent.ctx.session_id == ctx.run.session_id
     assert [m["role"] for m in ctx.agent.messages] == ["system"]
     assert ctx.agent.meter.known == 0
     await ctx.turn("again")
     assert "<env>" in last_user(fake.requests[1])  # a new conversation gets the env block
     assert len(fake.requests[1]["messages"]) == 2
+    # the earlier conversation stays whole and resumable; the new one has its own file
+    earlier = {s.id: s for s in resumable(ctx.cfg.root, ctx.cfg.cwd)}
+    assert earlier[old].turns == 1 and earlier[old].first_prompt == "hello"
+    assert earlier[ctx.run.session_id].first_prompt == "again"
 
 
 async def test_compact_with_focus(ctx: Ctx, fake: FakeOpenAI) -> None:

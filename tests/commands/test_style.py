@@ -116,7 +116,7 @@ async def test_creative_toggles_the_temperature(ctx: Ctx, fake: FakeOpenAI) -> N
 async def test_aliases_run_their_command_and_show_in_help_and_completion(ctx: Ctx) -> None:
     ctx.agent.messages.append({"role": "user", "content": "old"})
     await dispatch(ctx, "/reset")
-    assert len(ctx.agent.messages) == 1 and "conversation cleared" in said(ctx)
+    assert len(ctx.agent.messages) == 1 and "new conversation" in said(ctx)
     await dispatch(ctx, "/usage")
     assert "requests" in said(ctx)
     await dispatch(ctx, "/undo")

@@ -160,7 +160,7 @@ def test_picker_skips_unused_sessions_counts_live_turns_and_ctrl_d_cancels(
         term.wait_for("resume which?")
         listing = term.text()
         assert "unused" not in listing
-        assert "  1 turns" in listing and "kept question" in listing
+        assert "  1 turn " in listing and "kept question" in listing
         term.send("\x04")
         assert term.wait_exit() == 2
         assert "no session chosen" in term.text()

@@ -30,6 +30,7 @@ from agent.tools.shell.output import (
     excerpt,
     headline,
     share,
+    shown_output,
     terminal_result,
 )
 
@@ -271,7 +272,9 @@ async def _bash(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     display = f"bash {headline(command)} · {status}"  # renderers add the time
     failed = code != 0  # a failed command shows as one (its output and exit code are all kept)
     note = box.blocked_note(text, failed) if box is not None else ""
-    return ToolResult(f"{text}\n{note}" if note else text, is_error=failed, display=display)
+    shown = shown_output(proto.streams[1], proto.streams[2], failed)
+    text = f"{text}\n{note}" if note else text
+    return ToolResult(text, is_error=failed, display=display, shown=shown)
 
 
 BASH = Tool(

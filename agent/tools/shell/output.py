@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from agent.base.record import RESULT_CAP, ToolResult, cap
 from agent.config.providers import model_key_names
@@ -84,6 +84,22 @@ def _continuations(data: bytes) -> int:
     while skip < min(3, len(data)) and data[skip] >> 6 == 2:
         skip += 1
     return skip
+
+
+SHOWN_ROOM = 20_000  # characters of a stream kept for the terminal to show (Ctrl-O: all of it)
+
+
+class Stream(Protocol):
+    def excerpt(self, room: int) -> Excerpt: ...
+
+
+def shown_output(out: Stream, err: Stream, failed: bool) -> str:
+    """What the terminal shows under a command's line: its output, and its stderr when it
+    failed (the start and end of each when long)."""
+    parts = [out.excerpt(SHOWN_ROOM).text.rstrip("\n")]
+    if failed:
+        parts.append("[stderr]\n" + err.excerpt(SHOWN_ROOM).text.rstrip("\n"))
+    return "\n".join(p for p in parts if p.strip() and p != "[stderr]\n")
 
 
 def excerpt(head: bytes, tail: bytes, total: int, room: int) -> Excerpt:

@@ -200,10 +200,12 @@ async def test_todo_and_clear_commands(fake: FakeOpenAI, tmp_path: Path) -> None
     ctx = Ctx(run, console, turn, commands=dict(COMMANDS))
     await dispatch(ctx, "/todo")
     assert console.lines[-1] == "[x] 1. read\n[ ] 2. fix\n1/2 done"
+    old = run.store.path
     await dispatch(ctx, "/clear")
     await dispatch(ctx, "/todo")
     assert console.lines[-1] == "No tasks."
-    assert last_saved(load(run.store.path).records) == []  # a resume brings nothing back
+    assert not last_saved(load(run.store.path).records)  # the new conversation has none
+    assert last_saved(load(old).records)  # the earlier one, resumable, keeps its list
 
 
 def test_json_output_has_todo_lines(
