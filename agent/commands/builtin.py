@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from agent.base.tokens import cost_report
+from agent.commands.doctor import served_models
 from agent.commands.registry import Ctx, command, help_rows, live, resolve
 from agent.commands.style import side_reply
 from agent.core.report import context_report
@@ -107,15 +108,11 @@ async def cost_cmd(ctx: Ctx, args: str) -> None:
 
 @command("model", usage="[name]", repl_only=True)
 async def model_cmd(ctx: Ctx, args: str) -> None:
-    """Show the model, or switch to another for the next request."""
+    """Show the model, or switch to another for the next request; with no name, a picker of
+    the models the server lists (/models)."""
     llm = ctx.agent.llm
-    name = args.strip()
-    p = llm.cfg.provider
+    name = args.strip() or await _picked_model(ctx)
     if not name:
-        ctx.say(f"model: {llm.model} (provider {p.name})")
-        known = [m for m in dict.fromkeys((p.model, p.thinking_model)) if m]
-        if known:
-            ctx.say(f"{p.name} models: {', '.join(known)} · /model NAME switches", "dim")
         return
     if name == llm.model:
         ctx.say(f"already using {name}")
@@ -127,6 +124,24 @@ async def model_cmd(ctx: Ctx, args: str) -> None:
         "note: a new model starts with a cold prompt cache (the next request pays full price)",
         "dim",
     )
+
+
+async def _picked_model(ctx: Ctx) -> str:
+    """The model shown; in the REPL, the one picked among those the server lists ("": none)."""
+    llm = ctx.agent.llm
+    p = llm.cfg.provider
+    ctx.say(f"model: {llm.model} (provider {p.name})")
+    known = [m for m in dict.fromkeys((p.model, p.thinking_model)) if m]
+    if ctx.front is None:
+        if known:
+            ctx.say(f"{p.name} models: {', '.join(known)} · /model NAME switches", "dim")
+        return ""
+    ids, problem = await served_models(ctx.run)
+    if problem is not None:
+        ctx.say(f"the server's models cannot be listed: {problem[0]}", "yellow")
+    rows = sorted(set(ids or []) | set(known) | {llm.model})
+    picked = await ctx.front.choose("model for the next request?", rows, rows.index(llm.model))
+    return rows[picked] if picked is not None else ""
 
 
 @command("think", repl_only=True)

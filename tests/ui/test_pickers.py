@@ -153,3 +153,23 @@ def test_clear_clears_the_screen_and_leaves_the_conversation_resumable(
     assert len(kept) == 1 and kept[0].turns == 1
     records = [json.loads(x) for x in (sessions_dir(project) / f"{kept[0].id}.jsonl").open()]
     assert not any(r.get("t") == "rewind" for r in records)  # nothing of it was dropped
+
+
+def test_model_with_no_name_picks_among_the_servers_models(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    fake.models = ["alpha", "fake-model", "zeta"]
+    fake.script(text("from zeta"))
+    term = Term(fake_env, project)
+    try:
+        ready(term)
+        term.type("/model")
+        shown = term.wait_for("model for the next request?")
+        assert "❯  2. fake-model" in shown and "alpha" in shown and "zeta" in shown
+        term.send(DOWN + "\r")
+        term.wait_for("model: fake-model → zeta from the next request")
+        term.type("hello")
+        term.wait_for("from zeta")
+    finally:
+        term.close()
+    assert fake.requests[-1]["model"] == "zeta"
