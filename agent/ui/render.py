@@ -1,12 +1,13 @@
 """Sinks at the edge: the one-shot text renderer here, the JSON / stream-json writers in
 render_json (re-exported).
 
-Text mode: the answer alone on stdout (streamed to a terminal, each reply whole to a file or a
-pipe); reasoning, tool activity and warnings on stderr. JSON modes: JSON Lines on stdout and
-nothing else there.
+Text mode: the answer alone on stdout; reasoning, tool activity and warnings on stderr. A
+terminal sees every reply streamed as it comes; a file or a pipe gets only the final answer, once
+the turn has ended, and what the model said between tool calls goes to stderr as progress. JSON
+modes: JSON Lines on stdout and nothing else there.
 
 What reaches a terminal passes agent.base.visible: the answer on stdout when stdout is a
-terminal (a file or a pipe gets the model's text byte for byte: it is data, and the program
+terminal (a file or a pipe gets the answer byte for byte: it is data, and the program
 reading it decides), and everything on stderr always (it is for people — a log of it may be
 `cat` to a terminal later — so nothing is lost by showing an escape sequence as `␛[2J`).
 """
@@ -106,6 +107,12 @@ def todo_text(items: list[dict[str, Any]]) -> str:
     return "todo:\n" + visible("\n".join(rows))
 
 
+# The answer goes to a file or a pipe in pieces: one large write that the reader leaves in the
+# middle of returns short, and io.TextIOWrapper drops the rest without a word; the next piece
+# fails, so the run sees its reader gone (agent.ui.process.PipeOut).
+PIECE = 8192
+
+
 class Pieces:
     """`visible` over text that arrives in pieces: a CR ending one piece waits for the next,
     so a CRLF cut in two is still a newline."""
@@ -126,9 +133,13 @@ class Pieces:
 
 
 class TextRenderer:
-    """One-shot text mode: answer to `out`, everything else to `err`. A file or a pipe gets each
-    reply's text once the reply is complete, so a reply cut off and retried leaves no partial
-    copy there; a terminal sees it live, and a note when a retry starts it over. The answer is
+    """One-shot text mode: answer to `out`, everything else to `err`. A terminal sees each reply
+    live (what a person watches), and a note when a retry starts one over. A file or a pipe
+    (what a program reads) gets the final answer alone: each reply is held until it is whole
+    (a reply cut off and retried leaves no partial copy); one that calls tools was narration
+    and goes to `err`; one that does not is the answer, written once the turn has succeeded —
+    a Stop hook or a failing check may yet send the model back to work, and then it too was
+    narration. A turn that fails leaves `out` empty and all its text on `err`. The answer is
     made visible (agent.base.visible) on a terminal, or when it goes to stderr; stderr's other
     lines always are."""
 
@@ -140,6 +151,7 @@ class TextRenderer:
         self.last_flush = 0.0
         self.hold = not out.isatty()
         self.held: list[str] = []  # the current reply's text, not yet written (hold mode)
+        self.final = ""  # a whole reply without tool calls: the answer if the turn ends here
         self.shown = False  # text or reasoning of the current reply reached the screen
         self.answer = Pieces(out.isatty() or out is err)
         self.thought = Pieces(True)
@@ -151,6 +163,9 @@ class TextRenderer:
             self.thinking = False
 
     def emit(self, event: Event) -> None:
+        if isinstance(event, (TextDelta, ReasoningDelta, ToolStart, AssistantMessage)):
+            self._progress(self.final)  # the model works on: what it said was not the answer
+            self.final = ""
         if isinstance(event, TextDelta):
             if self.thinking:
                 self._end_thinking()
@@ -168,8 +183,15 @@ class TextRenderer:
             self.err.flush()
         else:
             self._end_thinking()
-            if isinstance(event, (AssistantMessage, TurnEnd)):  # the reply is whole (or over)
-                self._release()
+            if isinstance(event, AssistantMessage):  # the reply is whole
+                text, self.held = "".join(self.held), []
+                if event.tool_calls:
+                    self._progress(text)
+                else:
+                    self.final = text
+            elif isinstance(event, TurnEnd):
+                self._release(event.subtype == "success")
+            if isinstance(event, (AssistantMessage, TurnEnd)):
                 self.shown = False
                 self.answer.end()
                 self.thought.end()
@@ -184,11 +206,25 @@ class TextRenderer:
             self.out.flush()
             self.last_flush = now
 
-    def _release(self) -> None:
-        if self.held:
-            self._write("".join(self.held))
-            self.held = []
+    def _release(self, answered: bool) -> None:
+        """The turn is over (hold mode): its answer to `out` when it succeeded; else what was
+        said goes to `err`, before the reason it stopped — so is a reply cut short."""
+        final, partial, self.final, self.held = self.final, "".join(self.held), "", []
+        if final and answered:
+            for at in range(0, len(final), PIECE):
+                self._write(final[at : at + PIECE])
             self.out.flush()
+        else:
+            self._progress(final)
+        self._progress(partial)
+
+    def _progress(self, text: str) -> None:
+        """What the model said that is not the answer: on `err`, made visible, on lines of its
+        own."""
+        if text.strip():
+            text = visible(text)
+            self.err.write(text if text.endswith("\n") else text + "\n")
+            self.err.flush()
 
     def _new_line(self) -> None:
         self.out.flush()
@@ -251,5 +287,5 @@ class TextRenderer:
             self._err(f"{self.s.dim}{said}{self.s.reset}")
 
     def finish(self, result: dict[str, Any]) -> None:
-        self._release()
+        self._release(result.get("subtype") == "success")
         self.out.flush()

@@ -40,5 +40,5 @@ def test_a_closed_pipe_ends_the_run_quietly_and_saves_it(
     assert history[0]["content"].endswith("summarise")
     system: list[Message] = [{"role": "system", "content": ""}]
     assert is_valid(system + history) and history[-1]["role"] == "assistant"  # to continue from
-    if fmt != "text":  # text is written once each reply is whole: there it was the last write
+    if fmt != "text":  # text writes its answer alone once the turn has ended: the last write
         assert LONG not in [m.get("content") for m in history]  # stopped, not run to its end
