@@ -72,7 +72,7 @@ class Ctx:
 
     def say(self, text: str = "", style: str | None = None) -> None:
         """Print plain text (no markup, no highlighting)."""
-        self.console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
+        self.console.print(text, style=style, markup=False, highlight=False)  # the console wraps
 
     def diff(self, text: str) -> None:
         """Show a unified diff the way the front end draws diffs."""

@@ -81,6 +81,15 @@ class McpTools:
                 self.notify(f"{line} (/mcp for details)")
         return changed
 
+    def announce(self) -> None:
+        """Between turns (the REPL, once the servers settled at start): apply what changed —
+        the loop refreshes its tools at the next turn — and say what failed, as a turn
+        boundary would, so start-up problems show before the first prompt is answered."""
+        self._unreported = self._apply() or self._unreported
+        for line in self._news():
+            if self.notify is not None:
+                self.notify(f"{line} (/mcp for details)")
+
     def _apply(self) -> bool:
         version = self.manager.version
         if version == self._seen:

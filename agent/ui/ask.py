@@ -45,9 +45,10 @@ class AskHost(Protocol):
     def cancel_turn(self) -> None: ...
     def keep_typed(self, text: str) -> None: ...
     def last_key(self) -> float: ...
+    def prompt_showed(self, diff: str) -> None: ...
 
 
-def show_request(console: Any, req: AskRequest) -> None:
+def show_request(console: Any, req: AskRequest) -> str:
     """The request as agent.permissions.showing renders it: a warning first when the value
     cannot be shown as it is, then the value whole (or marked where cut), never summarised."""
     from rich.text import Text
@@ -69,6 +70,7 @@ def show_request(console: Any, req: AskRequest) -> None:
         console.print(Text(f"remember adds: {', '.join(shown.remember)}", style="dim"))
     if shown.reminder:  # the warning may have scrolled away with the top of the value
         console.print(Text(shown.reminder, style="bold red"))
+    return shown.diff or ""
 
 
 QUIET = 0.4  # an answer key counts after this long without other keys
@@ -177,7 +179,7 @@ class TerminalAsker:
 
     async def __call__(self, req: AskRequest) -> Answer:
         async with self.host.asking():
-            show_request(self.host.console, req)
+            diff = show_request(self.host.console, req)
             labels = dict(req.labels)
             key = await one_key(req.choices, self.host.keep_typed, self.host.last_key(), labels)
             if key == "cancel":
@@ -186,6 +188,8 @@ class TerminalAsker:
                 raise asyncio.CancelledError  # now, not at the turn's next pause
             reason = await ask_reason() if key == "n" and req.for_model else ""
             style = "red" if key == "n" else "green"
+            if key != "n" and diff:
+                self.host.prompt_showed(diff)  # the result's diff is not drawn again
             said = req.key(key, LABELS.get(key, key))
             self.host.console.print(f"→ {said}", style=style, markup=False)
             return Answer(key, reason)

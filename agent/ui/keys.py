@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.base.visible import visible
 from agent.config.modes import PermissionMode
+from agent.ui.pastes import Pastes
+from agent.ui.pastes import history as paste_history
 from agent.ui.typeahead import TypeAhead
 
 if TYPE_CHECKING:  # annotations only: the loop loads after the prompt is drawn
@@ -44,6 +46,9 @@ class PromptHost(Protocol):
     def toolbar(self) -> Any: ...
     def cycle_mode(self) -> None: ...
     def expand(self) -> None: ...
+
+    @property
+    def pastes(self) -> Pastes: ...
 
 
 def next_mode(mode: PermissionMode, start: PermissionMode) -> PermissionMode:
@@ -146,7 +151,8 @@ def bindings(host: PromptHost) -> Any:
 
 def more_bindings(kb: Any, host: PromptHost, editing: Any) -> Any:
     """Esc Esc: clear a typed line, or on an empty one the rewind picker; Ctrl-O: the last
-    command's whole output."""
+    command's whole output; a long paste: a placeholder in the line (agent.ui.pastes)."""
+    from prompt_toolkit.keys import Keys
 
     @kb.add("escape", "escape", filter=editing)
     def _rewind(event: Any) -> None:
@@ -160,18 +166,21 @@ def more_bindings(kb: Any, host: PromptHost, editing: Any) -> Any:
     def _expand(event: Any) -> None:
         host.expand()
 
+    @kb.add(Keys.BracketedPaste)
+    def _paste(event: Any) -> None:
+        event.current_buffer.insert_text(host.pastes.add(event.data))
+
     return kb
 
 
 def make_session(host: PromptHost, completer: Any, history: Path) -> Any:
     """The PromptSession: persistent history, completion menu, bottom toolbar, our keys."""
     from prompt_toolkit import PromptSession
-    from prompt_toolkit.history import FileHistory
     from prompt_toolkit.styles import Style
 
     history.parent.mkdir(parents=True, exist_ok=True)
     return PromptSession(
-        history=FileHistory(str(history)),
+        history=paste_history(history, host.pastes),
         completer=completer,
         complete_while_typing=True,
         key_bindings=bindings(host),

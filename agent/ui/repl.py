@@ -20,6 +20,7 @@ from agent.base.visible import visible
 from agent.config.settings import user_dir
 from agent.ui import line_repl as repl_basic
 from agent.ui.keys import PROMPT, REWIND, Interrupts, make_session, stats_of
+from agent.ui.pastes import Pastes
 from agent.ui.process import EXIT_FAIL, EXIT_OK, EXIT_WORDS, TERMINATING, run_session
 from agent.ui.repl_host import ReplHost
 
@@ -76,6 +77,7 @@ class Repl(ReplHost):
         self.pending: list[str] = []  # !command notes for the next message
         self.queued: list[str] = []  # inputs typed (and sent with Enter) while a turn ran
         self.draft = ""  # text typed while the last turn ran: the next prompt starts with it
+        self.pastes = Pastes()  # long pastes, shown as placeholders in the input
         self.cancelled = False  # the last busy period was interrupted
         self.current: asyncio.Future[Any] | None = None
         self.bg: set[asyncio.Future[Any]] = set()
@@ -123,7 +125,8 @@ class Repl(ReplHost):
             self.at_prompt(True)
             try:
                 draft, self.draft = self.draft, ""
-                return str(await self.session.prompt_async(PROMPT, default=draft))
+                line = str(await self.session.prompt_async(PROMPT, default=draft))
+                return self.pastes.expand(line)
             except EOFError:
                 return None
             except KeyboardInterrupt:

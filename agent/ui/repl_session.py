@@ -74,6 +74,8 @@ async def ready(repl: SessionHost, run: Run, console: Console, out: LiveRenderer
     repl.run = run
     await run.start()
     repl.spawn(asyncio.to_thread(importlib.import_module, "openai"))
+    if run.mcp is not None:
+        repl.spawn(_servers_settled(repl, run))
     repl.spawn(repl.refresh_paths())
     repl.refresh_stats()
     if repl.prompting:
@@ -81,6 +83,15 @@ async def ready(repl: SessionHost, run: Run, console: Console, out: LiveRenderer
         if buf.text.startswith("/"):  # typed before the commands were loaded
             buf.start_completion(select_first=False)
         repl.session.app.invalidate()
+
+
+async def _servers_settled(repl: SessionHost, run: Run) -> None:
+    """Once the MCP servers started (or failed), say what failed above the prompt — unless a
+    turn is running, whose own start says it."""
+    assert run.mcp is not None
+    await asyncio.to_thread(run.mcp.manager.wait, None)
+    if not repl.busy_now():
+        run.mcp.announce()
 
 
 async def close_session(run: Run) -> None:

@@ -24,23 +24,26 @@ from agent.base.events import (
     ErrorEvent,
     Event,
     Notice,
+    PermissionDenied,
     ReasoningDelta,
     TextDelta,
+    TodoChanged,
     ToolEnd,
     ToolStart,
     TurnEnd,
 )
 from agent.base.visible import visible
-from agent.ui.render import result_line, summarize_args
+from agent.ui.render import summarize_args
 from agent.ui.terminal import markdown
-from agent.ui.tui_blocks import diff_text, finished, output_preview, tail
+from agent.ui.tui_blocks import diff_text, finished, tail
+from agent.ui.tui_tools import ToolLines
 
 FPS = 12
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 CODE_THEME = "monokai"
 
 
-class LiveRenderer:
+class LiveRenderer(ToolLines):
     """Renders a turn's events; `begin`/`end` bracket a busy period (turn or command)."""
 
     def __init__(self, console: Any) -> None:
@@ -60,7 +63,7 @@ class LiveRenderer:
         self.at_prompt: Callable[[Callable[[], None]], None] | None = None  # prints above a prompt
         self.typed: Callable[[], str] = str  # what was typed during the turn, as a status line
         self.held: list[tuple[Any, Any]] | None = None  # printed while a prompt has the screen
-        self.last_output: tuple[str, str] | None = None  # the last command's line and output
+        self.tool_lines()
 
     # -- busy periods --------------------------------------------------------------------
     def begin(self, label: str = "thinking") -> None:
@@ -169,7 +172,7 @@ class LiveRenderer:
 
     def line(self, text: str, style: str = "") -> None:
         """A line of text (it may quote a tool, a server, a file: made visible)."""
-        self._print(visible(text), style=style, markup=False, soft_wrap=True)
+        self._print(visible(text), style=style, markup=False)  # wrapped between words
 
     def _markdown(self, block: str) -> None:
         if not block.strip():
@@ -229,7 +232,14 @@ class LiveRenderer:
                 time.monotonic(),
             )
         elif isinstance(event, ToolEnd):
-            self._tool_end(event)
+            self.running.pop(event.id, None)
+            if not self.running:
+                self.since, self.label = time.monotonic(), "thinking"
+            self.tool_end(event)
+        elif isinstance(event, PermissionDenied):
+            self.denied[event.id] = event.reason
+        elif isinstance(event, TodoChanged):
+            self.todo(event.items)
         elif isinstance(event, ErrorEvent):
             self.line(f"warning: {event.message}", "yellow")  # it says when it is retried
             if event.discard:
@@ -257,33 +267,6 @@ class LiveRenderer:
         self.since, self.streaming = time.monotonic(), False
         if printed:
             self.line("↻ reply cut off; retrying", "dim")
-
-    def _tool_end(self, e: ToolEnd) -> None:
-        self.running.pop(e.id, None)
-        if not self.running:
-            self.since, self.label = time.monotonic(), "thinking"
-        rest = (e.display or "").partition("\n")[2]
-        line = result_line(e.name, e.args, e.output, e.is_error, e.display or "")
-        mark = ("✗", "red") if e.is_error else ("✓", "green")
-        from rich.text import Text
-
-        self._print(
-            Text.assemble(("  " + mark[0], mark[1]), f" {line} ", (f"· {e.duration_ms} ms", "dim"))
-        )
-        if rest and not e.is_error:
-            self._print(diff_text(rest))
-        if e.shown:
-            self.last_output = (line, e.shown)
-            self._print(output_preview(e.shown, e.is_error))
-
-    def expand(self) -> None:
-        """The last command's whole output (Ctrl-O), as far as it was kept to be shown."""
-        if self.last_output is None:
-            self.line("no command output yet", "dim")
-            return
-        line, shown = self.last_output
-        self.line(f"⏺ {line}", "bold")
-        self.line(shown)
 
 
 def show_diff(console: Any) -> Callable[[str], None]:

@@ -45,7 +45,7 @@ async def session(
         async def turn(prompt: str) -> Any:
             return await run.agent.run_turn(run.user_message(prompt))
 
-        console = Console(file=io.StringIO(), width=200, color_system=None)
+        console = Console(file=io.StringIO(), width=200, color_system=None, soft_wrap=True)
         commands = all_commands(cfg.root, trusted=cfg.trust)
         ctx = Ctx(run, console, turn, display=run.agent.sink, commands=commands)
         made.append(ctx)

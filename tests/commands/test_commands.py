@@ -46,7 +46,7 @@ def make_ctx(fake: FakeOpenAI, project: Path, flags: Flags | None = None, **env:
     async def turn(prompt: str) -> Any:
         return await run.agent.run_turn(run.user_message(prompt))
 
-    console = Console(file=io.StringIO(), width=120, color_system=None)
+    console = Console(file=io.StringIO(), width=120, color_system=None, soft_wrap=True)
     commands = all_commands(cfg.root, trusted=cfg.trusted)
     return Ctx(run, console, turn, display=rec, commands=commands)
 

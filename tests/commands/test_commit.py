@@ -65,7 +65,7 @@ async def test_commit_takes_only_the_sessions_files(fake: FakeOpenAI, repo: Path
     run, _ = make_run(fake, repo)
     await run.turn("change a, add new")
     out = io.StringIO()
-    ctx = Ctx(run, Console(file=out, width=200), run.turn)
+    ctx = Ctx(run, Console(file=out, width=200, soft_wrap=True), run.turn)
     await commit_cmd(ctx, "agent: change a, add new")
     assert "committed" in out.getvalue(), out.getvalue()
     assert git(repo, "show", "--name-only", "--format=%s", "HEAD").split() == [
@@ -85,7 +85,7 @@ async def test_the_model_writes_the_message_and_undo_reverts(fake: FakeOpenAI, r
     run, _ = make_run(fake, repo)
     await run.turn("set a to 3")
     out = io.StringIO()
-    ctx = Ctx(run, Console(file=out, width=200), run.turn)
+    ctx = Ctx(run, Console(file=out, width=200, soft_wrap=True), run.turn)
     await commit_cmd(ctx, "")
     asked = fake.requests[-1]["messages"][-1]["content"]
     assert asked.startswith("[Write a git commit message") and "+a = 3" in asked
@@ -105,7 +105,7 @@ async def test_nothing_to_commit(fake: FakeOpenAI, repo: Path) -> None:
     run, _ = make_run(fake, repo)
     await run.turn("hi")
     out = io.StringIO()
-    await commit_cmd(Ctx(run, Console(file=out, width=200), run.turn), "msg")
+    await commit_cmd(Ctx(run, Console(file=out, width=200, soft_wrap=True), run.turn), "msg")
     assert "nothing to commit" in out.getvalue()
     assert git(repo, "log", "--format=%s").split() == ["start"]
 
@@ -132,7 +132,7 @@ async def test_names_are_never_patterns_and_nothing_stays_staged(
     run, _ = make_run(fake, repo)
     await run.turn("make a file named *")
     out = io.StringIO()
-    ctx = Ctx(run, Console(file=out, width=200), run.turn)
+    ctx = Ctx(run, Console(file=out, width=200, soft_wrap=True), run.turn)
     await commit_cmd(ctx, "")
     assert "no commit: the message is empty" in out.getvalue()
     assert git(repo, "diff", "--cached", "--name-only") == ""  # nothing left staged

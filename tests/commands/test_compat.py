@@ -43,7 +43,7 @@ async def _closed() -> AsyncIterator[None]:
 
 
 def context(run: Run, root: Path, home: Path) -> Ctx:
-    console = Console(file=io.StringIO(), width=200, color_system=None)
+    console = Console(file=io.StringIO(), width=200, color_system=None, soft_wrap=True)
     commands = all_commands(root, home, trusted=run.cfg.trusted)
     return Ctx(run, console, run.turn, commands=commands)
 

@@ -31,7 +31,8 @@ async def make(
         env = {"AGENT_BASE_URL": fake.base_url, "AGENT_API_KEY": "k", "AGENT_MODEL": "m"}
         run = build(configure(Flags(permission_mode="acceptEdits"), env, tmp_path), Recorder())
         out = io.StringIO()
-        ctx = Ctx(run, Console(file=out, width=200), lambda text: run.agent.run_turn(text))
+        console = Console(file=out, width=200, soft_wrap=True)
+        ctx = Ctx(run, console, lambda text: run.agent.run_turn(text))
         runs.append(run)
         return run, ctx, out
 

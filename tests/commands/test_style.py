@@ -32,7 +32,7 @@ async def ctx(fake: FakeOpenAI, project: Path, home: Path) -> AsyncIterator[Ctx]
     async def turn(prompt: str) -> Any:
         return await run.agent.run_turn(run.user_message(prompt))
 
-    console = Console(file=io.StringIO(), width=120, color_system=None)
+    console = Console(file=io.StringIO(), width=120, color_system=None, soft_wrap=True)
     c = Ctx(run, console, turn, display=rec, commands=all_commands(cfg.root))
     yield c
     await c.agent.llm.aclose()

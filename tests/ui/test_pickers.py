@@ -173,3 +173,28 @@ def test_model_with_no_name_picks_among_the_servers_models(
     finally:
         term.close()
     assert fake.requests[-1]["model"] == "zeta"
+
+
+def test_a_long_paste_shows_as_a_placeholder_and_is_sent_whole(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    fake.script(text("read it"))
+    pasted = "\r\n".join(f"row {n}" for n in range(1, 401))
+    term = Term(fake_env, project)
+    try:
+        ready(term)
+        term.send("look at this: ")
+        term.send(f"\x1b[200~{pasted}\x1b[201~")
+        term.wait_for("[pasted text #1 +400 lines]")
+        term.send(" and say")
+        term.wait_for("+400 lines] and say")
+        assert "row 2" not in term.text()
+        term.send("\r")
+        term.wait_for("read it")
+    finally:
+        term.close()
+    sent = str(fake.requests[0]["messages"][-1]["content"])
+    assert "look at this: row 1\nrow 2\n" in sent
+    assert "row 400 and say" in sent and "[pasted text" not in sent
+    history = (Path(fake_env["HOME"]) / ".agent" / "history").read_text()
+    assert "+row 400 and say" in history and "[pasted text" not in history
