@@ -6,6 +6,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent.base.words import wrapped
+
 if TYPE_CHECKING:  # annotations only: rich and the assembled session load after the prompt
     from rich.console import Console
 
@@ -72,7 +74,9 @@ class Ctx:
 
     def say(self, text: str = "", style: str | None = None) -> None:
         """Print plain text (no markup, no highlighting)."""
-        self.console.print(text, style=style, markup=False, highlight=False)  # the console wraps
+        if not getattr(self.console, "soft_wrap", True):  # between words, never inside a URL
+            text = wrapped(text, self.console.width - 1)
+        self.console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
 
     def diff(self, text: str) -> None:
         """Show a unified diff the way the front end draws diffs."""

@@ -33,6 +33,7 @@ from agent.base.events import (
     TurnEnd,
 )
 from agent.base.visible import visible
+from agent.base.words import wrapped
 from agent.ui.render import summarize_args
 from agent.ui.terminal import markdown
 from agent.ui.tui_blocks import diff_text, finished, tail
@@ -172,7 +173,8 @@ class LiveRenderer(ToolLines):
 
     def line(self, text: str, style: str = "") -> None:
         """A line of text (it may quote a tool, a server, a file: made visible)."""
-        self._print(visible(text), style=style, markup=False)  # wrapped between words
+        shown = wrapped(visible(text), self.c.width - 1)  # between words, never inside a URL
+        self._print(shown, style=style, markup=False, soft_wrap=True)
 
     def _markdown(self, block: str) -> None:
         if not block.strip():
