@@ -17,6 +17,7 @@ import asyncio
 import json
 import os
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from agent.base.events import Notice, PermissionDenied, Sink
 from agent.base.record import Call, Next, Tool, ToolContext, ToolResult, error
 from agent.base.schema import validate
 from agent.hooks.answers import Outcome, interpret
-from agent.hooks.run import run_command
+from agent.hooks.run import Proc, run_command
 from agent.sandbox.runtime import Sandbox
 
 EVENTS = (
@@ -42,12 +43,18 @@ TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 DEFAULT_TIMEOUT = 30.0
 
 
+# A hook that is not a command: the program that drives the agent (agent.sdk) answers it, as
+# a command would (the event's JSON in, a Proc with its JSON answer out), within the timeout.
+Runner = Callable[[bytes, float], Awaitable[Proc]]
+
+
 @dataclass(frozen=True)
 class HookSpec:
     event: str
-    command: str
+    command: str  # for a callback: what names it in messages
     matcher: str = ""
     timeout: float = DEFAULT_TIMEOUT
+    runner: Runner | None = None
 
     def matches(self, names: tuple[str, ...] | None) -> bool:
         """The matcher (a regex over tool names) against a tool's name or another name on its
@@ -133,7 +140,12 @@ class Hooks:
             "AGENT_SESSION_ID": self.session_id,
         }
         procs = await asyncio.gather(
-            *(run_command(s.command, data, s.timeout, self.cwd, env, self.box) for s in specs)
+            *(
+                s.runner(data, s.timeout)
+                if s.runner is not None
+                else run_command(s.command, data, s.timeout, self.cwd, env, self.box)
+                for s in specs
+            )
         )
         for spec, proc in zip(specs, procs, strict=True):
             interpret(event, spec.command, spec.timeout, proc, out)
@@ -167,7 +179,9 @@ class Hooks:
 
     async def __call__(self, call: Call, ctx: ToolContext, nxt: Next) -> ToolResult:
         pre = await self.fire(
-            "PreToolUse", {"tool_name": call.name, "tool_input": call.args}, call.name
+            "PreToolUse",
+            {"tool_name": call.name, "tool_input": call.args, "tool_use_id": call.id},
+            call.name,
         )
         if pre.blocked or pre.permission == "deny":
             why = pre.reason or pre.permission_reason or "blocked by a PreToolUse hook"
@@ -193,6 +207,7 @@ class Hooks:
                 {
                     "tool_name": call.name,
                     "tool_input": call.args,
+                    "tool_use_id": call.id,
                     "tool_response": {"output": result.output, "is_error": result.is_error},
                 },
                 call.name,

@@ -34,7 +34,7 @@ class ServerSpec:
     """One server to connect to, validated and with variables expanded."""
 
     name: str
-    transport: str  # "stdio" | "http" | "sse"
+    transport: str  # "stdio" | "http" | "sse" | "sdk" (the driving program's: agent.sdk)
     command: str = ""
     args: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
@@ -117,6 +117,8 @@ def _spec(name: str, raw: Any, x: _Expander, timeout: float, tool_timeout: float
             )
         headers = x.mapping(raw.get("headers"), "headers")
         return ServerSpec(name, transport, url=url, headers=headers, **common)
+    if kind == "sdk":  # in the program that drives this agent (agent.sdk): by its name
+        return ServerSpec(name, "sdk", **common)
     if kind != "stdio":
         raise ValueError(f'unsupported "type": {kind!r} (use "stdio", "http" or "sse")')
     if not raw.get("command"):

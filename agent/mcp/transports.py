@@ -3,10 +3,13 @@ or a stdio child process."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
+from collections.abc import AsyncIterator
+from concurrent.futures import Future
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.config.providers import model_key_names
 from agent.mcp.config import ServerSpec
@@ -15,6 +18,17 @@ if TYPE_CHECKING:
     from agent.sandbox.runtime import Sandbox
 
 SSE_IDLE = 24 * 3600.0  # seconds an SSE stream may stay quiet (an idle session is not dead)
+
+
+class Bridge(Protocol):
+    """The program that hosts `"type": "sdk"` servers in its own process (agent.sdk): one
+    JSON-RPC message to a server of it, its response (None for a notification) as a future of
+    the bridge's own event loop."""
+
+    def send(self, server: str, message: dict[str, Any]) -> Future[dict[str, Any] | None]: ...
+
+
+BRIDGES: list[Bridge] = []  # set by agent.sdk for its session: at most one per process
 
 
 async def open_transport(
@@ -35,6 +49,13 @@ async def open_transport(
         client = create_mcp_http_client(headers=s.headers, auth=auth)
         http = await stack.enter_async_context(client)
         return streamable_http_client(s.url, http_client=http)
+    if s.transport == "sdk":
+        if not BRIDGES:
+            raise ConnectionError(
+                '"type": "sdk" servers live in the program that runs the agent through the '
+                "Claude Agent SDK (agent --input-format stream-json)"
+            )
+        return sdk_transport(s.name, BRIDGES[-1])
     if s.transport == "sse":
         from mcp.client.sse import sse_client
 
@@ -49,3 +70,43 @@ async def open_transport(
         argv = box.wrap(argv, cwd or root)
     params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=cwd)
     return stdio_client(params, errlog=log)
+
+
+@contextlib.asynccontextmanager
+async def sdk_transport(name: str, bridge: Bridge) -> AsyncIterator[tuple[Any, Any]]:
+    """The (read, write) streams of an MCP session whose server is `name` in the program at
+    the other end of `bridge`: each message the session writes is sent there (concurrently),
+    and each response comes back as a message read."""
+    import anyio
+    from mcp.shared.message import SessionMessage
+    from mcp.types import jsonrpc_message_adapter
+
+    to_session, read = anyio.create_memory_object_stream[Any](16)
+    write, from_session = anyio.create_memory_object_stream[Any](16)
+
+    async def one(message: Any) -> None:
+        data = message.message.model_dump(by_alias=True, mode="json", exclude_unset=True)
+        try:
+            answer = await asyncio.wrap_future(bridge.send(name, data))
+        except Exception as e:  # the program failed it: the request fails, the server lives
+            if "id" not in data:
+                return
+            answer = {
+                "jsonrpc": "2.0",
+                "id": data["id"],
+                "error": {"code": -32603, "message": str(e)},
+            }
+        if answer and "id" in data and ("result" in answer or "error" in answer):
+            await to_session.send(SessionMessage(jsonrpc_message_adapter.validate_python(answer)))
+
+    async def pump() -> None:
+        async with anyio.create_task_group() as group:
+            async for message in from_session:
+                group.start_soon(one, message)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(pump)
+        try:
+            yield read, write
+        finally:
+            group.cancel_scope.cancel()

@@ -161,7 +161,7 @@ def _finish(
     seconds: float,
 ) -> int:
     """The `result` event, what --output-schema and --output-last-message deliver, the exit code."""
-    renderer.finish({**_result(run, end, seconds), **script.result_fields(run)})
+    renderer.finish({**result_event(run, end, seconds), **script.result_fields(run)})
     script.deliver(end, cast("IO[str]", pipe))
     code = getattr(end, "code", None)  # a failed command's (agent.ui.oneshot_command.FailedEnd)
     return EXIT_PIPE if pipe.broken else code if code is not None else EXIT_BY_SUBTYPE[end.subtype]
@@ -180,7 +180,7 @@ def _refused(args: Namespace, prompt: str, context_limit: int) -> str:
     return _oversized(prompt, context_limit)
 
 
-def _result(run: Run, end: TurnEnd, seconds: float) -> dict[str, Any]:
+def result_event(run: Run, end: TurnEnd, seconds: float) -> dict[str, Any]:
     """The closing `result` event of a one-shot run."""
     t = run.agent.totals
     extra: dict[str, Any] = {"error": end.error} if end.error else {}
