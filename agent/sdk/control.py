@@ -14,15 +14,20 @@ callback); `hook_callback` for each of the program's hooks that matches an event
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from agent.base.visible import visible
 from agent.config.modes import is_mode
 from agent.hooks.hooks import EVENTS, HookSpec
 from agent.hooks.run import Proc
 from agent.permissions.request import Answer, AskRequest
 from agent.sdk.channel import Channel, ControlError, Json
+from agent.subagents.defs import from_json
+from agent.subagents.runner import Subagents
+from agent.subagents.tool import task_tools
 
 if TYPE_CHECKING:  # annotations only
     from agent.app import Run
@@ -108,6 +113,7 @@ def initialized(run: Run, body: Json, channel: Channel) -> Json:
     if specs:
         run.hooks.specs = [*run.hooks.specs, *specs]
         run.agent.hooks = run.hooks
+    add_agents(run, body.get("agents"))
     tools = list(run.agent.tools)
     return {
         "commands": [],
@@ -139,3 +145,22 @@ def set_model(run: Run, body: Json) -> Json:
 def mcp_status(run: Run) -> Json:
     servers = run.mcp.statuses() if run.mcp is not None else []
     return {"mcpServers": [{"name": s["name"], "status": s["status"]} for s in servers]}
+
+
+def add_agents(run: Run, agents: Any) -> None:
+    """The program's subagent definitions ({name: {description, prompt, tools, model}}): the
+    task tool offers them beside the project's (a problem with one is said on stderr)."""
+    runner = run.agent.ctx.subagents
+    if not isinstance(agents, dict) or not agents or not isinstance(runner, Subagents):
+        return
+    known = {name: tool.aliases for name, tool in run.agent.tools.items()}
+    for name, raw in agents.items():
+        got = from_json(str(name), raw, known, "the program's agents")
+        if isinstance(got, str):
+            print(f"agent: warning: {visible(got)}", file=sys.stderr)
+            continue
+        for note in got.notes:
+            print(f"agent: warning: {visible(note)}", file=sys.stderr)
+        runner.defs[got.name] = got
+    run.agent.tools.update({t.name: t for t in task_tools(dict(sorted(runner.defs.items())))})
+    run.agent.refresh_tools()

@@ -24,6 +24,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from agent.base import frontmatter
 from agent.base.frontmatter import names_of, text_of
@@ -64,17 +65,39 @@ def parse_def(path: Path, known: Known) -> AgentDef | str:
         return f"{path}: invalid agent name {name!r}"
     if not body:
         return f"{path}: no system prompt (the text after the front matter)"
+    return from_fields(name, fields, body, known, str(path))
+
+
+def from_json(name: str, raw: Any, known: Known, source: str) -> AgentDef | str:
+    """A definition given as JSON (`--agents`, an SDK's `agents`): {description, prompt, tools,
+    model, maxTurns}; or why it cannot be used."""
+    if not _NAME.fullmatch(name):
+        return f"{source}: invalid agent name {name!r}"
+    if not isinstance(raw, dict) or not isinstance(raw.get("prompt"), str) or not raw["prompt"]:
+        return f'{source}: agent {name!r} needs a "prompt" (its system prompt)'
+    fields = {
+        k: str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+        for k, v in raw.items()
+        if isinstance(v, (str, int, float, list)) and not isinstance(v, bool)
+    }  # JSON numbers as the text a file's front matter gives (maxTurns: 5)
+    return from_fields(name, fields, raw["prompt"], known, source)
+
+
+def from_fields(
+    name: str, fields: dict[str, Any], body: str, known: Known, source: str
+) -> AgentDef:
+    """A definition from its fields (a file's front matter, or JSON) and its system prompt."""
     turns = text_of(fields.get("maxTurns") or fields.get("max_turns"))
     listed = names_of(fields.get("tools"))
     tools, unknown = resolve_tools(listed, known) if listed is not None else (None, [])
     notes: tuple[str, ...] = ()
     if listed and not tools:
         notes = (
-            f"{path}: none of its tools ({', '.join(unknown)}) is a known tool, so agent "
+            f"{source}: none of its tools ({', '.join(unknown)}) is a known tool, so agent "
             f"{name!r} runs with no tools at all; use names like {', '.join(list(known)[:6])}",
         )
     elif unknown:
-        notes = (f"{path}: unknown tool(s) ignored: {', '.join(unknown)}",)
+        notes = (f"{source}: unknown tool(s) ignored: {', '.join(unknown)}",)
     model = text_of(fields.get("model"))
     return AgentDef(
         name=name,
@@ -84,7 +107,7 @@ def parse_def(path: Path, known: Known) -> AgentDef | str:
         notes=notes,
         model=None if model in ("", "inherit") else model,
         max_steps=int(turns) if turns.isdigit() and int(turns) > 0 else None,
-        source=str(path),
+        source=source,
     )
 
 
