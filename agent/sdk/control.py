@@ -31,6 +31,7 @@ from agent.subagents.tool import task_tools
 
 if TYPE_CHECKING:  # annotations only
     from agent.app import Run
+    from agent.config.load import Flags
 
 # A call is judged (paths, protected files, the sandbox) with the input it was asked with; one
 # the program allowed only with another input is not run changed: the model makes it anew.
@@ -105,6 +106,24 @@ class ProgramAsker:
         if answer.get("interrupt"):
             self.on_interrupt()
         return Answer("n", str(answer.get("message") or "denied by the program"))
+
+
+def flags_of(flags: Flags, init: Json) -> Flags:
+    """The command line's flags with what `initialize` says of the session (the TypeScript
+    SDK sends these there, not as flags): the system prompt (text, or parts), what to append,
+    and the names of the program's own MCP servers."""
+    auto = flags.automation
+    prompt = init.get("systemPrompt")
+    if isinstance(prompt, list):
+        prompt = "\n\n".join(p for p in prompt if isinstance(p, str))
+    if isinstance(prompt, str):
+        auto = replace(auto, system_prompt=prompt.strip())
+    extra = init.get("appendSystemPrompt")
+    if isinstance(extra, str) and extra.strip():
+        auto = replace(auto, append_prompt="\n\n".join(p for p in (auto.append_prompt, extra) if p))
+    names = [n for n in init.get("sdkMcpServers") or [] if isinstance(n, str)]
+    servers = {**flags.mcp_servers, **{n: {"type": "sdk"} for n in names}}
+    return replace(flags, automation=auto, mcp_servers=servers)
 
 
 def initialized(run: Run, body: Json, channel: Channel) -> Json:

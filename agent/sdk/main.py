@@ -46,9 +46,13 @@ def serve(args: Namespace) -> int:
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # children and stray prints: stderr
     sys.stdout = sys.stderr
     try:
-        return asyncio.run(Session(args, out).main())
+        return asyncio.run(_main(args, out))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+
+
+async def _main(args: Namespace, out: IO[str]) -> int:
+    return await Session(args, out).main()
 
 
 class Session:
@@ -61,45 +65,58 @@ class Session:
         self.stopped = False  # the current turn was interrupted by the program
         self.run: Run | None = None
         self.handling: set[asyncio.Future[None]] = set()  # control requests being handled
+        loop = asyncio.get_running_loop()
+        self.first: asyncio.Future[Json | None] = loop.create_future()  # initialize, or None
+        self.opened: asyncio.Future[Run] = loop.create_future()  # the session, once built
 
     async def main(self) -> int:
+        reader = asyncio.ensure_future(self._read())
         try:
-            run = await self._open()
+            run = await self._open(await self.first)
         except ConfigError as e:
             print(f"agent: {visible(str(e))}", file=sys.stderr)
             self.channel.write(result_line("error_during_execution", "", error=str(e)))
+            reader.cancel()
             return EXIT_USAGE
         self.run = run
-        reader = asyncio.ensure_future(self._read())
+        self.opened.set_result(run)
         try:
             await run.start()
+            if run.mcp is not None:  # the first turn has them, the program's own ones too
+                await asyncio.to_thread(run.mcp.wait)
+            self.renderer.start({**run.init_event(), "claude_code_version": PROTOCOL})
             await self._turns(run)
         finally:
             reader.cancel()
             await self._close(run)
         return EXIT_OK
 
-    async def _open(self) -> Run:
+    async def _open(self, init: Json | None) -> Run:
+        """The session, built once the program said how (`initialize`: its system prompt and
+        its own MCP servers) — or without that, when a user message or the end came first."""
         # deferred: ~220 ms (openai, the whole session): loaded with this mode only
         from agent.app import build
         from agent.session.resume import chosen
 
-        cfg = configure(flags_from(self.args))
+        cfg = configure(control.flags_of(flags_from(self.args), init or {}))
         for w in cfg.warnings:
             print(f"agent: warning: {visible(w)}", file=sys.stderr)
         resume_id = chosen(self.args, cfg.root, cfg.cwd)
         transports.BRIDGES.append(ProgramServers(self.channel, asyncio.get_running_loop()))
         asks = getattr(self.args, "permission_prompt_tool", None) == "stdio"
         asker = control.ProgramAsker(self.channel, self.interrupt) if asks else None
-        self.renderer = StreamJsonRenderer(self.channel.out)
-        run = build(cfg, self.renderer, asker, resume_id=resume_id)
-        self.renderer.start({**run.init_event(), "claude_code_version": PROTOCOL})
-        return run
+        partial = bool(getattr(self.args, "include_partial_messages", False))
+        self.renderer = StreamJsonRenderer(self.channel.out, partial)
+        return build(cfg, self.renderer, asker, resume_id=resume_id)
 
     async def _read(self) -> None:
         """Route what the program sends until stdin ends."""
         async for message in messages(stdin_reader()):
             kind = message.get("type")
+            if not self.first.done():  # the session is built from what comes first
+                asked = message.get("request") if kind == "control_request" else None
+                ok = isinstance(asked, dict) and asked.get("subtype") == "initialize"
+                self.first.set_result(asked if ok else None)
             if kind == "user":
                 await self.inbox.put(message)
             elif kind == "control_request":
@@ -110,14 +127,19 @@ class Session:
                 body = message.get("response")
                 self.channel.answered(body if isinstance(body, dict) else {})
         self.channel.end()
+        if not self.first.done():
+            self.first.set_result(None)
         await self.inbox.put(None)
 
     async def _control(self, message: Json) -> None:
         rid = str(message.get("request_id", ""))
         body = message.get("request")
         body = body if isinstance(body, dict) else {}
-        kind, run = body.get("subtype"), self.run
-        assert run is not None, "requests are read once the session is open"
+        kind = body.get("subtype")
+        try:
+            run = await self.opened  # a request that came while the session was being built
+        except asyncio.CancelledError:
+            return
         try:
             if kind == "initialize":
                 answer = control.initialized(run, body, self.channel)
@@ -128,6 +150,7 @@ class Session:
                 answer = control.set_mode(run, body)
             elif kind == "set_model":
                 answer = control.set_model(run, body)
+                self.renderer.model = run.agent.llm.model  # what its messages say
             elif kind == "mcp_status":
                 answer = control.mcp_status(run)
             else:
