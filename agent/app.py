@@ -153,17 +153,14 @@ class Run:
         await stop_background(self.agent)
 
     def init_event(self) -> dict[str, Any]:
+        mcp = self.mcp.statuses() if self.mcp is not None else []
         return {
-            "type": "system",
-            "subtype": "init",
-            "session_id": self.session_id,
-            "cwd": str(self.cfg.cwd),
-            "model": self.agent.llm.model,
-            "tools": list(self.agent.tools),
-            "mcp_servers": self.mcp.statuses() if self.mcp is not None else [],
-            "permission_mode": self.cfg.permission_mode,
-            "sandbox": self.sandbox().status(),
-        }
+            "type": "system", "subtype": "init", "session_id": self.session_id,
+            "cwd": str(self.cfg.cwd), "model": self.agent.llm.model,
+            "tools": list(self.agent.tools), "mcp_servers": mcp,
+            "permission_mode": self.cfg.permission_mode, "sandbox": self.sandbox().status(),
+            "skills": sorted(self.skills.skills),
+        }  # fmt: skip
 
     def sandbox(self) -> Sandbox:
         """The session's OS sandbox (agent.sandbox)."""
@@ -267,7 +264,8 @@ def _recorded(
 ) -> tuple[Opened, SessionRecorder, Denials, FanOut]:
     """The session's store (new, or the one resumed) and where its events go: the caller's
     sink, the permission denials and the session recorder."""
-    opened = open_store(cfg.root, resume_id, cfg.options.retention)
+    c = cfg.claude  # --session-id, --fork-session
+    opened = open_store(cfg.root, resume_id, cfg.options.retention, c.session_id, c.fork_session)
     recorder = SessionRecorder(opened.store, cfg.provider, opened.snapshots)
     denials = Denials()
     out = FanOut(sink, denials, recorder)

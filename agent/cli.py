@@ -7,6 +7,7 @@ import sys
 from typing import Any, NoReturn
 
 from agent import __version__
+from agent.config.claude_args import add_claude_flags
 from agent.config.modes import MODES, SANDBOX_MODES
 from agent.ui.process import EXIT_OK, EXIT_USAGE, exit_on_signals, leave
 from agent.ui.stdin import read_prompt
@@ -20,6 +21,7 @@ EPILOG = """examples:
 With no prompt and a terminal, opens the REPL. Exit codes: 0 ok, 1 run failed,
 2 usage/config, 53 turn limit, 54 budget (USD), 55 token budget, 56 answer not
 matching --output-schema, 130 interrupted, 141 output closed. Scripts and CI: docs/ci.md.
+Claude Code's flags work too (--system-prompt, --allowedTools, --mcp-config…: README).
 
 environment (also from ~/.agent/.env): DEEPSEEK_API_KEY, OPENAI_API_KEY, GROQ_API_KEY,
 OPENROUTER_API_KEY, OLLAMA_API_KEY, VLLM_API_KEY, LLAMACPP_API_KEY (providers' keys);
@@ -57,6 +59,7 @@ def parser() -> Any:
     _permission_flags(p, MODES)
     _script_flags(p)
     _session_flags(p)
+    add_claude_flags(p)  # what the Claude Agent SDKs pass (hidden: README lists them)
     p.add_argument(
         "-v", "--verbose", action="store_true", help="print the model and session id at start"
     )
@@ -76,19 +79,22 @@ def _session_flags(p: Any) -> None:
         "--sandbox",
         choices=SANDBOX_MODES,
         metavar="MODE",
-        help=f"OS sandbox for commands: {', '.join(SANDBOX_MODES)}",
+        help=f"commands' OS sandbox: {', '.join(SANDBOX_MODES)}",
     )
     p.add_argument(
         "--trust-project",
         action="store_true",
-        help="trust this project's settings, hooks and MCP servers for this run",
+        help="trust the project (settings, hooks, MCP) for this run",
     )
 
 
 def _permission_flags(p: Any, modes: tuple[str, ...]) -> None:
     """--permission-mode, --allowed-tools, --disallowed-tools, --worktree."""
-    p.add_argument(
-        "--permission-mode", choices=modes, metavar="MODE", help=f"one of {', '.join(modes)}"
+    p.add_argument(  # Claude Code's `auto` too (agent.config.claude.permission_mode)
+        "--permission-mode",
+        choices=(*modes, "auto"),
+        metavar="MODE",
+        help=f"one of {', '.join(modes)}",
     )
     p.add_argument(
         "--allowed-tools",
@@ -115,13 +121,7 @@ def _permission_flags(p: Any, modes: tuple[str, ...]) -> None:
 
 def _script_flags(p: Any) -> None:
     """The flags for scripts and CI (docs/ci.md); paths are taken from where agent started."""
-    p.add_argument(
-        "-p",
-        "--print",
-        dest="print_mode",
-        action="store_true",
-        help="one-shot only: never the REPL",
-    )
+    p.add_argument("-p", "--print", dest="print_mode", action="store_true", help="never the REPL")
     p.add_argument("--output-schema", type=_path, metavar="FILE", help="JSON Schema of the answer")
     p.add_argument(
         "--output-last-message",
@@ -172,6 +172,7 @@ def _directory(value: str) -> str:
 ONE_SHOT_FLAGS = {  # flags that make no sense in the REPL
     "print_mode": "-p/--print",
     "output_schema": "--output-schema",
+    "json_schema": "--json-schema",
     "output_last_message": "--output-last-message",
 }
 
@@ -219,8 +220,8 @@ def main(argv: list[str] | None = None) -> int:
     if fmt != "text":  # a usage error still ends with the result line a wrapper waits for
         p.error = lambda message: _usage_error(p, fmt, message)
     unknown = unknown_flag(p, argv)
-    if unknown:
-        p.error(unknown)
+    if unknown:  # one line (a newer SDK's flag): no usage to scroll past
+        raise SystemExit(_fail(fmt, unknown))
     args = p.parse_args(argv)
     exit_on_signals()
     for flag in ("resume", "worktree"):  # `agent -r "a question"`: a sentence is the prompt
@@ -228,6 +229,19 @@ def main(argv: list[str] | None = None) -> int:
         if value and any(c.isspace() for c in value):
             args.prompt.insert(0, value)
             setattr(args, flag, "")
+    return _front_end(p, args)
+
+
+def _front_end(p: Any, args: Any) -> int:
+    """What the arguments ask for: a program's session (the Claude Agent SDKs), an editor's
+    (ACP), the REPL or a one-shot run — in a new worktree with --worktree."""
+    if args.input_format == "stream-json":  # a program drives the session (Claude Agent SDK)
+        if args.output_format != "stream-json":
+            p.error("--input-format stream-json needs --output-format stream-json")
+        # deferred: ~220 ms (the whole session): only when a program drives the agent
+        from agent.sdk.main import serve
+
+        return serve(args)
     if args.acp:
         if args.prompt:
             p.error("--acp takes no prompt: the editor sends the prompts")
@@ -239,15 +253,20 @@ def main(argv: list[str] | None = None) -> int:
     needs_prompt = [flag for name, flag in ONE_SHOT_FLAGS.items() if getattr(args, name)]
     if prompt is None and needs_prompt:
         p.error(f'{needs_prompt[0]} runs one-shot: give a prompt (agent -p "question") or pipe one')
+    if args.worktree is not None:  # made before either front end starts, entered by it
+        fmt = args.output_format
+        # deferred: ~45 ms: only with --worktree
+        from agent.subagents.worktree import with_worktree
+
+        return with_worktree(args, lambda: _run(args, prompt), lambda why: _fail(fmt, why))
+    return _run(args, prompt)
+
+
+def _run(args: Any, prompt: str | None) -> int:
     if prompt is None:
         # deferred: ~60 ms (prompt_toolkit): the chosen front end only
         from agent.ui.repl import run_repl
 
-        if args.worktree is not None:
-            # deferred: ~45 ms: only with --worktree
-            from agent.subagents.worktree import refuse, with_worktree
-
-            return with_worktree(args, lambda: run_repl(args), refuse)
         return run_repl(args)
     # deferred: ~70 ms: the chosen front end only
     from agent.ui.oneshot import run_oneshot
@@ -265,10 +284,15 @@ def _format_asked(argv: list[str]) -> str:
 
 
 def _usage_error(p: Any, fmt: str, message: str) -> Any:
+    p.print_usage(sys.stderr)
+    raise SystemExit(_fail(fmt, message))
+
+
+def _fail(fmt: str, message: str) -> int:
+    """Said before a run starts: on stderr, and as the result line JSON output ends with."""
     # deferred: ~70 ms: the chosen front end only
     from agent.ui.oneshot import _fail_early, make_renderer
 
-    p.print_usage(sys.stderr)
     if fmt in ("json", "stream-json"):
-        raise SystemExit(_fail_early(make_renderer(fmt, False), fmt, message, EXIT_USAGE))
-    raise SystemExit(_fail_early(None, "text", message, EXIT_USAGE))
+        return _fail_early(make_renderer(fmt, False), fmt, message, EXIT_USAGE)
+    return _fail_early(None, "text", message, EXIT_USAGE)

@@ -1,6 +1,7 @@
 """What a script or a CI job asks of a run besides the task: a JSON Schema the final answer must
-match (`--output-schema`), spending caps (`--max-budget-usd`, `--max-tokens-total`) and the
-system prompt's additions (`--system-prompt-file`, `--append-system-prompt`).
+match (`--output-schema`, or Claude Code's inline `--json-schema`), spending caps
+(`--max-budget-usd`, `--max-tokens-total`) and the system prompt's additions
+(`--system-prompt-file` or Claude Code's `--system-prompt TEXT`, `--append-system-prompt`).
 
 Read and checked once, at start-up: a missing file, a schema that is not JSON or not a valid
 JSON Schema, or a cap that is not a positive number stops the run with exit code 2 before
@@ -29,7 +30,9 @@ class Automation:
     output_schema: dict[str, Any] | None = None  # the parsed --output-schema
     max_budget_usd: float | None = None
     max_tokens_total: int | None = None
-    system_prompt: str = ""  # the text of --system-prompt-file: replaces the built-in persona
+    # --system-prompt TEXT or the text of --system-prompt-file: replaces the built-in persona
+    # ("" = none at all); None = the built-in one
+    system_prompt: str | None = None
     append_prompt: str = ""  # --append-system-prompt
 
     @property
@@ -51,18 +54,29 @@ class Automation:
 def automation_from(args: Namespace) -> Automation:
     """The Automation of parsed command-line arguments (agent.cli); raises ConfigError."""
     schema_file = getattr(args, "output_schema", None)
+    schema_text = getattr(args, "json_schema", None)  # Claude Code's inline --json-schema
     prompt_file = getattr(args, "system_prompt_file", None)
+    prompt = getattr(args, "system_prompt", None)  # Claude Code's --system-prompt TEXT
+    for a, b in (("output_schema", "json_schema"), ("system_prompt_file", "system_prompt")):
+        if getattr(args, a, None) is not None and getattr(args, b, None) is not None:
+            flags = " and ".join(f"--{n.replace('_', '-')}" for n in (a, b))
+            raise ConfigError(f"{flags} say the same thing: give one of them")
     usd = getattr(args, "max_budget_usd", None)
     tokens = getattr(args, "max_tokens_total", None)
     if usd is not None and not usd > 0:
         raise ConfigError(f"--max-budget-usd must be a positive number of dollars, not {usd!r}")
     if tokens is not None and tokens < 1:
         raise ConfigError(f"--max-tokens-total must be a whole number of at least 1, not {tokens}")
+    if prompt_file:
+        prompt = _read_text(prompt_file, "--system-prompt-file")
+    schema = read_schema(schema_file) if schema_file else None
+    if schema_text is not None:
+        schema = checked_schema(schema_text, "--json-schema")
     return Automation(
-        output_schema=read_schema(schema_file) if schema_file else None,
+        output_schema=schema,
         max_budget_usd=usd,
         max_tokens_total=tokens,
-        system_prompt=_read_text(prompt_file, "--system-prompt-file") if prompt_file else "",
+        system_prompt=prompt.strip() if prompt is not None else None,
         append_prompt=(getattr(args, "append_system_prompt", None) or "").strip(),
     )
 
@@ -79,25 +93,27 @@ def _read_text(path: str, flag: str) -> str:
 
 def read_schema(path: str) -> dict[str, Any]:
     """The JSON Schema in `path`, checked against its own meta-schema."""
-    text = _read_text(path, "--output-schema")
+    return checked_schema(_read_text(path, "--output-schema"), f"--output-schema {path}")
+
+
+def checked_schema(text: str, where: str) -> dict[str, Any]:
+    """The JSON Schema `text`, checked against its own meta-schema; `where` names it."""
     try:
         schema = json.loads(text)
     except ValueError as e:
-        raise ConfigError(f"--output-schema {path}: not JSON ({e})") from None
+        raise ConfigError(f"{where}: not JSON ({e})") from None
     if not isinstance(schema, dict):
-        raise ConfigError(f"--output-schema {path}: a JSON Schema is an object, not {text[:40]}")
+        raise ConfigError(f"{where}: a JSON Schema is an object, not {text[:40]}")
     from jsonschema import exceptions, validators  # deferred: ~60 ms: only with --output-schema
 
     try:
         validators.validator_for(schema).check_schema(schema)
     except exceptions.SchemaError as e:
-        where = "/".join(str(p) for p in e.absolute_path) or "the top level"
-        raise ConfigError(
-            f"--output-schema {path}: not a valid JSON Schema at {where}: {e.message}"
-        ) from None
+        place = "/".join(str(p) for p in e.absolute_path) or "the top level"
+        raise ConfigError(f"{where}: not a valid JSON Schema at {place}: {e.message}") from None
     bad = unresolvable_ref(schema)
     if bad is not None:
-        raise ConfigError(f"--output-schema {path}: {bad}")
+        raise ConfigError(f"{where}: {bad}")
     return schema
 
 

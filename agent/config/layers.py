@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.config import settings as st
+from agent.config.claude import ClaudeFlags
 from agent.config.mcpfiles import project_servers
 from agent.config.trust import TRUST_HINT, UNTRUSTED_SHORT, Trust, admits, is_own, not_applied
 
@@ -16,20 +17,27 @@ def load_settings(
     root: Path,
     trusted: bool | Trust,
     sources: list[tuple[Path, dict[str, Any]]] | None = None,
+    only: frozenset[str] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """Merge user < project < local settings; restrict the project's files if untrusted.
-    Each file read is added to `sources` as it was written."""
+    Each file read is added to `sources` as it was written. `only` (--setting-sources) names
+    the files read: user (and ~/.agent/hooks.json), project (`.agent/settings.json`,
+    `.agent/hooks.json`, `.mcp.json`), local; None: all of them."""
     merged: dict[str, Any] = {}
     warnings: list[str] = []
     why = not_applied(trusted, UNTRUSTED_SHORT)
     user = st.user_dir() / "settings.json"
     files = [(user, False)]
-    if (root / ".agent").resolve() != user.parent.resolve():  # a project at ~ is the user's
+    at_home = (root / ".agent").resolve() == user.parent.resolve()  # a project at ~: the user's
+    if not at_home:
         files += [
             (root / ".agent/settings.json", True),
             (root / ".agent/settings.local.json", True),
         ]
-    for path, is_project in files:
+    kinds = ("user", "project", "local")
+    hooked = [p for p, _ in files[:2]]  # ~/.agent/hooks.json, .agent/hooks.json
+    read = [f for f, kind in zip(files, kinds, strict=False) if only is None or kind in only]
+    for path, is_project in read:
         data = st.read_settings(path)
         warnings += st.unknown_keys(path, data)
         if sources is not None and data:
@@ -38,18 +46,39 @@ def load_settings(
         if dropped:
             warnings.append(f"{path}: ignored {', '.join(dropped)} ({why}; {TRUST_HINT})")
         merged = st.merge(merged, data)
-    for path, is_project in [(p.parent / "hooks.json", proj) for p, proj in files[:2]]:
+    for path, is_project in [(p.parent / "hooks.json", proj) for p, proj in read if p in hooked]:
         hooks = st.read_hooks(path)
         if hooks and is_project and not admits(trusted, path.relative_to(root)):
             warnings.append(f"{path}: hooks ignored ({why}; {TRUST_HINT})")
         elif hooks:
             merged = st.merge(merged, {"hooks": hooks})
-    mcp_ok = admits(trusted, ".mcp.json") or len(files) == 1  # 1: the project is ~
-    servers, notes = project_servers(root, mcp_ok)
+    mcp_ok = admits(trusted, ".mcp.json") or at_home
+    mcp_read = only is None or "project" in only
+    servers, notes = project_servers(root, mcp_ok) if mcp_read else ({}, [])
     warnings += notes
     if servers:  # an entry of the same name in a settings file wins
         merged["mcpServers"] = {**servers, **merged.get("mcpServers", {})}
     return merged, warnings
+
+
+def run_settings(
+    root: Path,
+    trusted: Trust,
+    sources: list[tuple[Path, dict[str, Any]]],
+    claude: ClaudeFlags,
+    servers: dict[str, Any],
+) -> tuple[dict[str, Any], list[str]]:
+    """A run's settings: the files (those --setting-sources names), --settings over them (as in
+    Claude Code), then `servers` (--mcp-config's, an editor's: winning a name, as a settings
+    entry would; with --strict-mcp-config, the only ones); and the warnings to say."""
+    s, warnings = load_settings(root, trusted, sources, claude.sources)
+    warnings += [*withheld_warning(trusted), *claude.notes]
+    s = st.merge(s, claude.settings)
+    if claude.strict_mcp:
+        s = {**s, "mcpServers": {}}
+    if servers:
+        s = {**s, "mcpServers": {**s.get("mcpServers", {}), **servers}}
+    return s, warnings
 
 
 def applied(

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from agent.config import settings as st
 from agent.config.automation import Automation, automation_from
+from agent.config.claude import ClaudeFlags, claude_flags, permission_mode
 from agent.config.envfiles import EnvFiles, load_env_files
 from agent.config.keys import api_key
-from agent.config.layers import load_settings, withheld_warning
+from agent.config.layers import load_settings, run_settings
 from agent.config.mcpfiles import own_servers
 from agent.config.modes import SANDBOX_MODES, PermissionMode
 from agent.config.prices import Price, price_for
@@ -46,8 +47,9 @@ class Flags:
     sandbox: str | None = None  # --sandbox MODE
     add_dirs: tuple[str, ...] = ()  # --add-dir: more permissions.additionalDirectories
     automation: Automation = field(default_factory=Automation)  # --output-schema, budgets…
-    # MCP servers an editor passes with an ACP session (the user's choice, as their settings)
+    # MCP servers an editor passes with an ACP session, or --mcp-config (the user's choice)
     mcp_servers: dict[str, Any] = field(default_factory=dict)
+    claude: ClaudeFlags = field(default_factory=ClaudeFlags)  # Claude Code's flags (the SDKs')
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ class Config:
     automation: Automation = field(default_factory=Automation)  # agent.config.automation
     # The MCP servers the user declared themselves (agent.config.mcpfiles.own_servers)
     mcp_own: frozenset[str] = frozenset()
+    claude: ClaudeFlags = field(default_factory=ClaudeFlags)  # agent.config.claude
 
     @property
     def trusted(self) -> bool:
@@ -199,10 +202,7 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
     root = st.project_root(cwd)
     trust = state_of(root, flags.trust_project)
     sources: list[tuple[Path, dict[str, Any]]] = []
-    s, warnings = load_settings(root, trust, sources)
-    warnings += withheld_warning(trust)
-    if flags.mcp_servers:  # an editor's servers win a name, as a settings entry would
-        s = {**s, "mcpServers": {**s.get("mcpServers", {}), **flags.mcp_servers}}
+    s, warnings = run_settings(root, trust, sources, flags.claude, flags.mcp_servers)
     files, env, expand = _environment(dict(os.environ if env is None else env), root, trust, s)
     warnings = [*files.warning(), *warnings]
     p = pick_provider(flags, env, s)
@@ -240,6 +240,7 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         sandbox_consent=flags.sandbox == "workspace-write",
         automation=flags.automation,
         mcp_own=own_servers(root, trust.folder) | frozenset(flags.mcp_servers),  # an editor's too
+        claude=flags.claude,
     )
 
 
@@ -266,13 +267,15 @@ def _sandbox_mode(flags: Flags, env: dict[str, str]) -> str:
 
 def flags_from(args: Namespace) -> Flags:
     """The Flags of parsed command-line arguments (agent.cli's parser)."""
+    servers: dict[str, Any] = {}  # --mcp-config's
+    claude = claude_flags(args, servers)
     return Flags(
         provider=args.provider,
         model=args.model,
         base_url=args.base_url,
-        think=args.think,
+        think=args.think or claude.think,
         max_turns=args.max_turns,
-        permission_mode=args.permission_mode,
+        permission_mode=permission_mode(args.permission_mode),
         allowed_tools=st.split_rules(args.allowed_tools),
         disallowed_tools=st.split_rules(args.disallowed_tools),
         trust_project=args.trust_project,
@@ -281,4 +284,6 @@ def flags_from(args: Namespace) -> Flags:
         sandbox=args.sandbox,
         add_dirs=tuple(getattr(args, "add_dir", None) or ()),
         automation=automation_from(args),
+        mcp_servers=servers,
+        claude=claude,
     )

@@ -238,13 +238,14 @@ def project_root(cwd: Path) -> Path:
 
 
 def split_rules(values: list[str]) -> tuple[str, ...]:
-    """`a,b(c, d)` → ("a", "b(c, d)"): commas inside parentheses stay."""
+    """`a,b(c, d) e` → ("a", "b(c, d)", "e"): commas and spaces separate rules (as Claude Code
+    reads --allowedTools), except inside parentheses."""
     out: list[str] = []
     for value in values:
         depth, cur = 0, ""
         for ch in value:
             depth += (ch == "(") - (ch == ")")
-            if ch == "," and depth == 0:
+            if (ch == "," or ch.isspace()) and depth == 0:
                 out.append(cur.strip())
                 cur = ""
             else:

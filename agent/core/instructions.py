@@ -2,11 +2,12 @@
 command line adds — `--system-prompt-file`, `--append-system-prompt` and the `--output-schema`
 instructions.
 
-`--system-prompt-file` replaces the built-in prompt's response format and example with the
-file's text; its role and boundaries and its rules (safety, reading before editing, the
-dedicated tools) stay, so the tools are used as safely as ever. The additions go before the
-memory block: /context counts what follows the memory header as memory, and subagents, which
-inherit only the memory, never get them (a subagent must not answer its parent in JSON).
+`--system-prompt-file` (or `--system-prompt TEXT`) replaces the built-in prompt's response
+format and example with the file's text (`--system-prompt ""`: with nothing); its role and
+boundaries and its rules (safety, reading before editing, the dedicated tools) stay, so the
+tools are used as safely as ever. The additions go before the memory block: /context counts
+what follows the memory header as memory, and subagents, which inherit only the memory, never
+get them (a subagent must not answer its parent in JSON).
 """
 
 from __future__ import annotations
@@ -31,11 +32,12 @@ def dressed(prompt: str, automation: Automation) -> str:
     additions; `prompt` itself when there are none."""
     a = automation
     schema = instructions(a.output_schema) if a.output_schema is not None else ""
-    if not (a.system_prompt or a.append_prompt or schema):
+    if a.system_prompt is None and not (a.append_prompt or schema):
         return prompt
     head, header, memory = prompt.partition(f"\n\n{MEMORY_HEADER}")
-    if a.system_prompt:
+    if a.system_prompt is not None:  # "" (Claude Code's `--system-prompt ""`): no persona
         base = base_prompt().rstrip()
-        head = head.replace(base, f"{kept_rules(base)}\n\n{a.system_prompt}", 1)
+        persona = f"\n\n{a.system_prompt}" if a.system_prompt else ""
+        head = head.replace(base, f"{kept_rules(base)}{persona}", 1)
     head = head.rstrip("\n") + "".join(f"\n\n{x}" for x in (a.append_prompt, schema) if x)
     return f"{head}{header}{memory}" if header else f"{head}\n"

@@ -116,7 +116,14 @@ def chosen(
     args: object, root: Path, cwd: Path, out: TextIO = sys.stderr, choose: Choose | None = None
 ) -> str | None:
     """The session id that `-c` / `-r [ID]` ask for, or None for a new session. Lines of its
-    file that cannot be read are said on `out` (and the file kept) before anything opens it."""
+    file that cannot be read are said on `out` (and the file kept) before anything opens it.
+    A --session-id must be new; with -c/-r it names the fork (--fork-session)."""
+    new, fork = getattr(args, "session_id", None), getattr(args, "fork_session", False)
+    resuming = getattr(args, "cont", False) or getattr(args, "resume", None) is not None
+    if new and resuming and not fork:
+        raise ConfigError("--session-id with --continue or --resume needs --fork-session")
+    if new and (sessions_dir(root) / f"{new}.jsonl").exists():
+        raise ConfigError(f"--session-id {new}: that session exists (agent -r {new} resumes it)")
     if getattr(args, "cont", False):
         found = find(root, cwd, None).id
     else:

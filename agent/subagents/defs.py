@@ -15,6 +15,9 @@ A definition is Markdown with front matter:
 tool subset. Claude Code's names (`Read, Grep, Glob`, `Bash`, `Edit`, `WebFetch`, `Task`…) are
 mapped to ours; names still unknown are dropped with a warning. A project definition wins over
 a user one of the same name; in one place, `.agent/agents` wins over `.claude/agents` (said).
+Definitions given as JSON (`--agents`, an SDK's `agents`) are read by the same rules. Claude's
+model aliases (`sonnet`, `opus`, `haiku`) mean the session's model, as `inherit` does: they name
+no model of an OpenAI-compatible endpoint.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from agent.base.frontmatter import names_of, text_of
 from agent.config.trust import Trust, admits, at_home, not_applied
 
 _NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,63}")
+CLAUDE_MODELS = ("sonnet", "opus", "haiku")  # Claude's aliases: the session's model here
 MAX_BYTES = 200_000  # a definition larger than this is skipped
 
 
@@ -98,6 +102,11 @@ def from_fields(
         )
     elif unknown:
         notes = (f"{source}: unknown tool(s) ignored: {', '.join(unknown)}",)
+    denied = names_of(fields.get("disallowedTools"))
+    if denied:  # Claude Code's: out of its tools (out of every tool when it lists none)
+        gone = resolve_tools(denied, known)[0]
+        kept = tools if tools is not None else tuple(known)
+        tools = tuple(n for n in kept if not any(fnmatch.fnmatchcase(n, g) for g in gone))
     model = text_of(fields.get("model"))
     return AgentDef(
         name=name,
@@ -105,7 +114,7 @@ def from_fields(
         prompt=body,
         tools=tools,
         notes=notes,
-        model=None if model in ("", "inherit") else model,
+        model=None if model.lower() in ("", "inherit", *CLAUDE_MODELS) else model,
         max_steps=int(turns) if turns.isdigit() and int(turns) > 0 else None,
         source=source,
     )

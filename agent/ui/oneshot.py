@@ -45,13 +45,14 @@ EXIT_BY_SUBTYPE = {
 
 
 def make_renderer(
-    fmt: str, verbose: bool, out: IO[str] | None = None
+    fmt: str, verbose: bool, out: IO[str] | None = None, partial: bool = False
 ) -> TextRenderer | JsonRenderer:
+    """The run's renderer; `partial`: stream-json's stream_event lines too."""
     out = out or sys.stdout
     if fmt == "json":
         return render.JsonRenderer(out)
     if fmt == "stream-json":
-        return render.StreamJsonRenderer(out)
+        return render.StreamJsonRenderer(out, partial)
     return render.TextRenderer(out, verbose=verbose)
 
 
@@ -108,15 +109,8 @@ def run_oneshot(args: Namespace, prompt: str) -> int:
     t0 = time.monotonic()
     fmt = args.output_format
     pipe = PipeOut(sys.stdout)  # a reader that goes away (`| head -1`) stops the run quietly
-    renderer = make_renderer(fmt, args.verbose, answer_out(args, cast("IO[str]", pipe)))
-    if args.worktree is not None:  # make it, run this one-shot inside, then keep or remove it
-        from agent.subagents.worktree import with_worktree  # deferred: ~45 ms: only with --worktree
-
-        return with_worktree(
-            args,
-            lambda: run_oneshot(args, prompt),
-            lambda msg: _fail_early(renderer, fmt, msg, EXIT_USAGE),
-        )
+    dest = answer_out(args, cast("IO[str]", pipe))
+    renderer = make_renderer(fmt, args.verbose, dest, args.include_partial_messages)
     try:
         cfg = configure(flags_from(args))
     except ConfigError as e:

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import sys
+import uuid
 from typing import IO, Any
 
+from agent import __version__
 from agent.base.events import (
     AssistantMessage,
     Compacted,
@@ -22,8 +24,13 @@ from agent.base.events import (
     ToolStart,
 )
 from agent.base.visible import json_escaped, visible
+from agent.ui.render_partial import Partial
 
 RESULT_PREVIEW = 2000  # chars of a tool result in a JSON tool_result event
+
+# The Claude Code stream-json protocol these lines follow, as the init line says it (the SDKs
+# warn about a CLI that reports none); `agent --version` is the agent's own.
+CLAUDE_PROTOCOL = "2.0.0"
 
 
 def dumps(obj: Any) -> str:
@@ -113,47 +120,43 @@ class JsonRenderer:
 
 
 class StreamJsonRenderer(JsonRenderer):
-    """`--output-format stream-json`: Claude Code's shape (system/assistant/user/result)."""
+    """`--output-format stream-json`: Claude Code's shape (system/assistant/user/result, each
+    with a `uuid`), as the Claude Agent SDKs' parsers read it; with `partial`
+    (--include-partial-messages) the `stream_event` lines of agent.ui.render_partial too."""
 
-    def __init__(self, out: IO[str] = sys.stdout) -> None:
+    def __init__(self, out: IO[str] = sys.stdout, partial: bool = False) -> None:
         super().__init__(out)
         self.session_id = ""
         self.model = ""
         self.n = 0
+        self.partial = Partial(self.write, lambda: self.session_id) if partial else None
+
+    def write(self, obj: dict[str, Any]) -> None:
+        super().write({**obj, "uuid": obj.get("uuid") or str(uuid.uuid4())})
 
     def start(self, init: dict[str, Any]) -> None:
         self.session_id, self.model = init["session_id"], init["model"]
-        self.write({**init, "permissionMode": init["permission_mode"], "apiKeySource": "env"})
+        skills = list(init.get("skills", []))
+        self.write(
+            {
+                **init,
+                "permissionMode": init["permission_mode"],
+                "apiKeySource": "env",
+                "claude_code_version": CLAUDE_PROTOCOL,
+                "agent_version": __version__,
+                "slash_commands": skills,  # (a skill runs as /name)
+                "skills": skills,
+                "output_style": "default",
+                "plugins": [],
+            }
+        )
 
     def emit(self, event: Event) -> None:
+        if self.partial is not None and not isinstance(event, AssistantMessage):
+            self.partial.see(event, self._message_id(self.n + 1), self.model)
         if isinstance(event, AssistantMessage):
             self.n += 1
-            content: list[dict[str, Any]] = []
-            stop = "tool_use" if event.tool_calls else "end_turn"
-            stop = "max_tokens" if event.finish_reason == "length" else stop
-            if event.reasoning:
-                content.append({"type": "thinking", "thinking": event.reasoning})
-            if event.text:
-                content.append({"type": "text", "text": event.text})
-            for c in event.tool_calls:
-                content.append(
-                    {"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["args"]}
-                )
-            u = event.usage or {}
-            message = {
-                "id": f"msg_{self.session_id}_{self.n}",  # the session id is unique
-                "type": "message",
-                "role": "assistant",
-                "model": self.model,
-                "content": content,
-                "stop_reason": stop,
-                "usage": {
-                    "input_tokens": u.get("input_tokens", 0),
-                    "output_tokens": u.get("output_tokens", 0),
-                    "cache_read_input_tokens": u.get("cached_tokens", 0),
-                },
-            }
-            self._wrap("assistant", message)
+            self._assistant(event)
         elif isinstance(event, ToolEnd):
             block = {
                 "type": "tool_result",
@@ -165,8 +168,45 @@ class StreamJsonRenderer(JsonRenderer):
         elif isinstance(event, ErrorEvent):  # a retry is news too: 40 s of them must show
             kind = "api_retry" if event.retrying else "api_error"
             self._system(kind, event.message, discard_partial=event.discard)
+        elif isinstance(event, Compacted) and event.trigger in ("auto", "manual"):
+            meta = {"trigger": event.trigger, "pre_tokens": event.pre_tokens}
+            self._system("compact_boundary", "", compact_metadata=meta)
         elif isinstance(event, Notice) and not isinstance(event, SubagentProgress):
             self._system("notice", event.message)  # (subagent lines: json mode only)
+
+    def _assistant(self, event: AssistantMessage) -> None:
+        content: list[dict[str, Any]] = []
+        stop = "tool_use" if event.tool_calls else "end_turn"
+        stop = "max_tokens" if event.finish_reason == "length" else stop
+        if event.reasoning:  # no signature to give: the SDKs' parsers need the field
+            content.append({"type": "thinking", "thinking": event.reasoning, "signature": ""})
+        if event.text:
+            content.append({"type": "text", "text": event.text})
+        for c in event.tool_calls:
+            content.append(
+                {"type": "tool_use", "id": c["id"], "name": c["name"], "input": c["args"]}
+            )
+        u = event.usage or {}
+        message_id = self._message_id(self.n)
+        if self.partial is not None:
+            self.partial.close(event, stop, message_id, self.model)
+        message = {
+            "id": message_id,
+            "type": "message",
+            "role": "assistant",
+            "model": self.model,
+            "content": content,
+            "stop_reason": stop,
+            "usage": {
+                "input_tokens": u.get("input_tokens", 0),
+                "output_tokens": u.get("output_tokens", 0),
+                "cache_read_input_tokens": u.get("cached_tokens", 0),
+            },
+        }
+        self._wrap("assistant", message)
+
+    def _message_id(self, n: int) -> str:
+        return f"msg_{self.session_id}_{n}"  # the session id is unique
 
     def _system(self, subtype: str, message: str, **more: Any) -> None:
         self.write(

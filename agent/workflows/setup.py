@@ -10,7 +10,7 @@ from agent.base.events import TodoChanged
 from agent.base.record import Tool
 from agent.hooks.hooks import Hooks
 from agent.session.store import load
-from agent.subagents.defs import AgentDef, load_defs
+from agent.subagents.defs import AgentDef, from_json, load_defs
 from agent.subagents.records import Limits
 from agent.subagents.runner import Subagents
 from agent.subagents.tool import task_tools
@@ -23,11 +23,19 @@ if TYPE_CHECKING:
 
 
 def subagent_tools(cfg: Config) -> tuple[dict[str, Tool], dict[str, AgentDef], list[str]]:
-    """task and task_result (listing the project's agent definitions), the definitions, and
-    warnings about definition files that were skipped."""
+    """task and task_result (listing the agent definitions: files', and --agents'), the
+    definitions, and warnings about definitions that were skipped or cut."""
     tools = [*builtin_tools(), *task_tools({})]
     known = {t.name: t.aliases for t in tools} | {ACTION_TOOL: ()}
     defs, warnings = load_defs(cfg.root, known, trusted=cfg.trust)
+    for name, raw in cfg.claude.agents.items():  # --agents: over the files
+        got = from_json(name, raw, known, "--agents")
+        if isinstance(got, str):
+            warnings.append(got)
+            continue
+        defs[name] = got
+        warnings += got.notes
+    defs = dict(sorted(defs.items()))
     return {t.name: t for t in task_tools(defs)}, defs, warnings
 
 

@@ -23,7 +23,7 @@ def test_the_tuples_are_the_literal_types() -> None:
 
 def test_the_flag_and_a_settings_file_offer_the_same_modes(tmp_path: Path) -> None:
     flag = next(a for a in parser()._actions if "--permission-mode" in a.option_strings)
-    assert tuple(flag.choices or ()) == MODES
+    assert tuple(flag.choices or ()) == (*MODES, "auto")  # Claude Code's auto: default here
     bad = tmp_path / "settings.json"
     bad.write_text(json.dumps({"permissions": {"mode": "yolo"}}))
     with pytest.raises(ConfigError, match=", ".join(MODES)):
