@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from agent.base.visible import visible
-from agent.config.modes import is_mode
+from agent.config.claude import permission_mode
 from agent.hooks.hooks import EVENTS, HookSpec
 from agent.hooks.run import Proc
 from agent.permissions.request import Answer, AskRequest
@@ -121,6 +121,9 @@ def flags_of(flags: Flags, init: Json) -> Flags:
     extra = init.get("appendSystemPrompt")
     if isinstance(extra, str) and extra.strip():
         auto = replace(auto, append_prompt="\n\n".join(p for p in (auto.append_prompt, extra) if p))
+    schema = init.get("jsonSchema")
+    if isinstance(schema, dict):  # the answer's shape (the TypeScript SDK's outputFormat)
+        auto = replace(auto, output_schema=schema)
     names = [n for n in init.get("sdkMcpServers") or [] if isinstance(n, str)]
     servers = {**flags.mcp_servers, **{n: {"type": "sdk"} for n in names}}
     return replace(flags, automation=auto, mcp_servers=servers)
@@ -141,14 +144,19 @@ def initialized(run: Run, body: Json, channel: Channel) -> Json:
         "models": [{"value": run.agent.llm.model, "displayName": run.agent.llm.model}],
         "tools": tools,
         "hooks_applied": True,
-        "hook_on_failure_supported": False,
+        "hook_on_failure_supported": False,  # only PreToolUse and UserPromptSubmit fail closed
+        # what the program passed with initialize took effect (the TypeScript SDK checks)
+        "mcp_servers_applied": True,
+        "settings_applied": True,
+        "disallowed_tools_applied": True,
     }
 
 
 def set_mode(run: Run, body: Json) -> Json:
-    mode = body.get("mode")
-    if not is_mode(mode):
-        raise ValueError(f"unknown permission mode {mode!r}")
+    """Claude Code's modes; its `auto` (a model classifies each call) is `default` here."""
+    mode = permission_mode(str(body.get("mode")))
+    if mode is None:
+        raise ValueError(f"unknown permission mode {body.get('mode')!r}")
     run.set_mode(mode)
     return {}
 

@@ -27,6 +27,7 @@ from agent.sdk import control
 from agent.sdk.bridge import ProgramServers
 from agent.sdk.channel import Channel, Json, messages, stdin_reader
 from agent.ui.oneshot import result_event, result_line
+from agent.ui.oneshot_script import Script
 from agent.ui.process import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from agent.ui.render_json import StreamJsonRenderer
 from agent.ui.startup import configure
@@ -34,9 +35,6 @@ from agent.ui.startup import configure
 if TYPE_CHECKING:  # annotations only
     from agent.app import Run
 
-# The Claude Code stream-json protocol this mode speaks, as the init message says it (the SDKs
-# warn about a CLI that reports none); `agent --version` is the agent's own.
-PROTOCOL = "2.0.0"
 # What a turn that stopped early is called in the SDKs' result types.
 SUBTYPES = {"error_interrupted": "error_during_execution", "error_budget": "error_max_budget_usd"}
 
@@ -84,7 +82,7 @@ class Session:
             await run.start()
             if run.mcp is not None:  # the first turn has them, the program's own ones too
                 await asyncio.to_thread(run.mcp.wait)
-            self.renderer.start({**run.init_event(), "claude_code_version": PROTOCOL})
+            self.renderer.start(run.init_event())
             await self._turns(run)
         finally:
             reader.cancel()
@@ -171,16 +169,22 @@ class Session:
         while (message := await self.inbox.get()) is not None:
             prompt, images = content_of(message.get("message"))
             t0 = time.monotonic()
-            self.current, self.stopped = asyncio.ensure_future(run.turn(prompt, images)), False
+            script = Script.of(self.args, run.cfg)  # a schema's answer is checked each turn
+            work = self._turn(run, script, prompt, images)
+            self.current, self.stopped = asyncio.ensure_future(work), False
             try:
                 end = await self.current
             except asyncio.CancelledError:
                 if not self.stopped:
                     raise
                 end = TurnEnd("error_interrupted", "", run.agent.totals.requests, "interrupted")
-            result = result_event(run, end, time.monotonic() - t0)
+            result = {**result_event(run, end, time.monotonic() - t0), **script.result_fields(run)}
             result["subtype"] = SUBTYPES.get(end.subtype, end.subtype)
             self.renderer.finish(result)
+
+    @staticmethod
+    async def _turn(run: Run, script: Script, prompt: str, images: list[Image]) -> TurnEnd:
+        return await script.settle(run, await run.turn(prompt, images))
 
     async def _close(self, run: Run) -> None:
         await run.stop_background()
