@@ -215,6 +215,8 @@ def content_of(message: Any) -> tuple[str, list[Image]]:
             if src.get("type") == "base64" and isinstance(src.get("data"), str):
                 data = base64.b64decode(src["data"], validate=False)
                 images.append(Image(str(src.get("media_type") or "image/png"), data, f"image {n}"))
+            else:  # by URL or a file id: not fetched unasked; the model is told it was there
+                texts.append(f"[an image was sent as {src.get('type')!r}, which is not attached]")
         elif kind == "tool_result":
             inner = block.get("content")
             texts.append(inner if isinstance(inner, str) else content_of({"content": inner})[0])
