@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import sys
-import uuid
 from typing import IO, Any
 
 from agent import __version__
@@ -23,6 +22,7 @@ from agent.base.events import (
     ToolEnd,
     ToolStart,
 )
+from agent.base.ids import uuid4
 from agent.base.visible import json_escaped, visible
 from agent.ui.render_partial import Partial
 
@@ -132,7 +132,7 @@ class StreamJsonRenderer(JsonRenderer):
         self.partial = Partial(self.write, lambda: self.session_id) if partial else None
 
     def write(self, obj: dict[str, Any]) -> None:
-        super().write({**obj, "uuid": obj.get("uuid") or str(uuid.uuid4())})
+        super().write({**obj, "uuid": obj.get("uuid") or uuid4()})
 
     def start(self, init: dict[str, Any]) -> None:
         self.session_id, self.model = init["session_id"], init["model"]

@@ -8,11 +8,11 @@ over."""
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Callable
 from typing import Any
 
 from agent.base.events import AssistantMessage, ErrorEvent, Event, ReasoningDelta, TextDelta
+from agent.base.ids import uuid4
 
 Line = dict[str, Any]
 # our delta kind -> (the block's type, the field its text goes in, the delta's type)
@@ -107,7 +107,7 @@ class Partial:
         self.write(
             {
                 "type": "stream_event",
-                "uuid": str(uuid.uuid4()),
+                "uuid": uuid4(),
                 "session_id": self.session_id(),
                 "event": event,
                 "parent_tool_use_id": None,
