@@ -11,7 +11,6 @@ the program's base name (`/usr/bin/curl`), inside substitutions and inside `bash
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 
 from agent.permissions.facts import Facts
@@ -29,15 +28,18 @@ from agent.permissions.shell.places import (
     runs_later_args,
 )
 from agent.permissions.shell.reach import recursive_read
+from agent.permissions.shell.suggest import prefix_suggestion
 
 _HOME_PWD = re.compile(r"\$\{?(HOME|PWD)\}?")
 PEEL = risk.WRAPPERS - {"eval", "source", ".", "trap", "alias", "fc", "let"}
 MAX_DEPTH = 3
 
 
-def command_facts(rs: RuleSet, tool: str, command: str, ws: Workspace) -> Facts:
+def command_facts(
+    rs: RuleSet, tool: str, command: str, ws: Workspace, base: Path | None = None
+) -> Facts:
     """What decide needs to know about one shell command given to `tool` (see the module
-    docstring); its rules are that tool's."""
+    docstring); its rules are that tool's; relative paths start at `base` (the root)."""
     f = Facts(target=command)
     p = parse(command)
     _rule_scan(f, rs, tool, p)
@@ -45,7 +47,7 @@ def command_facts(rs: RuleSet, tool: str, command: str, ws: Workspace) -> Facts:
         f.problem = p.problems[0]
         return f
     problems = list(p.problems)
-    bases = [ws.root]
+    bases = [base or ws.root]
     writes = _redirects(f, p.redirects, ws, bases, problems)
     judged: list[tuple[str, bool]] = []
     for cmd in p.commands:
@@ -71,10 +73,14 @@ def _judge(
     problems: list[str],
 ) -> tuple[str, bool] | None:
     """(allow rule, built-in read-only) for one simple command; None when it runs nothing."""
+    names_no_file = risk.opens_nothing(cmd)
     cmd = expand(cmd, bases)
-    f.protected = f.protected or _secret_args(cmd, ws, bases) or git_config_read(cmd)
+    if not names_no_file:  # `echo ~/.ssh/id_rsa` prints a static name, it opens nothing
+        f.protected = f.protected or _secret_args(cmd, ws, bases) or git_config_read(cmd)
     name = risk.name_of(cmd)
     esc = risk.escape(cmd)  # `sed -i`: a reading command made to write
+    if esc and _script_reads_only(f, rs, tool, cmd, ws, bases[-1]):
+        return "", True
     writer = (name or "").rsplit("/", 1)[-1] in FILE_WRITERS and (esc or not risk.read_only(cmd))
     if writer:  # it writes what it names: never what runs later, unasked
         f.protected = f.protected or runs_later_args(cmd, ws, bases)
@@ -84,7 +90,7 @@ def _judge(
     if not cmd.argv:
         return None
     rule = _allow_rule(rs, tool, cmd)
-    ro = risk.read_only(cmd) and inside(cmd, ws, bases)
+    ro = risk.read_only(cmd) and (names_no_file or inside(cmd, ws, bases))
     reach = recursive_read(cmd, ws, bases)
     f.protected = f.protected or reach.secret
     hazard = git_repo_hazard(cmd, bases)  # "" at once for anything but git
@@ -107,6 +113,20 @@ def _judge(
         outside = risk.read_only(cmd)
         f.why = f.why or f"{name} {'reaches outside the workspace' if outside else unruled}"
     return rule, ro
+
+
+def _script_reads_only(
+    f: Facts, rs: RuleSet, tool: str, cmd: Command, ws: Workspace, base: Path
+) -> bool:
+    """`bash -lc S` (`zsh -lc`, `sh -c`, as Codex takes them) whose script S only reads, judged
+    as S itself from where it would start; what S reaches that always asks asks here too."""
+    script = risk.shell_script(cmd)
+    if script is None:
+        return False
+    inner = command_facts(rs, tool, script, ws, base)
+    f.protected = f.protected or inner.protected
+    f.repo_code = f.repo_code or inner.repo_code
+    return inner.read_only and not inner.problem and not inner.protected
 
 
 def _rule_scan(f: Facts, rs: RuleSet, tool: str, p: Parsed) -> None:
@@ -244,37 +264,3 @@ def _redirects(
                 problems.append(f"redirection {r.op} {v} writes outside the workspace")
             writes = writes or r.writes or not verdict.inside
     return writes
-
-
-INTERPRETERS = risk.SHELLS | risk.words(
-    "python python2 python3 node deno bun ruby perl php lua Rscript julia java"
-)
-
-
-def prefix_suggestion(cmd: Command) -> str:
-    """A rule prefix to remember for this command: `npm test`, `git status`, `ls`; for an
-    interpreter, up to its script or module (`python tools/gen.py`, `python -m pytest`), never
-    the bare interpreter, which would allow any code."""
-    words = [w.value or "" for w in cmd.argv]
-    if words and words[0].rsplit("/", 1)[-1] in INTERPRETERS:
-        for i, w in enumerate(words[1:], 1):
-            if w in ("-c", "-e", "--eval", "-E"):
-                return shlex.join(words)  # inline code: only this exact command
-            if not w.startswith("-"):
-                return " ".join(words[: i + 1])
-        return " ".join(words)
-    if len(words) >= 2 and words[1].startswith("-") and words[0].rsplit("/", 1)[-1] in _SUBS:
-        return shlex.join(words)  # `git -C sub commit`: not all of git, only this command
-    if (
-        len(words) >= 2
-        and not words[1].startswith("-")
-        and "/" not in words[1]
-        and "." not in words[1]
-    ):
-        return " ".join(words[:2])
-    return words[0] if words else ""
-
-
-# Programs whose first word picks what they do (git commit, npm install, cargo build…): with
-# options before it, the whole program is never offered as the rule.
-_SUBS = risk.words("git npm npx pnpm yarn cargo go docker kubectl pip pip3 uv poetry make gh")

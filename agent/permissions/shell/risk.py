@@ -61,6 +61,7 @@ RISKY_FLAGS: dict[str, tuple[str, ...]] = {
     "date": ("-s", "--set"),
     "file": ("-C", "--compile"),
     "tree": ("-o", "-R"),  # -R with -H writes 00Tree.html files
+    "base64": ("-o", "--output"),  # BSD/macOS base64 writes its output there
 }
 # Commands whose flag checks need every argument to be static (a `$X` could be `-exec`); glob
 # words are expanded by the caller before the checks, like the shell would.
@@ -70,8 +71,12 @@ READ_ONLY = words(
     "ls cat head tail wc pwd echo printf true false which file stat du df tree grep egrep fgrep "
     "rg find sort uniq cut tr diff cmp basename dirname realpath readlink whoami id uname nl "
     "md5sum sha1sum sha256sum sha512sum od hexdump column fold fmt expand unexpand rev tac "
-    "paste join comm seq sleep test [ type cd date sed awk gawk mawk nawk uptime free exit :"
+    "paste join comm seq sleep test [ type cd date sed awk gawk mawk nawk uptime free exit : "
+    "base64 expr numfmt"
 )
+# Read-only commands that never open their arguments: a path among them is only printed or
+# computed on (`echo /etc/passwd`, `basename ~/.ssh/id_rsa`), so it may lead anywhere.
+NO_FILES = words("echo printf expr numfmt seq basename dirname true false sleep exit :")
 
 
 def name_of(cmd: Command) -> str | None:
@@ -119,6 +124,22 @@ def _shell(base: str, args: list[str | None]) -> str:
     if "c" in flags or "s" in flags or not script:
         return f"{base} runs commands from a string or stdin"
     return ""
+
+
+def opens_nothing(cmd: Command) -> bool:
+    """One of NO_FILES with every word static and no glob: its paths are only printed."""
+    return name_of(cmd) in NO_FILES and all(w.literal and not w.glob for w in cmd.argv)
+
+
+def shell_script(cmd: Command) -> str | None:
+    """S in `bash -lc S`, `bash -c S`, `zsh -lc S`, `sh -c S` written as exactly those three
+    static words (the shape Codex judges by its script), else None."""
+    argv = [w.value for w in cmd.argv]
+    if cmd.assigns or len(argv) != 3 or argv[0] is None or argv[2] is None:
+        return None
+    if argv[0].rsplit("/", 1)[-1] not in ("bash", "zsh", "sh") or argv[1] not in ("-c", "-lc"):
+        return None
+    return argv[2]
 
 
 def read_only(cmd: Command) -> bool:

@@ -13,15 +13,20 @@ operations, and each update's hunks located in a file's text.
     *** End of File             (optional: the hunk ends the file)
     *** End Patch
 
-Context and removed lines must match the file line for line; trailing whitespace and CRLF are
-forgiven, nothing else: no fuzzy search across unrelated lines. Hunks apply in order, each
-after the previous one.
+Accepted as Codex's parser accepts it: wrapped in a heredoc or a `bash -lc` call
+(agent.tools.patch.wrapped), its markers and file headers padded with spaces. Context and
+removed lines match the file line for line: exactly, or failing that with whitespace around
+them or typographic punctuation forgiven (agent.tools.patch.seek); never a fuzzy search across
+unrelated lines. Hunks apply in order, each after the previous one; an updated file ends with
+a newline, as Codex writes it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from agent.tools.patch.seek import seek
+from agent.tools.patch.wrapped import unwrap
 from agent.tools.shared.common import ToolError
 
 BEGIN, END = "*** Begin Patch", "*** End Patch"
@@ -72,11 +77,22 @@ class FileOp:
         return (self.path, self.move_to) if self.move_to else (self.path,)
 
 
-def _header(line: str) -> tuple[str, str] | None:
+def _header(line: str, op: FileOp | None) -> tuple[str, str] | None:
+    """A file header, padding forgiven; inside an update a line led by a space is context, as
+    Codex reads it (a file may hold a line that looks like a header)."""
+    if op is not None and op.kind == "update" and line.startswith(" "):
+        return None
+    bare = line.strip()
     for kind, prefix in (("add", ADD), ("delete", DELETE), ("update", UPDATE)):
-        if line.startswith(prefix):
-            return kind, line[len(prefix) :].strip()
+        if bare.startswith(prefix):
+            return kind, bare[len(prefix) :].strip()
     return None
+
+
+def _anchor(line: str) -> str:
+    """The line to find after `@@ ` (its own indentation kept, as Codex keeps it)."""
+    text = line[3:] if line.startswith("@@ ") else line[2:]
+    return text if text.strip() else ""
 
 
 def _hunk_line(hunk: Hunk, line: str, n: int) -> None:
@@ -91,15 +107,28 @@ def _hunk_line(hunk: Hunk, line: str, n: int) -> None:
 
 def parse(patch: str) -> list[FileOp]:
     """The patch's operations, or a ToolError naming the line that breaks the format."""
-    lines = patch.replace("\r\n", "\n").strip("\n").split("\n")
+    lines = unwrap(patch).split("\n")
     if not lines or lines[0].strip() != BEGIN or lines[-1].strip() != END:
         raise ToolError(
             f"a patch starts with '{BEGIN}' and ends with '{END}'",
             hint="see the apply_patch description for the format",
         )
+    ops = _ops(lines[1:-1])
+    for op in ops:
+        if not op.path:
+            raise ToolError("a '*** … File:' line names no path")
+        if op.kind == "update" and not op.hunks and not op.move_to:
+            raise ToolError(f"the update of {op.path} has no hunks")
+    if not ops:
+        raise ToolError("the patch changes no file")
+    return ops
+
+
+def _ops(body: list[str]) -> list[FileOp]:
+    """The file operations of the lines between the patch's markers."""
     ops: list[FileOp] = []
-    for n, line in enumerate(lines[1:-1], 2):
-        head = _header(line)
+    for n, line in enumerate(body, 2):
+        head = _header(line, ops[-1] if ops else None)
         if head is not None:
             ops.append(FileOp(*head))
             continue
@@ -115,7 +144,7 @@ def parse(patch: str) -> list[FileOp]:
         elif line.startswith(MOVE) and not op.hunks and not op.move_to:
             op.move_to = line[len(MOVE) :].strip()
         elif line.startswith("@@"):
-            op.hunks.append(Hunk(anchor=line[2:].strip()))
+            op.hunks.append(Hunk(anchor=_anchor(line)))
         elif line.strip() == EOF_MARK:
             if not op.hunks:
                 raise ToolError(f"patch line {n}: '{EOF_MARK}' outside a hunk")
@@ -124,41 +153,17 @@ def parse(patch: str) -> list[FileOp]:
             if not op.hunks:
                 op.hunks.append(Hunk())
             _hunk_line(op.hunks[-1], line, n)
-    for op in ops:
-        if not op.path:
-            raise ToolError("a '*** … File:' line names no path")
-        if op.kind == "update" and not op.hunks and not op.move_to:
-            raise ToolError(f"the update of {op.path} has no hunks")
-    if not ops:
-        raise ToolError("the patch changes no file")
     return ops
-
-
-def _same(a: str, b: str) -> bool:
-    return a.rstrip() == b.rstrip()
-
-
-def _find(lines: list[str], want: list[str], start: int, at_end: bool) -> int:
-    """Where `want` matches `lines` from `start` on (trailing whitespace forgiven), or -1."""
-    if not want:
-        return len(lines) if at_end else start
-    last = len(lines) - len(want)
-    spots = [last] if at_end else range(start, last + 1)
-    for i in spots:
-        if i >= start and all(_same(lines[i + k], w) for k, w in enumerate(want)):
-            return i
-    return -1
 
 
 def apply_hunks(name: str, text: str, hunks: list[Hunk]) -> str:
     """`text` (LF line endings) with the hunks applied in order, or a ToolError naming the
     hunk whose lines are not in the file."""
-    ends = text.endswith("\n")
-    lines = text.split("\n")[:-1] if ends else text.split("\n") if text else []
+    lines = text.split("\n")[:-1] if text.endswith("\n") else text.split("\n") if text else []
     cursor = 0
     for k, h in enumerate(hunks, 1):
         if h.anchor:
-            found = next((i for i in range(cursor, len(lines)) if lines[i].strip() == h.anchor), -1)
+            found = seek(lines, [h.anchor], cursor, False)
             if found < 0:
                 raise ToolError(
                     f"{name}: hunk {k}: its @@ line {h.anchor[:80]!r} is not in the file "
@@ -168,10 +173,10 @@ def apply_hunks(name: str, text: str, hunks: list[Hunk]) -> str:
             cursor = found + 1
         # lines only added, with no @@ line to follow: at the end of the file (as Codex does)
         at_end = h.at_end or (not h.old and not h.anchor)
-        at = _find(lines, h.old, cursor, at_end)
+        at = seek(lines, h.old, cursor, at_end)
         while at < 0 and h.lines and h.lines[-1] == (" ", ""):  # a blank line before the end
             h.lines.pop()
-            at = _find(lines, h.old, cursor, at_end)
+            at = seek(lines, h.old, cursor, at_end)
         if at < 0:
             first = next((ln for ln in h.old if ln.strip()), "")
             raise ToolError(
@@ -182,5 +187,4 @@ def apply_hunks(name: str, text: str, hunks: list[Hunk]) -> str:
         new = h.new(lines[at : at + len(h.old)])
         lines[at : at + len(h.old)] = new
         cursor = at + len(new)
-    out = "\n".join(lines)
-    return out + "\n" if (ends or not text) and lines else out
+    return "\n".join(lines) + "\n" if lines else ""  # a final newline, as Codex writes

@@ -206,8 +206,10 @@ APPLY_PATCH = Tool(
         "applies. Format:\n*** Begin Patch\n*** Update File: path\n@@ optional line to find "
         "first\n context line\n-removed line\n+added line\n*** Add File: path\n+new line\n"
         "*** Delete File: path\n*** End Patch\n'*** Move to: new/path' right after an Update "
-        "line renames. Context and removed lines must be exact (trailing spaces aside); give "
-        "3 lines of context around each change. Existing files must have been read first."
+        "line renames. Copy context and removed lines exactly (when no exact match exists, "
+        "whitespace around a line and typographic dashes, quotes and spaces are forgiven); "
+        "give 3 lines of context around each change. Existing files must have been read "
+        "first; Add File never replaces one."
     ),
     parameters=PatchArgs.schema(),
     run=_apply,
