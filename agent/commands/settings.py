@@ -14,8 +14,7 @@ from agent.commands.registry import Ctx, command
 from agent.commands.status import shown
 from agent.commands.style import apply_system_prompt
 from agent.config import editing
-from agent.config import settings as st
-from agent.config.layers import applied, load_settings
+from agent.config.layers import applied, is_project_file, load_settings
 from agent.config.load import Config
 from agent.config.settings import SCHEMA, ConfigError
 
@@ -46,10 +45,9 @@ def shown_value(key: str, value: Any) -> str:
 
 def layers(cfg: Config) -> list[tuple[Path, dict[str, Any], dict[str, Any]]]:
     """Each settings file read: (path, what it holds, what of it applies)."""
-    user = st.user_dir().resolve()
     out = []
     for path, data in cfg.sources:
-        project = path.parent.resolve() != user
+        project = is_project_file(cfg.root, path)
         out.append((path, data, applied(cfg.root, path, data, cfg.trust)[0] if project else data))
     return out
 

@@ -63,8 +63,12 @@ def settings_layer(value: str | None, notes: list[str]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if k in st.SCHEMA}
 
 
-def our_spelling(data: dict[str, Any], notes: list[str]) -> dict[str, Any]:
-    """Claude Code's settings keys that have an equivalent here, renamed to it."""
+def our_spelling(
+    data: dict[str, Any], notes: list[str], where: str = "--settings"
+) -> dict[str, Any]:
+    """Claude Code's settings keys that have an equivalent here, renamed to it (`where`: the
+    flag or file they came from, for the notes): --settings and Claude Code's settings files
+    (agent.config.claude_files) share this one translation."""
     out = dict(data)
     perms = out.get("permissions")
     if isinstance(perms, dict):
@@ -84,7 +88,7 @@ def our_spelling(data: dict[str, Any], notes: list[str]) -> dict[str, Any]:
             mine["network"] = box["network"]
         dropped = sorted(k for k in box if k != "enabled" and k not in mine)
         if dropped:
-            notes.append(f"--settings: Claude Code's sandbox.{', sandbox.'.join(dropped)} not "
+            notes.append(f"{where}: Claude Code's sandbox.{', sandbox.'.join(dropped)} not "
                          "applied (the sandbox here: README, The sandbox)")  # fmt: skip
         out["sandbox"] = mine
     return out

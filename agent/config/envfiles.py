@@ -12,8 +12,9 @@ user's settings (an MCP server's URL and token headers): those expand from `expa
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,3 +90,19 @@ def load_env_files(
     merged.update(env)
     expand.update(env)
     return EnvFiles(merged, expand, tuple(ignored), project if ignored else None)
+
+
+# Settings' `env` (ours, or Claude Code's): given to the processes the agent starts — commands,
+# hooks, checks, MCP servers — under the real environment, which keeps its values. Set once per
+# configuration loaded (agent.config.load), as the run's model key names are (providers).
+_SETTINGS_ENV: dict[str, str] = {}
+
+
+def use_settings_env(values: Mapping[str, str]) -> None:
+    _SETTINGS_ENV.clear()
+    _SETTINGS_ENV.update(values)
+
+
+def process_env() -> dict[str, str]:
+    """The environment of a process the agent starts: the real one over settings' `env`."""
+    return {**_SETTINGS_ENV, **os.environ}

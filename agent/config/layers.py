@@ -1,16 +1,22 @@
-"""The settings files of a run, merged user < project < local, each project file applied as
+"""The settings files of a run, merged user < project < local (Codex's config.toml below
+them all, Claude Code's file of each scope just below ours), each project file applied as
 far as the user's trust goes (agent.config.trust.Trust: a file changed since they trusted the
 project is restricted like an untrusted one), and the warning that names what was withheld."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from agent.config import settings as st
 from agent.config.claude import ClaudeFlags
+from agent.config.claude_files import claude_files, claude_json_servers, read_claude
+from agent.config.codex import codex_for, codex_path
 from agent.config.mcpfiles import project_servers
 from agent.config.trust import TRUST_HINT, UNTRUSTED_SHORT, Trust, admits, is_own, not_applied
+
+PROJECT_DIRS = (".agent", ".claude")
 
 
 def load_settings(
@@ -19,46 +25,102 @@ def load_settings(
     sources: list[tuple[Path, dict[str, Any]]] | None = None,
     only: frozenset[str] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
-    """Merge user < project < local settings; restrict the project's files if untrusted.
-    Each file read is added to `sources` as it was written. `only` (--setting-sources) names
-    the files read: user (and ~/.agent/hooks.json), project (`.agent/settings.json`,
-    `.agent/hooks.json`, `.mcp.json`), local; None: all of them."""
-    merged: dict[str, Any] = {}
+    """Merge Codex's config.toml < user < project < local settings, Claude Code's file of each
+    scope just below ours; restrict the project's files as far as trust goes. Each file read is
+    added to `sources` (in our spelling). `only` (--setting-sources) names the scopes read:
+    user (with ~/.agent/hooks.json, ~/.codex/config.toml and ~/.claude.json's MCP servers),
+    project (with `.agent/hooks.json` and `.mcp.json`), local; None: all of them."""
     warnings: list[str] = []
     why = not_applied(trusted, UNTRUSTED_SHORT)
-    user = st.user_dir() / "settings.json"
-    files = [(user, False)]
-    at_home = (root / ".agent").resolve() == user.parent.resolve()  # a project at ~: the user's
-    if not at_home:
-        files += [
-            (root / ".agent/settings.json", True),
-            (root / ".agent/settings.local.json", True),
-        ]
-    kinds = ("user", "project", "local")
-    hooked = [p for p, _ in files[:2]]  # ~/.agent/hooks.json, .agent/hooks.json
-    read = [f for f, kind in zip(files, kinds, strict=False) if only is None or kind in only]
-    for path, is_project in read:
-        data = st.read_settings(path)
-        warnings += st.unknown_keys(path, data)
-        if sources is not None and data:
-            sources.append((path, data))
-        data, dropped = applied(root, path, data, trusted) if is_project else (data, [])
+    codex = codex_for(only)
+    warnings += codex.notes
+    merged = {k: v for k, v in codex.layer.items() if k != "mcpServers"}
+    claude_json = user_servers(root, only, warnings)
+    theirs = {**codex.layer.get("mcpServers", {}), **claude_json}
+    _note(sources, codex_path(), codex.layer)
+    _note(sources, claude_json_path(), {"mcpServers": claude_json} if claude_json else {})
+    for path, kind, claude in settings_files(root, only):
+        data = read_claude(path, warnings) if claude else st.read_settings(path)
+        warnings += [] if claude else st.unknown_keys(path, data)
+        _note(sources, path, data)
+        data, dropped = applied(root, path, data, trusted) if kind != "user" else (data, [])
         if dropped:
             warnings.append(f"{path}: ignored {', '.join(dropped)} ({why}; {TRUST_HINT})")
         merged = st.merge(merged, data)
-    for path, is_project in [(p.parent / "hooks.json", proj) for p, proj in read if p in hooked]:
+    for path, is_project in _hook_files(root, only):
         hooks = st.read_hooks(path)
         if hooks and is_project and not admits(trusted, path.relative_to(root)):
             warnings.append(f"{path}: hooks ignored ({why}; {TRUST_HINT})")
         elif hooks:
             merged = st.merge(merged, {"hooks": hooks})
+    at_home = _at_home(root)
     mcp_ok = admits(trusted, ".mcp.json") or at_home
     mcp_read = only is None or "project" in only
     servers, notes = project_servers(root, mcp_ok) if mcp_read else ({}, [])
     warnings += notes
-    if servers:  # an entry of the same name in a settings file wins
-        merged["mcpServers"] = {**servers, **merged.get("mcpServers", {})}
-    return merged, warnings
+    servers = {**theirs, **servers, **merged.get("mcpServers", {})}  # settings' entries win
+    if servers:
+        merged["mcpServers"] = servers
+    return merged, list(dict.fromkeys(warnings))
+
+
+def settings_files(root: Path, only: frozenset[str] | None) -> list[tuple[Path, str, bool]]:
+    """The settings files read, in the order they apply: (path, scope, Claude Code's). At the
+    home directory the project's files are the user's own, read once as such."""
+    ours = {"user": st.user_dir() / "settings.json", "project": root / ".agent/settings.json",
+            "local": root / ".agent/settings.local.json"}  # fmt: skip
+    claude = claude_files(root, Path(os.path.expanduser("~")))
+    scopes = ("user",) if _at_home(root) else ("user", "project", "local")
+    out = []
+    for scope in scopes:
+        if only is None or scope in only:
+            out += [(claude[scope], scope, True), (ours[scope], scope, False)]
+    return out
+
+
+def user_servers(root: Path, only: frozenset[str] | None, notes: list[str]) -> dict[str, Any]:
+    """The MCP servers of Claude Code's `~/.claude.json` (the user's own file)."""
+    if only is not None and "user" not in only:
+        return {}
+    return claude_json_servers(root, claude_json_path(), notes)
+
+
+def claude_json_path() -> Path:
+    return Path(os.path.expanduser("~")) / ".claude.json"
+
+
+def their_servers(sources: tuple[tuple[Path, dict[str, Any]], ...]) -> frozenset[str]:
+    """The MCP servers Codex's config.toml and Claude Code's ~/.claude.json declare: the
+    user's own files (agent.config.mcpfiles.own_servers, below every file of ours)."""
+    theirs = (codex_path(), claude_json_path())
+    return frozenset(
+        n for path, data in sources if path in theirs for n in data.get("mcpServers", {})
+    )
+
+
+def _hook_files(root: Path, only: frozenset[str] | None) -> list[tuple[Path, bool]]:
+    """~/.agent/hooks.json (user) and .agent/hooks.json (project), when their scope is read."""
+    files = [(st.user_dir() / "hooks.json", False, "user")]
+    if not _at_home(root):
+        files.append((root / ".agent/hooks.json", True, "project"))
+    return [(p, proj) for p, proj, scope in files if only is None or scope in only]
+
+
+def _at_home(root: Path) -> bool:
+    """A project at ~: its `.agent/` is the user's."""
+    return (root / ".agent").resolve() == st.user_dir().resolve()
+
+
+def _note(
+    sources: list[tuple[Path, dict[str, Any]]] | None, path: Path, data: dict[str, Any]
+) -> None:
+    if sources is not None and data:
+        sources.append((path, data))
+
+
+def is_project_file(root: Path, path: Path) -> bool:
+    """One of the project's settings files (`.agent/` or `.claude/`), not the user's."""
+    return not _at_home(root) and path.parent.parent == root and path.parent.name in PROJECT_DIRS
 
 
 def run_settings(

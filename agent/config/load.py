@@ -10,14 +10,16 @@ from typing import TYPE_CHECKING, Any
 
 from agent.config import settings as st
 from agent.config.automation import Automation, automation_from
+from agent.config.choice import check_url, pick_model, pick_provider
 from agent.config.claude import ClaudeFlags, claude_flags, permission_mode
-from agent.config.envfiles import EnvFiles, load_env_files
+from agent.config.codex import codex_for
+from agent.config.envfiles import EnvFiles, load_env_files, use_settings_env
 from agent.config.keys import api_key
-from agent.config.layers import load_settings, run_settings
+from agent.config.layers import load_settings, run_settings, their_servers
 from agent.config.mcpfiles import own_servers
 from agent.config.modes import SANDBOX_MODES, PermissionMode
 from agent.config.prices import Price, price_for
-from agent.config.providers import PRESETS, Provider, preset, with_overrides
+from agent.config.providers import PRESETS, Provider
 from agent.config.settings import ConfigError
 from agent.config.trust import Trust, state_of
 from agent.config.view import Settings
@@ -112,38 +114,10 @@ class Config:
         return price_for(model, self.provider.name, self.settings)
 
 
-def pick_provider(flags: Flags, env: dict[str, str], s: dict[str, Any]) -> Provider:
-    """--provider > settings > custom when AGENT_BASE_URL is set > deepseek (or openai)."""
-    name = flags.provider or s.get("provider")
-    if not name:
-        if env.get("AGENT_BASE_URL") or flags.base_url:
-            name = "custom"
-        elif not env.get("DEEPSEEK_API_KEY") and env.get("OPENAI_API_KEY"):
-            name = "openai"
-        else:
-            name = "deepseek"
-    try:
-        return with_overrides(preset(name), s)
-    except KeyError as e:
-        raise ConfigError(str(e.args[0])) from None
-
-
 def _timeouts(t: Mapping[str, Any]) -> Timeouts:
     d = Timeouts()
     first, idle = t.get("firstToken", d.first_token), t.get("idle", d.idle)
     return Timeouts(float(first), float(idle), float(t.get("total", d.total)))
-
-
-def _check_url(url: str) -> None:
-    """A base URL the client can use, said before any request: `localhost:8080/v1` would
-    fail five times over as a relative path."""
-    scheme, sep, rest = url.partition("://")
-    if not sep or scheme.lower() not in ("http", "https") or not rest.strip("/"):
-        bare = rest or url
-        raise ConfigError(
-            f"the base URL {url!r} needs http:// or https://: e.g. http://{bare} for a local "
-            f"server, https://{bare} for a hosted one (--base-url, AGENT_BASE_URL or baseUrl)"
-        )
 
 
 # model requests in one user turn, unless --max-turns or maxTurns says: high, as a long task
@@ -157,17 +131,6 @@ def _max_steps(flag: int | None, setting: Any) -> int:
         where = "--max-turns" if flag is not None else "maxTurns in settings"
         raise ConfigError(f"{where} must be a whole number of at least 1, not {value!r}")
     return value
-
-
-def pick_model(p: Provider, flags: Flags, env: dict[str, str], s: dict[str, Any]) -> str:
-    """--model > AGENT_MODEL > settings > preset; --think swaps in the reasoning model."""
-    explicit = flags.model or env.get("AGENT_MODEL") or s.get("model")
-    if flags.think and not flags.model and p.thinking_model:
-        return p.thinking_model
-    model = explicit or p.model
-    if not model:
-        raise ConfigError(f"provider {p.name} needs a model: set AGENT_MODEL or pass --model")
-    return model
 
 
 def _permissions(flags: Flags, s: dict[str, Any]) -> dict[str, Any]:
@@ -205,12 +168,13 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
     s, warnings = run_settings(root, trust, sources, flags.claude, flags.mcp_servers)
     files, env, expand = _environment(dict(os.environ if env is None else env), root, trust, s)
     warnings = [*files.warning(), *warnings]
-    p = pick_provider(flags, env, s)
+    codex = codex_for(flags.claude.sources)
+    p = pick_provider(flags.provider, flags.base_url, env, s, codex)
     base_url = flags.base_url or env.get("AGENT_BASE_URL") or s.get("baseUrl") or p.base_url
     if not base_url:
         raise ConfigError("provider custom needs a base URL: set AGENT_BASE_URL or --base-url")
-    _check_url(base_url)
-    model = pick_model(p, flags, env, s)
+    check_url(base_url)
+    model = pick_model(p, flags.model, flags.think, env, s, codex)
     think_body = _think_body(p, flags, model, warnings)
     perms = _permissions(flags, s)
     t = s.get("timeouts", {})
@@ -239,7 +203,9 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         sandbox_flag=_sandbox_mode(flags, env),
         sandbox_consent=flags.sandbox == "workspace-write",
         automation=flags.automation,
-        mcp_own=own_servers(root, trust.folder) | frozenset(flags.mcp_servers),  # an editor's too
+        # the user's own servers, an editor's too
+        mcp_own=own_servers(root, trust.folder, their_servers(tuple(sources)))
+        | frozenset(flags.mcp_servers),
         claude=flags.claude,
     )
 
@@ -253,6 +219,7 @@ def _environment(
     guarded = [s.get("apiKeyEnv", ""), *(p.api_key_env for p in PRESETS.values())]
     files = load_env_files(real, root, st.user_dir(), trust.admits(".env"), guarded)
     settings_env = {k: str(v) for k, v in s.get("env", {}).items()}
+    use_settings_env(settings_env)
     env = {**files.env, **{k: v for k, v in settings_env.items() if k not in files.env}}
     return files, env, {**settings_env, **files.expand}
 

@@ -177,13 +177,14 @@ def project_servers(root: Path, trusted: bool) -> tuple[dict[str, Any], list[str
     return servers, []
 
 
-def own_servers(root: Path, trusted: bool) -> frozenset[str]:
+def own_servers(root: Path, trusted: bool, theirs: frozenset[str] = frozenset()) -> frozenset[str]:
     """The servers whose winning definition the user wrote (agent.config.load's order): their
     user settings, a local file the agent wrote for them (`agent mcp add --scope local`), the
     home directory's own files. A repository's `.mcp.json`, `.agent/settings.json` or a
     `settings.local.json` it brought are not the user's, trusted project or not: such a
-    server's description of its own tools (`readOnlyHint`) is its claim, not the user's."""
-    owner: dict[str, bool] = {}
+    server's description of its own tools (`readOnlyHint`) is its claim, not the user's.
+    `theirs`: the servers of the user's Codex and Claude Code files, below all of these."""
+    owner: dict[str, bool] = dict.fromkeys(theirs, True)
     home = _at_home(root)
     for src in sources(root):
         mine = src.scope == "user" or home or (src.scope == "local" and is_own(src.path))

@@ -1,9 +1,10 @@
 """Trust is of content: what the user saw when they trusted a project, file by file.
 
 Trusting a project records a digest of every trust-bearing file it holds (BEARING: its
-settings, hooks, actions, MCP servers, `.env`, and its skills, commands and agent definitions
-under `.agent/` and `.claude/`) in `~/.agent/trusted.json`, and keeps a copy of each text file
-(not `.env`: secrets) in the state directory, to show what changed since. A file added or
+settings (ours and Claude Code's `.claude/settings*.json`), hooks, actions, MCP servers,
+`.env`, and its skills, commands and agent definitions under `.agent/` and `.claude/`) in
+`~/.agent/trusted.json`, and keeps a copy of each text file (not `.env`: secrets) in the state
+directory, to show what changed since. A file added or
 changed since then — by a sandboxed command, an edit, a `git pull` — is withheld: not applied
 until the user confirms it (agent.config.trust.Trust, and the REPL's question at start).
 A settings.local.json holding exactly what the agent wrote from the user's own answers is the
@@ -27,6 +28,8 @@ FILES = (
     ".agent/settings.local.json",
     ".agent/hooks.json",
     ".agent/actions.json",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
     ".mcp.json",
     ".env",
 )

@@ -5,6 +5,7 @@ Figures live in this table, not in code paths; settings may override any of them
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -107,12 +108,14 @@ def accepts_images(model: str) -> bool:
     return name.startswith(VISION) or "vision" in name or "-vl" in name
 
 
-def preset(name: str) -> Provider:
-    """The preset called `name`; KeyError names the known ones."""
+def preset(name: str, more: Mapping[str, Provider] | None = None) -> Provider:
+    """The preset called `name`, or one of `more` (Codex's `[model_providers.*]`: the presets
+    win a name); KeyError names the known ones."""
+    every = {**(more or {}), **PRESETS}
     try:
-        return PRESETS[name]
+        return every[name]
     except KeyError:
-        known = ", ".join(PRESETS)
+        known = ", ".join(every)
         raise KeyError(f"unknown provider {name!r} (known: {known})") from None
 
 

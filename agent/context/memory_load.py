@@ -20,6 +20,7 @@ from agent.config.trust import TRUST_HINT, is_trusted
 from agent.permissions.paths import Workspace, protected, within
 
 MEMORY_NAMES = ("AGENT.md", ".agent/AGENT.md", "AGENTS.md", "CLAUDE.md")
+OVERRIDE = "AGENTS.override.md"  # in a directory that has one, read instead of AGENTS.md (Codex)
 MAX_DEPTH = 5  # import levels below a discovered memory file
 MAX_CHARS = 40_000  # of one memory file; a runaway import must not eat the context
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -90,6 +91,8 @@ def memory_files(cwd: Path, root: Path, home: Path) -> list[Path]:
         for name in MEMORY_NAMES:
             own = d / name
             main = root / d.relative_to(wt) / name if wt is not None else own
+            if name == "AGENTS.md" and any(p.with_name(OVERRIDE).is_file() for p in (own, main)):
+                own, main = own.with_name(OVERRIDE), main.with_name(OVERRIDE)  # Codex's rule
             found.append(own if own.is_file() or not main.is_file() else main)
     seen: set[Path] = set()
     out = []

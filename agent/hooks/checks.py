@@ -16,6 +16,7 @@ from pathlib import Path
 from agent.base.events import Notice, Sink
 from agent.base.record import Call, Next, Tool, ToolContext, ToolResult
 from agent.base.words import plural
+from agent.config.envfiles import process_env
 from agent.config.view import ChecksSettings
 from agent.hooks.run import Proc, run_command
 from agent.sandbox.runtime import Sandbox
@@ -89,7 +90,7 @@ class Checks:
         if name == "lint":
             listed = " ".join(shlex.quote(f) for f in files) if files else "."
             command = command.replace("{files}", listed)
-        env = dict(os.environ)
+        env = process_env()
         proc = await run_command(command, b"", self.settings.timeout, self.cwd, env, self.box)
         return Outcome(name, command, proc)
 

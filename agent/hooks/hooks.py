@@ -25,6 +25,7 @@ from typing import Any
 from agent.base.events import Notice, PermissionDenied, Sink
 from agent.base.record import Call, Next, Tool, ToolContext, ToolResult, error
 from agent.base.schema import validate
+from agent.config.envfiles import process_env
 from agent.hooks.answers import Outcome, interpret
 from agent.hooks.run import Proc, run_command
 from agent.sandbox.runtime import Sandbox
@@ -134,7 +135,7 @@ class Hooks:
         }
         data = json.dumps(body, default=str).encode()
         env = {
-            **os.environ,
+            **process_env(),
             "AGENT_PROJECT_DIR": str(self.cwd),
             "CLAUDE_PROJECT_DIR": str(self.cwd),
             "AGENT_SESSION_ID": self.session_id,
@@ -180,7 +181,7 @@ class Hooks:
     async def __call__(self, call: Call, ctx: ToolContext, nxt: Next) -> ToolResult:
         pre = await self.fire(
             "PreToolUse",
-            {"tool_name": call.name, "tool_input": call.args, "tool_use_id": call.id},
+            {"tool_name": call.name, "tool_input": self._input(call), "tool_use_id": call.id},
             call.name,
         )
         if pre.blocked or pre.permission == "deny":
@@ -206,7 +207,7 @@ class Hooks:
                 "PostToolUse",
                 {
                     "tool_name": call.name,
-                    "tool_input": call.args,
+                    "tool_input": self._input(call),
                     "tool_use_id": call.id,
                     "tool_response": {"output": result.output, "is_error": result.is_error},
                 },
@@ -217,6 +218,16 @@ class Hooks:
             return result
         text = "\n".join(f"[hook] {n}" for n in notes)
         return ToolResult(f"{result.output}\n\n{text}", result.is_error, result.display)
+
+    def _input(self, call: Call) -> dict[str, Any]:
+        """The call's arguments, with Claude Code's `file_path` (absolute) beside the file a
+        file tool acts on, so that hooks written for Claude Code find it."""
+        tool = self.tools.get(call.name)
+        target = tool.target if tool is not None else None
+        if target is None or target.what != "file" or "file_path" in call.args:
+            return call.args
+        path = os.path.join(self.cwd, os.path.expanduser(target.value(call.args)))
+        return {**call.args, "file_path": os.path.normpath(path)}
 
     def _update(self, call: Call, updated: dict[str, Any]) -> str:
         """Apply a hook's updatedInput, re-checked against the tool's schema."""

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 from collections.abc import AsyncIterator
 from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent.config.envfiles import process_env
 from agent.config.providers import model_key_names
 from agent.mcp.config import ServerSpec
 
@@ -63,7 +63,7 @@ async def open_transport(
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     hidden = model_key_names()  # never handed to servers
-    env = {k: v for k, v in os.environ.items() if k not in hidden} | s.env
+    env = {k: v for k, v in process_env().items() if k not in hidden} | s.env
     cwd = root / s.cwd if s.cwd else None
     argv = [s.command, *s.args]
     if box is not None:

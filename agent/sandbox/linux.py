@@ -21,6 +21,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from agent.config.envfiles import process_env
 from agent.sandbox.hidden import secret_env
 from agent.sandbox.janitor import Support
 from agent.sandbox.policy import Policy
@@ -82,7 +83,7 @@ def bwrap_args(
     args += ["--unshare-pid", "--die-with-parent", "--new-session"]
     if os.geteuid() == 0:
         args += ["--cap-drop", "ALL"]  # root inside could remount the read-only binds
-    args += [a for name in secret_env(os.environ) for a in ("--unsetenv", name)]
+    args += [a for name in secret_env(process_env()) for a in ("--unsetenv", name)]
     args += ["--setenv", "TMPDIR", "/tmp", "--chdir", os.path.realpath(cwd)]
     if seccomp and support is not None:
         return ["/bin/sh", "-c", SHIM, "sandbox", support.seccomp, *args, "--seccomp", "3", "--"]

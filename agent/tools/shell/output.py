@@ -6,11 +6,11 @@ decoded, and how many were not valid UTF-8.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from agent.base.record import RESULT_CAP, ToolResult, cap
+from agent.config.envfiles import process_env
 from agent.config.providers import model_key_names
 from agent.tools.shared.textio import decode_output, printable
 
@@ -159,7 +159,8 @@ def child_env() -> dict[str, str]:
     """The environment for commands: ours without the model API keys (a prompt injection must
     not print them), with Python forced to write UTF-8."""
     hidden = model_key_names()
-    return {**{k: v for k, v in os.environ.items() if k not in hidden}, "PYTHONIOENCODING": "utf-8"}
+    env = process_env()
+    return {**{k: v for k, v in env.items() if k not in hidden}, "PYTHONIOENCODING": "utf-8"}
 
 
 def headline(command: str) -> str:
