@@ -20,6 +20,7 @@ from agent.base.words import first_line
 from agent.commands.command import Command, Ctx, Handler
 from agent.commands.skill_run import skill_commands
 from agent.commands.user import load_user_commands
+from agent.config.plugins import Plugin
 from agent.config.trust import Trust
 from agent.skills.catalog import Catalog, discover
 
@@ -53,6 +54,7 @@ OPTIONAL_MODULES = (
     "agent.commands.settings",
     "agent.commands.workspace",
     "agent.commands.clipboard",
+    "agent.commands.plugins",
 )
 _NAME = re.compile(r"/([A-Za-z][\w:.-]*)(?:\s+(.*))?", re.S)
 
@@ -115,14 +117,18 @@ def all_commands(
     *,
     trusted: bool | Trust = False,
     skills: Catalog | None = None,
+    plugins: tuple[Plugin, ...] = (),
 ) -> dict[str, Command]:
-    """Built-in and registered commands, then user commands, then skills — the session's
-    catalog, else found as a session would (`trusted`: the project's commands and skills
-    too). None shadows one before it; a name clash goes to LOAD_PROBLEMS."""
+    """Built-in and registered commands, then user commands (the plugins' last), then skills —
+    the session's catalog, else found as a session would (`trusted`: the project's commands
+    and skills too). None shadows one before it; a name clash goes to LOAD_PROBLEMS."""
     problems = load_modules()
     out = dict(COMMANDS)
-    catalog = skills if skills is not None else discover(root, home, trusted=trusted)
-    for cmd in [*load_user_commands(root, home, problems, trusted), *skill_commands(catalog)]:
+    catalog = (
+        skills if skills is not None else discover(root, home, trusted=trusted, plugins=plugins)
+    )
+    mine = load_user_commands(root, home, problems, trusted, plugins)
+    for cmd in [*mine, *skill_commands(catalog)]:
         taken = resolve(out, cmd.name)
         if taken is not None:
             why = f"/{cmd.name} of {cmd.source} is hidden by /{taken.name} ({taken.source})"

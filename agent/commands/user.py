@@ -2,7 +2,8 @@
 
 Read from, in this order (the first one wins a name; a clash is said): `.agent/commands/` and
 Claude Code's `.claude/commands/` in the project, then `~/.agent/commands/`,
-`~/.claude/commands/` and Codex's `~/.codex/prompts/` (also run as `/prompts:name`). A file
+`~/.claude/commands/` and Codex's `~/.codex/prompts/` (also run as `/prompts:name`), then the
+plugins' (agent.config.plugins: `/plugin-name:command`, as Claude Code names them). A file
 `fix.md` becomes `/fix`; `frontend/test.md` becomes `/frontend:test`. Optional front matter
 gives `description` (the /help text), `argument-hint` and `allowed-tools` (permission rules that
 hold while the command's turn runs). The body is the prompt sent through the loop, with
@@ -24,6 +25,7 @@ from agent.base import frontmatter
 from agent.base.frontmatter import names_of, text_of
 from agent.base.record import RESULT_CAP, Call, cap
 from agent.commands.command import Command, Ctx, Handler
+from agent.config.plugins import Plugin
 from agent.config.trust import Trust, admits, at_home, not_applied
 from agent.context.mentions import attach
 from agent.permissions.gate import GRANT, NO_GRANT
@@ -41,15 +43,24 @@ class Place:
     source: str
     project: bool  # a project's allowed-tools hold only once the project is trusted
     alias_prefix: str = ""  # Codex runs its prompts as /prompts:name
+    prefix: str = ""  # a plugin's commands are /plugin:name
 
 
-def places(root: Path, home: Path) -> tuple[Place, ...]:
+def places(root: Path, home: Path, plugins: tuple[Plugin, ...] = ()) -> tuple[Place, ...]:
+    """Where commands come from, the first winning a name; a plugin's are trusted as a unit
+    when it was found (agent.config.plugins)."""
+    theirs = tuple(
+        Place(f, f"plugin {p.name}", p.project, prefix=f"{p.name}:")
+        for p in plugins
+        for f in p.commands
+    )
     return (
         Place(root / ".agent" / "commands", "project", True),
         Place(root / ".claude" / "commands", "project (.claude)", True),
         Place(home / ".agent" / "commands", "user", False),
         Place(home / ".claude" / "commands", "user (.claude)", False),
         Place(home / ".codex" / "prompts", "user (.codex)", False, "prompts:"),
+        *theirs,
     )
 
 
@@ -94,13 +105,17 @@ def expand(body: str, args: str) -> str:
     return out
 
 
-def _files(base: Path) -> list[tuple[str, Path]]:
-    if not base.is_dir():
+def _files(base: Path, prefix: str = "") -> list[tuple[str, Path]]:
+    if base.is_file() and base.suffix == ".md":  # a plugin's command named by its path
+        paths, top = [base], base.parent
+    elif base.is_dir():
+        paths, top = sorted(base.rglob("*.md")), base
+    else:
         return []
     out = []
-    for path in sorted(base.rglob("*.md")):
-        rel = path.relative_to(base).with_suffix("")
-        name = ":".join(rel.parts)
+    for path in paths:
+        rel = path.relative_to(top).with_suffix("")
+        name = prefix + ":".join(rel.parts)
         if re.fullmatch(r"[A-Za-z][\w:.-]*", name):
             out.append((name, path))
     return out
@@ -131,6 +146,7 @@ def load_user_commands(
     home: Path | None = None,
     problems: list[str] | None = None,
     trusted: bool | Trust = False,
+    plugins: tuple[Plugin, ...] = (),
 ) -> list[Command]:
     """Every place's commands, the first found of a name kept (the project's only once it is
     trusted: a repository's prompts and their allowed-tools are its code); what was skipped or
@@ -140,11 +156,11 @@ def load_user_commands(
     said = problems if problems is not None else []
     home_project = at_home(root, home)  # its files are the user's own
     untrusted = 0
-    for place in places(root, home):
-        if place.project and home_project:
+    for place in places(root, home, plugins):
+        if place.project and home_project and not place.prefix:
             continue  # the project is the home directory: these are the user's
-        for name, path in _files(place.folder):
-            if place.project and not admits(trusted, path):
+        for name, path in _files(place.folder, place.prefix):
+            if place.project and not place.prefix and not admits(trusted, path):
                 untrusted += 1  # not trusted, or changed since the user trusted it
                 continue
             if name in found:

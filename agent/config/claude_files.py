@@ -6,8 +6,9 @@ below ours of the same scope (agent.config.layers); and the MCP servers of `~/.c
 What is read of a settings file: `permissions` (allow/deny/ask, additionalDirectories,
 defaultMode: Claude Code's spelling turned into ours by agent.config.claude_json.our_spelling,
 the one translation `--settings` uses too), `hooks` (the same schema as ours), `env`, `sandbox`
-(`enabled`, `network`) and `model` unless it names an Anthropic model (said once: the endpoint
-here serves other models; no request is made at start-up to ask it). Their other keys are
+(`enabled`, `network`), `enabledPlugins` (agent.config.plugins) and `model` unless it names
+an Anthropic model (said once: the endpoint here serves other models; no request is made at
+start-up to ask it). Their other keys are
 Claude Code's own and are left out without a word (README: Coming from Claude Code or Codex).
 """
 
@@ -21,7 +22,7 @@ from typing import Any
 from agent.config import settings as st
 from agent.config.claude_json import our_spelling
 
-READ = ("permissions", "hooks", "env", "sandbox", "model")
+READ = ("permissions", "hooks", "env", "sandbox", "model", "enabledPlugins")
 # Claude Code's model names and aliases: another vendor's models, not the endpoint's
 ANTHROPIC = re.compile(
     r"(?:[\w-]*[./])*(?:claude.*|(?:sonnet|opus|haiku)(?:[-\[@].*)?|opusplan|default|best)", re.I

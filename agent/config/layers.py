@@ -14,6 +14,7 @@ from agent.config.claude import ClaudeFlags
 from agent.config.claude_files import claude_files, claude_json_servers, read_claude
 from agent.config.codex import codex_for, codex_path
 from agent.config.mcpfiles import project_servers
+from agent.config.plugins import Listed, Plugins, find_plugins, listed_in, their_parts
 from agent.config.trust import TRUST_HINT, UNTRUSTED_SHORT, Trust, admits, is_own, not_applied
 
 PROJECT_DIRS = (".agent", ".claude")
@@ -24,13 +25,16 @@ def load_settings(
     trusted: bool | Trust,
     sources: list[tuple[Path, dict[str, Any]]] | None = None,
     only: frozenset[str] | None = None,
+    plugins: list[Plugins] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """Merge Codex's config.toml < user < project < local settings, Claude Code's file of each
     scope just below ours; restrict the project's files as far as trust goes. Each file read is
     added to `sources` (in our spelling). `only` (--setting-sources) names the scopes read:
     user (with ~/.agent/hooks.json, ~/.codex/config.toml and ~/.claude.json's MCP servers),
-    project (with `.agent/hooks.json` and `.mcp.json`), local; None: all of them."""
+    project (with `.agent/hooks.json` and `.mcp.json`), local; None: all of them. The plugins
+    found (agent.config.plugins) add their hooks and servers, and go to `plugins`."""
     warnings: list[str] = []
+    listed: list[Listed] = []
     why = not_applied(trusted, UNTRUSTED_SHORT)
     codex = codex_for(only)
     warnings += codex.notes
@@ -46,6 +50,7 @@ def load_settings(
         data, dropped = applied(root, path, data, trusted) if kind != "user" else (data, [])
         if dropped:
             warnings.append(f"{path}: ignored {', '.join(dropped)} ({why}; {TRUST_HINT})")
+        listed += listed_in(path, data, "user" if kind == "user" else "project")
         merged = st.merge(merged, data)
     for path, is_project in _hook_files(root, only):
         hooks = st.read_hooks(path)
@@ -59,9 +64,36 @@ def load_settings(
     servers, notes = project_servers(root, mcp_ok) if mcp_read else ({}, [])
     warnings += notes
     servers = {**theirs, **servers, **merged.get("mcpServers", {})}  # settings' entries win
+    merged = _with_plugins(root, merged, servers, (listed, only, trusted), warnings, plugins)
+    return merged, list(dict.fromkeys(warnings))
+
+
+def _with_plugins(
+    root: Path,
+    merged: dict[str, Any],
+    servers: dict[str, Any],
+    how: tuple[list[Listed], frozenset[str] | None, bool | Trust],
+    warnings: list[str],
+    out: list[Plugins] | None,
+) -> dict[str, Any]:
+    """The settings with the plugins' hooks after the files' and their MCP servers below
+    every file's (a name taken is said); the installed ones are the user scope's."""
+    listed, only, trusted = how
+    home = Path(os.path.expanduser("~"))
+    found = find_plugins(root, home, listed, merged.get("enabledPlugins", {}), trusted)
+    if only is not None and "user" not in only:
+        found = Plugins(tuple(p for p in found.found if p.project), found.skipped)
+    warnings += [s for s in found.skipped if not s.endswith("turned off by enabledPlugins")]
+    hooks, added, notes = their_parts(found, servers)
+    warnings += notes
+    if hooks:
+        merged = st.merge(merged, {"hooks": hooks})
+    servers = {**servers, **added}
     if servers:
         merged["mcpServers"] = servers
-    return merged, list(dict.fromkeys(warnings))
+    if out is not None:
+        out.append(found)
+    return merged
 
 
 def settings_files(root: Path, only: frozenset[str] | None) -> list[tuple[Path, str, bool]]:
@@ -129,11 +161,12 @@ def run_settings(
     sources: list[tuple[Path, dict[str, Any]]],
     claude: ClaudeFlags,
     servers: dict[str, Any],
+    plugins: list[Plugins] | None = None,
 ) -> tuple[dict[str, Any], list[str]]:
     """A run's settings: the files (those --setting-sources names), --settings over them (as in
     Claude Code), then `servers` (--mcp-config's, an editor's: winning a name, as a settings
     entry would; with --strict-mcp-config, the only ones); and the warnings to say."""
-    s, warnings = load_settings(root, trusted, sources, claude.sources)
+    s, warnings = load_settings(root, trusted, sources, claude.sources, plugins)
     warnings += [*withheld_warning(trusted), *claude.notes]
     s = st.merge(s, claude.settings)
     if claude.strict_mcp:

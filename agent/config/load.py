@@ -18,6 +18,7 @@ from agent.config.keys import api_key
 from agent.config.layers import load_settings, run_settings, their_servers
 from agent.config.mcpfiles import own_servers
 from agent.config.modes import SANDBOX_MODES, PermissionMode
+from agent.config.plugins import Plugins
 from agent.config.prices import Price, price_for
 from agent.config.providers import PRESETS, Provider
 from agent.config.settings import ConfigError
@@ -98,6 +99,7 @@ class Config:
     # The MCP servers the user declared themselves (agent.config.mcpfiles.own_servers)
     mcp_own: frozenset[str] = frozenset()
     claude: ClaudeFlags = field(default_factory=ClaudeFlags)  # agent.config.claude
+    plugins: Plugins = field(default_factory=Plugins)  # agent.config.plugins
 
     @property
     def trusted(self) -> bool:
@@ -165,7 +167,9 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
     root = st.project_root(cwd)
     trust = state_of(root, flags.trust_project)
     sources: list[tuple[Path, dict[str, Any]]] = []
-    s, warnings = run_settings(root, trust, sources, flags.claude, flags.mcp_servers)
+    found: list[Plugins] = []
+    s, warnings = run_settings(root, trust, sources, flags.claude, flags.mcp_servers, found)
+    plugins = found[0] if found else Plugins()
     files, env, expand = _environment(dict(os.environ if env is None else env), root, trust, s)
     warnings = [*files.warning(), *warnings]
     codex = codex_for(flags.claude.sources)
@@ -203,11 +207,23 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         sandbox_flag=_sandbox_mode(flags, env),
         sandbox_consent=flags.sandbox == "workspace-write",
         automation=flags.automation,
-        # the user's own servers, an editor's too
-        mcp_own=own_servers(root, trust.folder, their_servers(tuple(sources)))
-        | frozenset(flags.mcp_servers),
+        mcp_own=_own_servers(root, trust, tuple(sources), flags, plugins, s),
         claude=flags.claude,
+        plugins=plugins,
     )
+
+
+def _own_servers(
+    root: Path,
+    trust: Trust,
+    sources: tuple[tuple[Path, dict[str, Any]], ...],
+    flags: Flags,
+    plugins: Plugins,
+    s: dict[str, Any],
+) -> frozenset[str]:
+    """The MCP servers the user declared: in their files, an editor's, their plugins'."""
+    mine = own_servers(root, trust.folder, their_servers(sources)) | frozenset(flags.mcp_servers)
+    return mine | plugins.user_servers(s.get("mcpServers", {}))
 
 
 def _environment(

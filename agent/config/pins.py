@@ -2,7 +2,8 @@
 
 Trusting a project records a digest of every trust-bearing file it holds (BEARING: its
 settings (ours and Claude Code's `.claude/settings*.json`), hooks, actions, MCP servers,
-`.env`, and its skills, commands and agent definitions under `.agent/` and `.claude/`) in
+`.env`, its skills, commands and agent definitions under `.agent/` and `.claude/`, and the
+plugin folders its settings list (agent.config.plugins)) in
 `~/.agent/trusted.json`, and keeps a copy of each text file (not `.env`: secrets) in the state
 directory, to show what changed since. A file added or
 changed since then — by a sandboxed command, an edit, a `git pull` — is withheld: not applied
@@ -16,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import hashlib
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,7 +69,7 @@ def _files(root: Path) -> tuple[list[str], list[str]]:
     follow them), and the folders with more than MAX_FILES files to check (never verified)."""
     out = [rel for rel in FILES if (root / rel).is_file()]
     budget, too_many = MAX_FILES, []
-    for folder in FOLDERS:
+    for folder in (*FOLDERS, *plugin_folders(root)):
         top = root / folder
         if not top.is_dir():
             continue
@@ -90,6 +92,25 @@ def _files(root: Path) -> tuple[list[str], list[str]]:
             budget -= len(files)
             out += [f.relative_to(root).as_posix() for f in files]
     return out, too_many
+
+
+def plugin_folders(root: Path) -> list[str]:
+    """The plugin folders the project's own settings files list (`plugins`, relative to
+    `.agent/`), those inside the project, relative to it: pinned like its other folders."""
+    out: list[str] = []
+    for name in ("settings.json", "settings.local.json"):
+        try:
+            got = json.loads((root / ".agent" / name).read_text(encoding="utf-8-sig"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue
+        items = got.get("plugins") if isinstance(got, dict) else None
+        items = [items] if isinstance(items, str) else items if isinstance(items, list) else []
+        for item in items:
+            real = os.path.realpath(root / ".agent" / str(item))
+            rel = os.path.relpath(real, os.path.realpath(root))
+            if isinstance(item, str) and not rel.startswith("..") and rel != ".":
+                out.append(Path(rel).as_posix())
+    return sorted(set(out))
 
 
 def scan(root: Path, own: frozenset[str] = frozenset()) -> dict[str, str]:

@@ -65,6 +65,8 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
     "timeouts": ((dict,), 'an object like {"firstToken": 60, "idle": 60, "total": 600}'),
     "retry": ((dict,), 'an object like {"attempts": 5, "baseDelay": 1.0, "maxDelay": 30}'),
     "actions": ((dict,), "an object"),
+    "plugins": ((list,), "a list of plugin folders (relative to the settings file's folder)"),
+    "enabledPlugins": ((dict,), 'an object like {"name@marketplace": false}'),
     "sessions": ((dict,), 'an object like {"keep": 200, "maxAgeDays": 60}'),
     "subagents": (
         (dict,),

@@ -9,6 +9,7 @@ from typing import Protocol
 
 from agent.base import frontmatter
 from agent.base.frontmatter import names_of, text_of
+from agent.config.plugins import Plugin
 from agent.config.trust import Trust, admits, at_home, not_applied
 from agent.permissions.grants import Grant
 
@@ -33,7 +34,7 @@ class Skill:
     name: str
     description: str
     path: Path  # its SKILL.md
-    source: str  # "project", "user", "project (.claude)", "user (.claude)"
+    source: str  # "project", "user", "project (.claude)", "user (.claude)", "plugin NAME"
     allowed_tools: tuple[str, ...] = ()  # permission rules that hold while the skill is in use
     argument_hint: str = ""
 
@@ -64,6 +65,12 @@ def places(root: Path, home: Path) -> tuple[Place, ...]:
         Place(home / ".agent" / "skills", "user", False),
         Place(home / ".claude" / "skills", "user (.claude)", False),
     )
+
+
+def plugin_places(plugins: tuple[Plugin, ...]) -> tuple[Place, ...]:
+    """The plugins' skill folders, after the user's own (each plugin trusted as a unit when it
+    was found: agent.config.plugins)."""
+    return tuple(Place(f, f"plugin {p.name}", False) for p in plugins for f in p.skills)
 
 
 def parse_skill(path: Path, source: str) -> Skill | str:
@@ -153,15 +160,21 @@ class Catalog:
         return head + "\n".join(rows) + "\n</skills>"
 
 
-def discover(root: Path, home: Path | None = None, *, trusted: bool | Trust = False) -> Catalog:
-    """Every skill of the project (when it is trusted) and of the user, by name in a fixed
-    order; a name found twice keeps the first (see `places`) and says so."""
+def discover(
+    root: Path,
+    home: Path | None = None,
+    *,
+    trusted: bool | Trust = False,
+    plugins: tuple[Plugin, ...] = (),
+) -> Catalog:
+    """Every skill of the project (when it is trusted), of the user and of the plugins, by name
+    in a fixed order; a name found twice keeps the first (see `places`) and says so."""
     home = home or Path.home()
     found: dict[str, Skill] = {}
     warnings: list[str] = []
     untrusted = 0
     home_project = at_home(root, home)  # its files are the user's own
-    for place in places(root, home):
+    for place in (*places(root, home), *plugin_places(plugins)):
         if not place.folder.is_dir() or (place.project and home_project):
             continue  # none, or the project is the home directory: they are the user's
         for path in sorted(place.folder.glob("*/SKILL.md")):

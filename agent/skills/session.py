@@ -5,13 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.base.events import Notice, Sink
+from agent.config.plugins import Plugin
 from agent.config.trust import Trust
 from agent.skills.catalog import Catalog, discover
 
 
-def for_session(root: Path, trusted: bool | Trust, sink: Sink) -> Catalog:
-    """The skills of the user and (when `trusted`) the project; problems with them said once."""
-    skills = discover(root, trusted=trusted)
+def for_session(
+    root: Path, trusted: bool | Trust, sink: Sink, plugins: tuple[Plugin, ...] = ()
+) -> Catalog:
+    """The skills of the user, (when `trusted`) the project and the plugins; problems with
+    them said once."""
+    skills = discover(root, trusted=trusted, plugins=plugins)
     for warning in skills.warnings:
         sink.emit(Notice(f"skill skipped: {warning}"))
     if skills.untrusted:

@@ -31,6 +31,7 @@ from typing import Any
 
 from agent.base import frontmatter
 from agent.base.frontmatter import names_of, text_of
+from agent.config.plugins import Plugin
 from agent.config.trust import Trust, admits, at_home, not_applied
 
 _NAME = re.compile(r"[A-Za-z0-9][\w.-]{0,63}")
@@ -121,11 +122,16 @@ def from_fields(
 
 
 def load_defs(
-    root: Path, known: Known, home: Path | None = None, trusted: bool | Trust = True
+    root: Path,
+    known: Known,
+    home: Path | None = None,
+    trusted: bool | Trust = True,
+    plugins: tuple[Plugin, ...] = (),
 ) -> tuple[dict[str, AgentDef], list[str]]:
     """Definitions by name in a fixed (sorted) order, and warnings for skipped files;
     `known`: the tools of the registry a definition may list. A project's definitions (system
-    prompts, models, tools: the repository's code) load only once it is `trusted`."""
+    prompts, models, tools: the repository's code) load only once it is `trusted`; the
+    plugins' (agent.config.plugins) below every file's, a name they share said."""
     home = home or Path.home()
     found: dict[str, AgentDef] = {}
     warnings: list[str] = []
@@ -151,7 +157,34 @@ def load_defs(
             warnings.append(
                 f"{waiting} project agent definition(s) not loaded: {not_applied(trusted)}"
             )
-    return dict(sorted(found.items())), warnings
+    theirs = _plugin_defs(plugins, known, warnings)
+    warnings += [
+        f"{theirs[n].source}: agent {n!r} is hidden by {found[n].source}"
+        for n in theirs
+        if n in found
+    ]
+    return dict(sorted({**theirs, **found}.items())), warnings
+
+
+def _plugin_defs(
+    plugins: tuple[Plugin, ...], known: Known, warnings: list[str]
+) -> dict[str, AgentDef]:
+    """The plugins' definitions by name, the first plugin's kept (a clash said)."""
+    out: dict[str, AgentDef] = {}
+    for plugin in plugins:
+        for d in plugin.agents:
+            for path in sorted(d.glob("*.md")) if d.is_dir() else [d]:
+                got = parse_def(path, known)
+                if isinstance(got, str):
+                    warnings.append(got)
+                elif got.name in out:
+                    warnings.append(
+                        f"{path}: agent {got.name!r} is hidden by {out[got.name].source}"
+                    )
+                else:
+                    out[got.name] = got
+                    warnings += got.notes
+    return out
 
 
 def resolve_tools(names: tuple[str, ...], known: Known) -> tuple[tuple[str, ...], list[str]]:

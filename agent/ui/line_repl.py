@@ -179,7 +179,9 @@ def _commands(run: Run, args: Namespace) -> Ctx:
     from agent.commands.registry import LOAD_PROBLEMS, Ctx, all_commands
     from agent.ui.tui import show_diff  # deferred: ~60 ms (rich): loads after the prompt is drawn
 
-    commands = all_commands(run.cfg.root, trusted=run.cfg.trust, skills=run.skills)
+    commands = all_commands(
+        run.cfg.root, trusted=run.cfg.trust, skills=run.skills, plugins=run.cfg.plugins.found
+    )
     for problem in LOAD_PROBLEMS:
         print(f"agent: warning: {visible(problem)}", file=sys.stderr)
 

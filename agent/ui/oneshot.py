@@ -15,6 +15,7 @@ from agent.base.events import TurnEnd
 from agent.base.tokens import estimate
 from agent.base.visible import visible
 from agent.config.load import ConfigError, flags_from
+from agent.config.plugins import Plugin
 from agent.config.trust import Trust
 from agent.context.mentions import attach_unasked
 from agent.tools import stop_background
@@ -118,7 +119,7 @@ def run_oneshot(args: Namespace, prompt: str) -> int:
     for w in cfg.warnings:  # they quote the project's settings, rules and paths
         print(f"agent: warning: {visible(w)}", file=sys.stderr)
     refused = _refused(args, prompt, cfg.provider.context_limit)
-    found = None if refused else _command(prompt, cfg.root, cfg.trust)
+    found = None if refused else _command(prompt, cfg.root, cfg.trust, cfg.plugins.found)
     if prompt.lstrip().startswith("//"):  # `//text` sends `/text`, as in the REPL
         prompt = prompt.replace("//", "/", 1)
     if refused or isinstance(found, str):
@@ -248,11 +249,13 @@ async def _session(
     return await script.settle(run, await run.turn(prompt))  # --output-schema: checked
 
 
-def _command(prompt: str, root: Path, trusted: bool | Trust) -> Any:
+def _command(
+    prompt: str, root: Path, trusted: bool | Trust, plugins: tuple[Plugin, ...] = ()
+) -> Any:
     """The slash command a prompt names (see agent.ui.oneshot_command), or why it cannot run."""
     if not prompt.lstrip().startswith("/"):
         return None
     # deferred: ~60 ms (the command modules): only for a prompt that starts with a slash
     from agent.ui.oneshot_command import command_of
 
-    return command_of(prompt, root, trusted)
+    return command_of(prompt, root, trusted, plugins)

@@ -32,6 +32,7 @@ from agent.commands.registry import (
     resolve,
     unknown_command,
 )
+from agent.config.plugins import Plugin
 from agent.config.trust import Trust
 from agent.ui.process import EXIT_FAIL, EXIT_USAGE
 from agent.ui.terminal import safe_console
@@ -53,7 +54,7 @@ class FailedEnd(TurnEnd):
 
 
 def command_of(
-    prompt: str, root: Path, trusted: bool | Trust = False
+    prompt: str, root: Path, trusted: bool | Trust = False, plugins: tuple[Plugin, ...] = ()
 ) -> tuple[Command, str] | str | None:
     """(command, its arguments) when the prompt is a slash command that runs here; why not (a
     message) when it cannot; None for a prompt that is not a command."""
@@ -63,7 +64,7 @@ def command_of(
     if parsed is None:  # a path: `/usr/bin/env is broken`
         return None
     name, args = parsed
-    commands = all_commands(root, trusted=trusted)
+    commands = all_commands(root, trusted=trusted, plugins=plugins)
     cmd = resolve(commands, name)
     if cmd is None and name.startswith("mcp__"):  # a prompt: known once its server is up
         return Command(name, "", _prompt(name)), args
@@ -113,7 +114,9 @@ async def run_command(run: Run, found: tuple[Command, str], out: IO[str] | None)
         console,
         turn,
         run.agent.sink,
-        all_commands(run.cfg.root, trusted=run.cfg.trust, skills=run.skills),
+        all_commands(
+            run.cfg.root, trusted=run.cfg.trust, skills=run.skills, plugins=run.cfg.plugins.found
+        ),
     )
     await run.start()
     try:

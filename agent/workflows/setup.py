@@ -27,7 +27,7 @@ def subagent_tools(cfg: Config) -> tuple[dict[str, Tool], dict[str, AgentDef], l
     definitions, and warnings about definitions that were skipped or cut."""
     tools = [*builtin_tools(), *task_tools({})]
     known = {t.name: t.aliases for t in tools} | {ACTION_TOOL: ()}
-    defs, warnings = load_defs(cfg.root, known, trusted=cfg.trust)
+    defs, warnings = load_defs(cfg.root, known, trusted=cfg.trust, plugins=cfg.plugins.found)
     for name, raw in cfg.claude.agents.items():  # --agents: over the files
         got = from_json(name, raw, known, "--agents")
         if isinstance(got, str):
