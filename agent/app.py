@@ -160,6 +160,7 @@ class Run:
             "tools": list(self.agent.tools), "mcp_servers": mcp,
             "permission_mode": self.cfg.permission_mode, "sandbox": self.sandbox().status(),
             "skills": sorted(self.skills.skills),
+            "plugins": [{"name": p.name, "path": str(p.root)} for p in self.cfg.plugins.found],
         }  # fmt: skip
 
     def sandbox(self) -> Sandbox:

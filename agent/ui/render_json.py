@@ -147,7 +147,6 @@ class StreamJsonRenderer(JsonRenderer):
                 "slash_commands": skills,  # (a skill runs as /name)
                 "skills": skills,
                 "output_style": "default",
-                "plugins": [],
             }
         )
 

@@ -35,6 +35,8 @@ def test_each_part_of_an_installed_plugin_works(
     results = [m["content"] for m in fake.requests[1]["messages"] if m["role"] == "tool"]
     assert "no writes here" in results[0] and not (project / "a.txt").exists()  # its hook
     assert "echo: hi" in results[1] and (root / "started").exists()  # its MCP server
+    init = json.loads(r.stdout.splitlines()[0])
+    assert init["plugins"] == [{"name": "myplugin", "path": str(root)}]  # the init line says it
 
 
 def test_plugins_lists_and_enabled_plugins_turns_one_off(
