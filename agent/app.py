@@ -10,6 +10,7 @@ from agent.actions.tool import ActionRunner
 from agent.base.events import FanOut, Notice, Sink, TurnEnd
 from agent.base.messages import Message
 from agent.base.record import RESULT_CAP, Image, Middleware, Tool, ToolContext
+from agent.base.shelf import listed
 from agent.config.load import Config
 from agent.config.modes import PermissionMode
 from agent.context.compaction import Policy
@@ -157,7 +158,7 @@ class Run:
         return {
             "type": "system", "subtype": "init", "session_id": self.session_id,
             "cwd": str(self.cfg.cwd), "model": self.agent.llm.model,
-            "tools": list(self.agent.tools), "mcp_servers": mcp,
+            "tools": listed(self.agent.tools, self.agent.shelf), "mcp_servers": mcp,
             "permission_mode": self.cfg.permission_mode, "sandbox": self.sandbox().status(),
             "skills": sorted(self.skills.skills),
             "plugins": [{"name": p.name, "path": str(p.root)} for p in self.cfg.plugins.found],
@@ -212,16 +213,15 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     """Everything a session needs, wired at the three seams; `resume_id` continues one."""
     opened, recorder, denials, out = _recorded(cfg, sink, resume_id)
     store, snapshots, history = opened.store, opened.snapshots, opened.history
-    session_id = store.id
     skills = skills_for(cfg.root, cfg.trust, out, cfg.plugins.found)
-    tools, actions, (agent_defs, def_warnings) = session_tools(cfg, session_id, out, skills)
+    tools, actions, (agent_defs, def_warnings) = session_tools(cfg, store.id, out, skills)
     gate, hooks, layers = _pipeline(cfg, store, tools, snapshots, out, asker)
     box = for_session(cfg, gate.read_denials(), out)  # what it lacks is said once
     # connects in the background; tools join at a turn boundary
     mcp = start_mcp(cfg, tools, out, box if box.mcp else None)
     economy = _economy(cfg, store, gate)
     room = SPILL_ROOM if economy.spill is not None else RESULT_CAP
-    ctx = session_context(cfg, session_id, out, room)
+    ctx = session_context(cfg, store.id, out, room)
     _share_box(box, ctx, gate, hooks, actions)
     checks = checks_for(cfg.options.checks, cfg.cwd, tools, out, box, cfg.trusted)
     if checks is not None:
@@ -239,6 +239,7 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
         compaction=kept_policy(cfg, Policy.from_config(cfg)),  # the server's, once known
         hooks=hooks if hooks.specs else None,
         tool_sync=mcp.sync if mcp is not None else None,
+        shelf=mcp.shelf if mcp is not None else None,
         economy=economy,
         checks=checks,
     )
@@ -252,9 +253,7 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
         warnings=def_warnings,
     )
     recorder.start(cfg.cwd, agent.llm.model, resumed_from=resume_id or "")
-    run = Run(
-        agent, session_id, denials, cfg, hooks, gate, store, recorder, actions=actions, mcp=mcp
-    )
+    run = Run(agent, store.id, denials, cfg, hooks, gate, store, recorder, actions=actions, mcp=mcp)
     run.first_turn, run.language, run.skills = not history, cfg.options.language, skills
     _finish(run, opened.ran_in)
     return run

@@ -28,6 +28,7 @@ from bench import (
     steps,
     storebench,
     toolbench,
+    toolsearch,
 )
 from bench.common import Table
 
@@ -48,6 +49,7 @@ def main() -> int:
     loopbench.loop_bench(table, max(3, n // 2))
     steps.steps_bench(table, 100 if args.quick else 400)
     economy.economy_bench(table)
+    toolsearch.toolsearch_bench(table)
     codebench.code_bench(table, n)
     hostile.hostile_bench(table)
     editbench.edit_bench(table)

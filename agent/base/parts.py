@@ -100,3 +100,13 @@ class Background(Protocol):
     """Work a session runs in the background (a /loop, the subagent runner): closed with it."""
 
     async def aclose(self) -> None: ...
+
+
+class ToolShelf(Protocol):
+    """The conversation's deferred tools (agent.base.shelf.Shelf), as tool_search sees them."""
+
+    deferred: dict[str, str]  # name -> its group (the server)
+    loaded: list[str]
+
+    def load(self, names: list[str]) -> list[str]: ...
+    def described(self) -> list[tuple[str, str, dict[str, Any]]]: ...

@@ -19,7 +19,15 @@ from agent.config.view import WebSearch
 
 if TYPE_CHECKING:
     from agent.base.events import Sink
-    from agent.base.parts import Background, CommandBox, EditorIO, FileRecord, PlanReview, TodoStore
+    from agent.base.parts import (
+        Background,
+        CommandBox,
+        EditorIO,
+        FileRecord,
+        PlanReview,
+        TodoStore,
+        ToolShelf,
+    )
 
 RESULT_CAP = 12_000  # characters of any tool result that may enter the context
 
@@ -99,6 +107,7 @@ class ToolContext:
     # Absolute path globs that read deny rules forbid (Gate.read_denials): indexers skip them,
     # as read_file would refuse them.
     denied_reads: tuple[str, ...] = ()
+    shelf: ToolShelf | None = None  # the conversation's deferred tools (tool_search loads them)
 
 
 Execute = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]
@@ -179,6 +188,7 @@ class Tool:
     # Its commands run in the session's OS sandbox unless this argument is false (then the
     # call is always asked about); "" = the tool runs nothing in a sandbox.
     sandbox_arg: str = ""
+    finds_deferred: bool = False  # finds and loads deferred tools: offered while some wait
 
     @property
     def reads_a_file(self) -> bool:

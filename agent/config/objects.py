@@ -9,6 +9,7 @@ from typing import Any
 
 from agent.config.errors import ConfigError
 from agent.config.modes import SANDBOX_MODES
+from agent.config.view import TOOL_SEARCH
 
 TOOL_RESULTS_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "spillAt": ((int,), "a whole number of characters (0: never spill)"),
@@ -108,3 +109,7 @@ def check_objects(path: Path, data: dict[str, Any]) -> None:
         value = data.get("tools", {}).get(key, False)
         if not isinstance(value, bool):
             raise ConfigError(f"{path}: key 'tools.{key}' must be true or false, got {value!r}")
+    search = data.get("tools", {}).get("search", "auto")
+    if search not in TOOL_SEARCH:
+        choices = ", ".join(f'"{c}"' for c in TOOL_SEARCH)
+        raise ConfigError(f"{path}: key 'tools.search' must be one of {choices}, got {search!r}")

@@ -45,7 +45,7 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
         'an object like {"spillAt": 12000, "clearAt": 0.4, "keepTurns": 4, "dedupReads": true}',
     ),
     "repoMap": ((dict,), 'an object like {"tokens": 1000}'),
-    "tools": ((dict,), 'an object like {"applyPatch": true}'),
+    "tools": ((dict,), 'an object like {"applyPatch": true, "search": "auto"}'),
     "checks": ((dict,), 'an object like {"lint": "ruff check {files}", "test": "pytest -x -q"}'),
     "temperature": ((int, float), "a number"),
     "language": ((str,), 'a language code like "ru", or "auto" (the language you write in)'),

@@ -11,6 +11,7 @@ from typing import Any
 
 REPO_MAP_TOKENS = 1_000
 REPO_MAP_WAIT = 0.1  # seconds a message waits for the map; it joins a later one when late
+TOOL_SEARCH = ("auto", "on", "off")  # `tools.search`: when MCP tools wait behind tool_search
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,12 @@ class Settings:
         """`tools.applyPatch`: offer apply_patch (None: only to models trained on it)."""
         value = self._obj("tools").get("applyPatch")
         return value if isinstance(value, bool) else None
+
+    @property
+    def tool_search(self) -> str:
+        """`tools.search`: MCP tools wait behind tool_search — "auto" (past a size), "on", "off"."""
+        value = self._obj("tools").get("search")
+        return value if value in TOOL_SEARCH else "auto"
 
     @property
     def repo_map_tokens(self) -> int:

@@ -25,6 +25,7 @@ from agent.base.events import (
 )
 from agent.base.messages import Message
 from agent.base.record import Call, Image, Tool, ToolContext, ToolResult, images_message
+from agent.base.shelf import Shelf
 from agent.base.tokens import Meter, Totals
 from agent.context.compaction import Policy, auto_compact, fit
 from agent.context.economy import Economy
@@ -35,6 +36,7 @@ from agent.core.cut import split as split_cut
 from agent.core.dispatch import Dispatcher, prepare
 from agent.core.errors import ContextOverflow, LLMError
 from agent.core.llm import LLM
+from agent.core.offering import Offering
 from agent.core.stream import Reply
 from agent.core.turn_state import (
     AGAIN,
@@ -58,7 +60,7 @@ RECOVERY_LIMIT = 2  # cut or malformed replies the loop re-prompts for within on
 
 
 @dataclass
-class Agent(Compacting):
+class Agent(Compacting, Offering):
     """One conversation: history, tools, the client, and where events go."""
 
     llm: LLM
@@ -76,12 +78,13 @@ class Agent(Compacting):
     tool_sync: Callable[[], bool] | None = None  # pulls tool-list changes (MCP) at turn start
     economy: Economy = field(default_factory=Economy)  # de-duplicate, spill, clear results
     checks: Checks | None = None  # lint/tests after a turn that changed files (setting checks)
+    shelf: Shelf | None = None  # deferred tools and those tool_search loaded (agent.base.shelf)
 
     def __post_init__(self) -> None:
         if not self.messages:
             self.messages.append({"role": "system", "content": self.system_prompt})
-        self.schemas = [t.schema() for t in self.tools.values()]  # fixed order: cache-stable
-        self._tools_stale = False
+        self._offer()  # fixed order, loads appended: cache-stable
+        self.ctx.shelf = self.shelf  # the conversation's own: what its tool_search loads
         self._turn_lock = asyncio.Lock()  # turns never overlap (a /loop run waits for the user's)
         self._window_asked = False  # the server's real window: asked before the first request
 
@@ -89,10 +92,6 @@ class Agent(Compacting):
         """Append to the history; the session store records it from the event."""
         self.messages.append(message)
         self.sink.emit(MessageAdded(message))
-
-    def refresh_tools(self) -> None:
-        """Re-read `tools` (MCP changes) at the next turn start, never mid-turn: cache-stable."""
-        self._tools_stale = True
 
     async def run_turn(
         self,
@@ -115,10 +114,7 @@ class Agent(Compacting):
                     around[1]()
 
     async def _run_turn(self, content: str, images: list[Image], words: str) -> TurnEnd:
-        if self.tool_sync is not None and self.tool_sync():
-            self._tools_stale = True
-        if self._tools_stale:
-            self.schemas, self._tools_stale = [t.schema() for t in self.tools.values()], False
+        self._turn_tools()
         if self.hooks is not None:
             out = await self.hooks.prompt_submit(content)
             if out.blocked:
@@ -190,6 +186,7 @@ class Agent(Compacting):
     async def _step(self, state: TurnState) -> Next:
         """One request and what its reply asks for; RETRY sends the same step again (the
         history was made to fit the server's window)."""
+        self._loads()
         self.economy.clear(self.conversation(), self.window())
         await auto_compact(self.conversation(), self.compaction)
         state.shown = Seen(self.sink)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.base.messages import Message, text_of
+from agent.base.shelf import Shelf
 from agent.base.tokens import CALL_OVERHEAD, MESSAGE_OVERHEAD, estimate, estimate_tools
 from agent.context.memory import MEMORY_HEADER
 from agent.core.loop import Agent
@@ -84,6 +85,21 @@ def context_breakdown(agent: Agent) -> dict[str, Any]:
         "clear_at": agent.economy.clearing.trigger(limit) if agent.economy.clearing else None,
         "free": max(limit - total, 0),
         "economy": dict(agent.economy.counts),
+        "tool_search": tool_search_figures(agent.shelf),
+    }
+
+
+def tool_search_figures(shelf: Shelf | None) -> dict[str, int] | None:
+    """Deferred MCP tools (not sent) and those tool_search loaded: how many, their schemas'
+    estimated tokens; None when nothing is deferred."""
+    if shelf is None or not shelf.deferred:
+        return None
+    loaded, waiting = shelf.tokens()
+    return {
+        "loaded": len(shelf.loaded),
+        "loaded_tokens": loaded,
+        "deferred": len(shelf.waiting()),
+        "deferred_tokens": waiting,
     }
 
 
@@ -109,4 +125,9 @@ def context_report(agent: Agent, width: int = 40) -> str:
         said = {"unchanged_reads": "unchanged re-reads", "spilled": "outputs saved to files"}
         said["cleared"] = "results cleared"
         lines.append("saved so far: " + ", ".join(f"{n} {said[k]}" for k, n in done.items()))
+    if (ts := d["tool_search"]) is not None:
+        lines.append(
+            f"tool schemas: {ts['loaded']} loaded by tool_search ({ts['loaded_tokens']:,} tokens, "
+            f"in the tools above), {ts['deferred']} deferred ({ts['deferred_tokens']:,} not sent)"
+        )
     return "\n".join(lines)

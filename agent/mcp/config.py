@@ -5,7 +5,8 @@ Shape (the same in both places): `{"mcpServers": {name: {...}}}` with
 - streamable HTTP: `"type": "http"`, `url`, `headers`;
 - SSE (the older HTTP transport): `"type": "sse"`, `url`, `headers`;
 - either: `timeout` (seconds to connect, default `mcpTimeout` or 30), `toolTimeout` (seconds per
-  call, default `mcpToolTimeout` or 600), `disabled`.
+  call, default `mcpToolTimeout` or 600), `disabled`, `deferTools` (true: its tools wait behind
+  tool_search; false: always sent; absent: as the setting `tools.search` decides).
 Each spec says whether the user declared it (`own`, from agent.config.mcpfiles.own_servers):
 only then are its tools' annotations (`readOnlyHint`) trusted to spare a permission prompt —
 the MCP specification has clients treat annotations from untrusted servers as untrusted.
@@ -44,6 +45,7 @@ class ServerSpec:
     timeout: float = DEFAULT_TIMEOUT
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT
     own: bool = False  # the user declared it: its tools' readOnlyHint is trusted
+    defer_tools: bool | None = None  # `deferTools`; None: as `tools.search` says
 
 
 def load_specs(
@@ -108,6 +110,10 @@ def _spec(name: str, raw: Any, x: _Expander, timeout: float, tool_timeout: float
         "timeout": _seconds(raw.get("timeout"), timeout),
         "tool_timeout": _seconds(raw.get("toolTimeout"), tool_timeout),
     }
+    defer = raw.get("deferTools")
+    if defer is not None and not isinstance(defer, bool):
+        raise ValueError('"deferTools" must be true or false')
+    common["defer_tools"] = defer
     if kind in HTTP_TYPES or kind == "sse":
         transport = "sse" if kind == "sse" else "http"
         url = x(raw.get("url") or "", "url")

@@ -24,10 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 from agent.base.events import Notice, Sink
 from agent.base.record import Tool, ToolContext, ToolKind, ToolResult
+from agent.base.shelf import Shelf
 from agent.base.visible import visible
 from agent.mcp import resources
 from agent.mcp.catalog import PromptInfo, sanitize
+from agent.mcp.defer import Entry, deferred
 from agent.permissions.rules import Rule
+from agent.tools.discover.search import TOOL_SEARCH
 
 if TYPE_CHECKING:  # annotations only: the manager imports the mcp SDK (~65 ms)
     from agent.config.load import Config
@@ -61,6 +64,8 @@ class McpTools:
         tools: dict[str, Tool],
         denied: Callable[[str], bool],
         notify: Callable[[str], None] | None = None,
+        shelf: Shelf | None = None,
+        search: tuple[str, int] = ("off", 0),
     ) -> None:
         self.manager = manager
         self.tools = tools  # the registry the dispatcher, gate and hooks share
@@ -71,6 +76,8 @@ class McpTools:
         self._unreported = False  # applied outside sync(): the loop must still refresh
         self._told: set[tuple[str, str]] = set()
         self._prompts: tuple[int, list[tuple[str, str, PromptInfo]]] = (-1, [])
+        self.shelf = shelf  # where the tools to keep out of the requests go (tool_search)
+        self.search = search  # (`tools.search`, the context window in tokens)
 
     def sync(self) -> bool:
         """At a turn boundary: apply changes; True when the list changed since the last sync."""
@@ -103,7 +110,20 @@ class McpTools:
             self.tools.pop(n, None)
         self.tools.update(new)
         self.names = names
+        self._defer()
         return True
+
+    def _defer(self) -> None:
+        """Tell the shelf which MCP tools wait behind tool_search (agent.mcp.defer)."""
+        if self.shelf is None:
+            return
+        pins = {s: c.spec.defer_tools for s, c in self.manager.conns.items()}
+        entries = [
+            Entry(n, server, self.tools[n], pins.get(server))
+            for n, (server, _) in self.names.items()
+            if server and n in self.tools
+        ]
+        self.shelf.defer(deferred(*self.search, entries))
 
     def statuses(self) -> list[dict[str, Any]]:
         return list(self.manager.statuses())
@@ -219,10 +239,13 @@ def denied_by(never_allow: list[str]) -> Callable[[str], bool]:
 
 
 def start(
-    cfg: Config, tools: dict[str, Tool], sink: Sink | None = None, box: Sandbox | None = None
+    cfg: Config,
+    tools: dict[str, Tool],
+    sink: Sink | None = None,
+    box: Sandbox | None = None,
 ) -> McpTools | None:
     """Start the configured servers in the background (stdio ones inside `box` when given);
-    None when there are none (or --no-mcp).
+    None when there are none (or --no-mcp). Its `shelf` holds the tools kept out of requests.
 
     Bad entries were already reported with the configuration's warnings (agent.config).
     """
@@ -240,4 +263,7 @@ def start(
     manager.start()
     deny = denied_by(list(cfg.permissions.get("neverAllow", [])))
     notify = (lambda text: sink.emit(Notice(text))) if sink is not None else None
-    return McpTools(manager, tools, deny, notify)
+    search = (cfg.options.tool_search, cfg.provider.context_limit)
+    if search[0] != "off":  # offered only while some tool waits (agent.base.shelf)
+        tools.setdefault(TOOL_SEARCH.name, TOOL_SEARCH)
+    return McpTools(manager, tools, deny, notify, Shelf(tools), search)

@@ -141,6 +141,7 @@ class Subagents:
             max_steps=(job.agent.max_steps if job.agent else None) or self.limits.max_steps,
             compaction=self.parent.compaction,
             economy=self.parent.economy.for_child(),
+            shelf=self.parent.shelf.child(tools) if self.parent.shelf is not None else None,
         )
         if "task" in tools:
             ctx.subagents = Subagents(

@@ -18,6 +18,7 @@ from agent.config.load import ConfigError, flags_from
 from agent.config.plugins import Plugin
 from agent.config.trust import Trust
 from agent.context.mentions import attach_unasked
+from agent.core.report import tool_search_figures
 from agent.tools import stop_background
 from agent.ui import render
 from agent.ui.oneshot_script import EXIT_BY_SCRIPT_SUBTYPE, Script, answer_out
@@ -181,6 +182,8 @@ def result_event(run: Run, end: TurnEnd, seconds: float) -> dict[str, Any]:
     extra: dict[str, Any] = {"error": end.error} if end.error else {}
     if end.truncated:  # the answer stops where the output token limit cut it
         extra.update(truncated=True, stop_reason="max_tokens")
+    if (found := tool_search_figures(run.agent.shelf)) is not None:  # MCP tools were deferred
+        extra["tool_search"] = found
     return result_line(
         end.subtype,
         end.text,
