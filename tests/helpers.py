@@ -211,3 +211,13 @@ class Clock:
     async def advance(self, seconds: float) -> None:
         self.now += seconds
         await asyncio.sleep(0)  # still a wait: other tasks run meanwhile
+
+
+async def command_output(ctx: Any, line: str) -> str:
+    """Run a slash-command line in an in-process session (`ctx` on a StringIO console); what
+    it printed (only the new output)."""
+    from agent.commands.registry import dispatch
+
+    before = len(ctx.console.file.getvalue())
+    assert await dispatch(ctx, line)
+    return str(ctx.console.file.getvalue()[before:])

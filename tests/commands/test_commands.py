@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, error, text, tool_calls
+from helpers import command_output as cmd
 from rich.console import Console
 
 from agent.app import PLAN_OFF, PLAN_ON, build
 from agent.base.events import AssistantMessage, Recorder, TextDelta
 from agent.commands import registry as commands
-from agent.commands.registry import Command, Ctx, all_commands, dispatch, parse, register
+from agent.commands.registry import Command, Ctx, all_commands, parse, register
 from agent.commands.user import expand, parse_file
 from agent.config.load import Flags
 from agent.context.compaction import SUMMARY_PREFIX, is_valid
@@ -60,13 +61,6 @@ async def ctx(fake: FakeOpenAI, project: Path) -> AsyncIterator[Ctx]:
 
 def out(ctx: Ctx) -> str:
     return str(ctx.console.file.getvalue())
-
-
-async def cmd(ctx: Ctx, line: str) -> str:
-    """Run a command line; returns what it printed (only the new output)."""
-    before = len(out(ctx))
-    assert await dispatch(ctx, line)
-    return out(ctx)[before:]
 
 
 def last_user(body: Json) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import socket
 from collections.abc import Callable
@@ -11,22 +10,14 @@ from pathlib import Path
 
 import pytest
 from fake_openai import FakeOpenAI
+from helpers import command_output as said
 
 from agent import __version__
 from agent.commands import doctor
-from agent.commands.registry import Ctx, dispatch
+from agent.commands.registry import Ctx
 from agent.config.load import Flags
 
 MakeCtx = Callable[..., Ctx]  # the `session` fixture (tests/commands/conftest.py)
-
-
-async def said(ctx: Ctx, line: str) -> str:
-    """Run a command line; what it printed (only the new output)."""
-    file = ctx.console.file
-    assert isinstance(file, io.StringIO)
-    before = len(file.getvalue())
-    assert await dispatch(ctx, line)
-    return file.getvalue()[before:]
 
 
 def settings(path: Path, data: dict[str, object]) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import os
 import sys
 from collections.abc import Callable
@@ -11,22 +10,14 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
+from helpers import command_output as said
 
 from agent.base.record import Call
 from agent.commands import clipboard
-from agent.commands.registry import Ctx, dispatch
+from agent.commands.registry import Ctx
 from agent.config.load import Flags
 
 MakeCtx = Callable[..., Ctx]  # the `session` fixture (tests/commands/conftest.py)
-
-
-async def said(ctx: Ctx, line: str) -> str:
-    """Run a command line; what it printed (only the new output)."""
-    file = ctx.console.file
-    assert isinstance(file, io.StringIO)
-    before = len(file.getvalue())
-    assert await dispatch(ctx, line)
-    return file.getvalue()[before:]
 
 
 def tool_names(body: dict[str, Any]) -> list[str]:
