@@ -39,6 +39,7 @@ from agent.session.recorder import SessionRecorder
 from agent.session.store import SessionFile
 from agent.skills.catalog import Catalog
 from agent.skills.session import for_session as skills_for
+from agent.tools import stop_background as stop_commands
 from agent.tools.session import session_context
 from agent.workflows.planning import Review
 from agent.workflows.registry import session_tools
@@ -143,15 +144,16 @@ class Run:
         self.context += out.context
 
     async def end(self, reason: str = "exit") -> None:
+        """The session's whole end, in order (subagents use the client: they stop first)."""
         if self.repo_map is not None:
             self.repo_map.close()
-        await self.stop_background()
+        await stop_background(self.agent)  # subagents, /loop runs
+        await asyncio.to_thread(stop_commands)
+        if self.mcp is not None:
+            await self.mcp.aclose()
+        await self.agent.llm.aclose()
         await self.hooks.session_end(reason)
         self.sandbox().close()  # its placeholders go once no command runs
-
-    async def stop_background(self) -> None:
-        """Cancel background subagents and /loop runs (call before the client closes)."""
-        await stop_background(self.agent)
 
     def init_event(self) -> dict[str, Any]:
         mcp = self.mcp.statuses() if self.mcp is not None else []

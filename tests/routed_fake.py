@@ -23,6 +23,7 @@ from agent.app import Run, build
 from agent.base.events import Recorder
 from agent.config.load import Flags
 from agent.ui.startup import configure
+from agent.workflows.setup import stop_background
 
 OPEN: list[Run] = []
 
@@ -104,7 +105,7 @@ def make_run(
 async def close_runs() -> None:
     while OPEN:
         run = OPEN.pop()
-        await run.stop_background()
+        await stop_background(run.agent)
         await run.agent.llm.aclose()
         run.store.close()
 

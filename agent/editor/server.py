@@ -245,10 +245,6 @@ class EditorAgent:
         """End every session (SessionEnd hooks, MCP servers, background work)."""
         for session in list(self.sessions.values()):
             with contextlib.suppress(Exception):
-                await session.run.stop_background()
-                await session.run.agent.llm.aclose()
                 await session.run.end("exit")
-                if session.run.mcp is not None:
-                    await session.run.mcp.aclose()
             await session.sink.close()
         self.sessions.clear()

@@ -157,7 +157,6 @@ def run_repl(args: Namespace) -> int:
         return EXIT_OK
     finally:
         _cancel_pending(loop)  # a turn a signal cut short: its shell commands are killed
-        loop.run_until_complete(run.agent.llm.aclose())
         loop.run_until_complete(run.end())
         loop.close()
         said = goodbye(run)

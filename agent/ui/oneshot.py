@@ -19,7 +19,6 @@ from agent.config.plugins import Plugin
 from agent.config.trust import Trust
 from agent.context.mentions import attach_unasked
 from agent.core.report import tool_search_figures
-from agent.tools import stop_background
 from agent.ui import render
 from agent.ui.oneshot_script import EXIT_BY_SCRIPT_SUBTYPE, Script, answer_out
 from agent.ui.process import (
@@ -229,11 +228,6 @@ async def _drive(
         why = f"internal error: {type(e).__name__}: {e}"
         return TurnEnd("error_during_execution", "", run.agent.totals.requests, why)
     finally:
-        await run.stop_background()  # background subagents use the client: stop them first
-        await asyncio.to_thread(stop_background)
-        if run.mcp is not None:
-            await run.mcp.aclose()
-        await run.agent.llm.aclose()
         await run.end(reason)
     return end
 

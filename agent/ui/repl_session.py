@@ -13,7 +13,6 @@ from rich.console import Console
 
 from agent.app import Run, build
 from agent.commands.registry import LOAD_PROBLEMS, Ctx, all_commands
-from agent.tools import stop_background
 from agent.ui import line_repl
 from agent.ui.ask import TerminalAsker
 from agent.ui.terminal import safe_console
@@ -95,10 +94,5 @@ async def _servers_settled(repl: SessionHost, run: Run) -> None:
 
 
 async def close_session(run: Run) -> None:
-    """Stop what runs in the background, close the client, end the session, its MCP servers."""
-    await asyncio.to_thread(stop_background)
-    await run.agent.llm.aclose()
+    """End the session (agent.app.Run.end: background work, servers, client, hooks)."""
     await run.end()
-    mcp = getattr(run, "mcp", None)
-    if mcp is not None:
-        await mcp.aclose()

@@ -26,6 +26,7 @@ from agent.mcp.config import load_specs
 from agent.mcp.defer import MAX_TOOLS, Entry, deferred
 from agent.tools.discover.search import TOOL_SEARCH, rank
 from agent.ui.startup import configure
+from agent.workflows.setup import stop_background
 
 MANY = str(MCP_SERVERS / "many.py")
 SERVERS = {"a": "alpha", "b": "beta", "c": "gamma"}
@@ -203,7 +204,7 @@ async def test_a_subagents_loads_stay_in_it(
         shown = context_report(run.agent)  # /context: loaded versus deferred schemas
         assert "0 loaded by tool_search (0 tokens" in shown and ", 120 deferred (" in shown
     finally:
-        await run.stop_background()
+        await stop_background(run.agent)
         await run.agent.llm.aclose()
         run.store.close()
         if run.mcp is not None:
