@@ -12,7 +12,6 @@ from agent.base.words import plural
 from agent.commands.mcp import server_lines
 from agent.commands.registry import Ctx, command
 from agent.config import trust
-from agent.config.keysource import key_source
 from agent.config.load import Config
 
 WIDTH = 12  # of the labels
@@ -29,12 +28,12 @@ def shown(path: Path | str, root: Path | None = None) -> str:
 
 def key_line(cfg: Config) -> str:
     """Which variable the key came from and where (never the key)."""
-    src = key_source(cfg)
-    if src.variable:
-        return f"{src.variable} from {shown(src.place) if src.place.startswith('/') else src.place}"
+    variable, place = cfg.key_from
+    if variable:
+        return f"{variable} from {shown(place) if place.startswith('/') else place}"
     if not cfg.provider.needs_key:
         return f"none sent (provider {cfg.provider.name} needs no key)"
-    return f"none found (set {src.wanted or 'AGENT_API_KEY'})"
+    return f"none found (set {cfg.options.api_key_env or cfg.provider.api_key_env})"
 
 
 def pending(cfg: Config) -> tuple[str, ...]:

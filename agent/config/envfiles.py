@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # Names that pick an endpoint, a proxy or a credential: the agent's own overrides, every
@@ -30,6 +30,10 @@ _ROUTING = re.compile(
 )
 
 
+ENVIRONMENT = "the environment"
+SETTINGS_ENV = "the settings' env"
+
+
 @dataclass(frozen=True)
 class EnvFiles:
     """The merged environment and the names an untrusted project's `.env` was refused."""
@@ -38,6 +42,7 @@ class EnvFiles:
     expand: dict[str, str]  # what `${VAR}` in settings expands from: no untrusted project .env
     ignored: tuple[str, ...] = ()
     path: Path | None = None  # the project's .env when something was ignored
+    origin: dict[str, str] = field(default_factory=dict)  # name → where its value came from
 
     def warning(self) -> list[str]:
         if not self.ignored:
@@ -74,11 +79,14 @@ def load_env_files(
     `guarded` adds names that are credentials in this configuration (an `apiKeyEnv`)."""
     users = file_values(user_dir / ".env", interpolate=True)
     merged = dict(users)
+    origin = dict.fromkeys(users, str(user_dir / ".env"))
     project = root / ".env"
     own = root.resolve() == user_dir.parent.resolve()  # a project at ~ is the user's own
     ignored: list[str] = []
     if trusted or own:
-        merged.update(file_values(project, interpolate=True))
+        mine = file_values(project, interpolate=True)
+        merged.update(mine)
+        origin.update(dict.fromkeys(mine, str(project)))
         expand = dict(merged)
     else:  # nothing of it configures the agent: say which names it would have
         expand = dict(users)
@@ -89,7 +97,8 @@ def load_env_files(
     ignored = [n for n in ignored if n not in env]  # the real environment wins anyway
     merged.update(env)
     expand.update(env)
-    return EnvFiles(merged, expand, tuple(ignored), project if ignored else None)
+    origin.update(dict.fromkeys(env, ENVIRONMENT))
+    return EnvFiles(merged, expand, tuple(ignored), project if ignored else None, origin)
 
 
 # Settings' `env` (ours, or Claude Code's): given to the processes the agent starts — commands,

@@ -7,10 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from agent.config import keystore
-from agent.config.envfiles import EnvFiles
+from agent.config.envfiles import SETTINGS_ENV, EnvFiles
 from agent.config.errors import ConfigError
 from agent.config.providers import PRESETS, Provider, hide_key
 from agent.config.settings import user_dir
+
+KEYRING = "the OS keyring"
 
 
 class NoKey(ConfigError):
@@ -30,9 +32,9 @@ def api_key(
     it there); NoKey (exit 2) saying where a key goes if one is needed."""
     var = s.get("apiKeyEnv") or p.api_key_env
     hide_key(var)  # commands the model runs never see it
-    key = env.get("AGENT_API_KEY") or env.get(var, "")
-    if key:
-        return key
+    name = _named(var, env)
+    if name:
+        return env[name]
     if p.needs_key:
         key = keystore.from_keyring(var)  # imports keyring only now, when nothing else had one
         if key:
@@ -41,6 +43,23 @@ def api_key(
         in_project = files.path if found else None
         raise NoKey(_no_key(p, var, files), p, var, base_url or p.base_url, in_project)
     return "sk-no-key-needed"
+
+
+def _named(var: str, env: dict[str, str]) -> str:
+    """The variable the key is read from: AGENT_API_KEY, else the provider's ("" = neither)."""
+    return next((n for n in ("AGENT_API_KEY", var) if env.get(n)), "")
+
+
+def key_from(
+    p: Provider, env: dict[str, str], s: dict[str, Any], origin: dict[str, str], key: str
+) -> tuple[str, str]:
+    """(variable, where it was found) of the run's `key` — never the key; ("", "") when none
+    is sent. A key no variable held came from the OS keyring (the set-up kept it there)."""
+    var = s.get("apiKeyEnv") or p.api_key_env
+    name = _named(var, env)
+    if name:
+        return name, origin.get(name, SETTINGS_ENV)  # the files' and environment's are named
+    return (var, KEYRING) if p.needs_key and key else ("", "")
 
 
 def _no_key(p: Provider, var: str, files: EnvFiles) -> str:

@@ -14,7 +14,7 @@ from agent.config.choice import check_url, pick_model, pick_provider
 from agent.config.claude import ClaudeFlags, claude_flags, permission_mode
 from agent.config.codex import codex_for
 from agent.config.envfiles import EnvFiles, load_env_files, use_settings_env
-from agent.config.keys import api_key
+from agent.config.keys import api_key, key_from
 from agent.config.layers import load_settings, run_settings, their_servers
 from agent.config.mcpfiles import own_servers
 from agent.config.modes import SANDBOX_MODES, PermissionMode
@@ -85,6 +85,7 @@ class Config:
     # .env, a trusted project's .env (never an untrusted one's), then settings' env.
     env: dict[str, str] = field(default_factory=dict)
     env_ignored: tuple[str, ...] = ()  # names an untrusted project's .env may not set
+    key_from: tuple[str, str] = ("", "")  # (variable, where) of the key (agent.config.keys)
     trust: Trust = field(default_factory=Trust)  # what of the project may be applied
     timeouts: Timeouts = field(default_factory=Timeouts)
     warnings: tuple[str, ...] = ()
@@ -181,14 +182,14 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
     model = pick_model(p, flags.model, flags.think, env, s, codex)
     think_body = _think_body(p, flags, model, warnings)
     perms = _permissions(flags, s)
-    t = s.get("timeouts", {})
     return Config(
         cwd=cwd,
         root=root,
         provider=p,
         model=model,
         base_url=base_url,
-        api_key=api_key(p, env, s, files, base_url),
+        api_key=(key := api_key(p, env, s, files, base_url)),
+        key_from=key_from(p, env, s, files.origin, key),
         think=flags.think,
         extra_body=dict(think_body),
         max_steps=_max_steps(flags.max_turns, s.get("maxTurns", MAX_STEPS)),
@@ -199,7 +200,7 @@ def load_config(flags: Flags, env: dict[str, str] | None = None, cwd: Path | Non
         trust=trust,
         env=expand,
         env_ignored=files.ignored,
-        timeouts=_timeouts(t),
+        timeouts=_timeouts(s.get("timeouts", {})),
         warnings=(*warnings, *flags.automation.warnings(model, price_for(model, p.name, s))),
         sources=tuple(sources),
         no_mcp=flags.no_mcp,
