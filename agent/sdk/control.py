@@ -53,9 +53,8 @@ def hook_specs(config: Any, channel: Channel) -> list[HookSpec]:
             t = m.get("timeout")
             timeout = float(t) if isinstance(t, (int, float)) and t > 0 else 60.0
             for cid in m.get("hookCallbackIds") or []:
-                runner = _callback(str(cid), channel)
-                spec = HookSpec(event, f"callback {cid}", str(m.get("matcher") or ""), timeout)
-                out.append(replace(spec, runner=runner))
+                matcher, runner = str(m.get("matcher") or ""), _callback(str(cid), channel)
+                out.append(HookSpec(event, f"callback {cid}", matcher, timeout, runner))
     return out
 
 
