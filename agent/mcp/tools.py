@@ -83,9 +83,7 @@ class McpTools:
         """At a turn boundary: apply changes; True when the list changed since the last sync."""
         changed = self._apply() or self._unreported
         self._unreported = False
-        for line in self._news():
-            if self.notify is not None:
-                self.notify(f"{line} (/mcp for details)")
+        self._tell()
         return changed
 
     def announce(self) -> None:
@@ -93,6 +91,10 @@ class McpTools:
         the loop refreshes its tools at the next turn — and say what failed, as a turn
         boundary would, so start-up problems show before the first prompt is answered."""
         self._unreported = self._apply() or self._unreported
+        self._tell()
+
+    def _tell(self) -> None:
+        """Say what went wrong with a server since the last time (once each)."""
         for line in self._news():
             if self.notify is not None:
                 self.notify(f"{line} (/mcp for details)")
