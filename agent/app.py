@@ -10,7 +10,7 @@ from agent.actions.tool import ActionRunner
 from agent.base.events import FanOut, Notice, Sink, TurnEnd
 from agent.base.messages import Message
 from agent.base.record import RESULT_CAP, Image, Middleware, Tool, ToolContext
-from agent.base.shelf import listed
+from agent.base.shelf import Shelf, listed
 from agent.config.load import Config
 from agent.config.modes import PermissionMode
 from agent.context.compaction import Policy
@@ -76,14 +76,9 @@ class Run:
 
     def moved_note(self) -> str:
         """Tells the model (once) that a resumed session now works in another directory."""
-        if not self.moved_from:
-            return ""
-        note = (
-            f"[This session ran in {self.moved_from} until now; it continues in "
-            f"{self.cfg.cwd}. Files and paths here may differ: re-read before editing.]"
-        )
-        self.moved_from = ""
-        return note
+        moved, self.moved_from = self.moved_from, ""
+        where = f"This session ran in {moved} until now; it continues in {self.cfg.cwd}"
+        return f"[{where}. Files and paths here may differ: re-read before editing.]" * bool(moved)
 
     def user_message(self, prompt: str, repo_map: str = "") -> str:
         """The first message of a session carries the environment block and the repository
@@ -125,6 +120,8 @@ class Run:
         if mode != self.gate.mode:
             self.recorder.change("mode", mode)
         self.gate.mode = self.hooks.mode = mode
+        if self.agent.shelf is not None:  # the tools for that mode (exit_plan_mode)
+            self.agent.shelf.enter(mode)
 
     def system_prompt(self) -> str:
         """The system prompt as it would be built now (memory files re-read, the language)."""
@@ -220,7 +217,8 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     gate, hooks, layers = _pipeline(cfg, store, tools, snapshots, out, asker)
     box = for_session(cfg, gate.read_denials(), out)  # what it lacks is said once
     # connects in the background; tools join at a turn boundary
-    mcp = start_mcp(cfg, tools, out, box if box.mcp else None)
+    shelf = Shelf.of(tools, history, cfg.permission_mode)  # None: every tool is sent
+    mcp = start_mcp(cfg, tools, out, box if box.mcp else None, shelf)
     economy = _economy(cfg, store, gate)
     room = SPILL_ROOM if economy.spill is not None else RESULT_CAP
     ctx = session_context(cfg, store.id, out, room)
@@ -241,7 +239,7 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
         compaction=kept_policy(cfg, Policy.from_config(cfg)),  # the server's, once known
         hooks=hooks if hooks.specs else None,
         tool_sync=mcp.sync if mcp is not None else None,
-        shelf=mcp.shelf if mcp is not None else None,
+        shelf=shelf,
         economy=economy,
         checks=checks,
     )

@@ -189,6 +189,10 @@ class Tool:
     # call is always asked about); "" = the tool runs nothing in a sandbox.
     sandbox_arg: str = ""
     finds_deferred: bool = False  # finds and loads deferred tools: offered while some wait
+    # Used on few turns: waits behind the finder while tool search is on (agent.base.shelf),
+    # loaded by a search, when the session enters `wanted_in`, or once `serves` is called
+    rare: bool = False
+    wanted_in: PermissionMode | None = None
 
     @property
     def reads_a_file(self) -> bool:

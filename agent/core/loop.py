@@ -260,6 +260,7 @@ class Agent(Compacting, Offering):
         state.pending = calls
         state.done = {}
         await self.dispatcher.run_all(calls, self.ctx, self.sink, state.done)
+        self._ran([c.name for c in calls])
         for c in calls:
             self._add_result(c, state.done[c.id])
         pictures = [r.image for c in calls if (r := state.done[c.id]).image is not None]

@@ -37,6 +37,11 @@ class Offering:
         if self._tools_stale:
             self._offer()
 
+    def _ran(self, names: list[str]) -> None:
+        """After a step's calls: load the waiting tools that serve them (agent.base.shelf)."""
+        if self.shelf is not None:
+            self.shelf.called(names)
+
     def _loads(self) -> None:
         """Before a request: append what tool_search loaded since the last one (mid-turn too)."""
         loaded = self.shelf.loaded if self.shelf is not None else []

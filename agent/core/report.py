@@ -90,8 +90,9 @@ def context_breakdown(agent: Agent) -> dict[str, Any]:
 
 
 def tool_search_figures(shelf: Shelf | None) -> dict[str, int] | None:
-    """Deferred MCP tools (not sent) and those tool_search loaded: how many, their schemas'
-    estimated tokens; None when nothing is deferred."""
+    """Deferred tools (rare built-ins, MCP tools: not sent) and those loaded since (by
+    tool_search, a mode, a call): how many, their schemas' estimated tokens; None when nothing
+    is deferred."""
     if shelf is None or not shelf.deferred:
         return None
     loaded, waiting = shelf.tokens()
@@ -127,7 +128,7 @@ def context_report(agent: Agent, width: int = 40) -> str:
         lines.append("saved so far: " + ", ".join(f"{n} {said[k]}" for k, n in done.items()))
     if (ts := d["tool_search"]) is not None:
         lines.append(
-            f"tool schemas: {ts['loaded']} loaded by tool_search ({ts['loaded_tokens']:,} tokens, "
+            f"tool schemas: {ts['loaded']} loaded on demand ({ts['loaded_tokens']:,} tokens, "
             f"in the tools above), {ts['deferred']} deferred ({ts['deferred_tokens']:,} not sent)"
         )
     return "\n".join(lines)

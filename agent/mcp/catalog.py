@@ -115,12 +115,40 @@ async def _pages(fetch: Callable[..., Awaitable[Any]], field: str) -> list[Any]:
 def tool_info(tool: Any) -> ToolInfo:
     ann = getattr(tool, "annotations", None)
     read_only = bool(ann and ann.read_only_hint is True and ann.destructive_hint is not True)
-    schema = dict(getattr(tool, "input_schema", None) or {})
+    schema = untitled(dict(getattr(tool, "input_schema", None) or {}))
     schema.setdefault("type", "object")
     if schema["type"] == "object":
         schema.setdefault("properties", {})
     description = tool.description or getattr(tool, "title", None) or tool.name
     return ToolInfo(tool.name, description, schema, read_only)
+
+
+def untitled(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` without the titles that only restate a name (what pydantic adds: `"title":
+    "Target"` on `target`, `"title": "toolArguments"` on the whole): tokens in every request
+    that tell the model nothing. A title that says more is kept."""
+    out = {k: v for k, v in schema.items() if k != "title" or not _restates(v, "")}
+    props = out.get("properties")
+    if isinstance(props, dict):
+        out["properties"] = {
+            name: _untitled_property(name, p) if isinstance(p, dict) else p
+            for name, p in props.items()
+        }
+    return out
+
+
+def _untitled_property(name: str, prop: dict[str, Any]) -> dict[str, Any]:
+    return untitled({k: v for k, v in prop.items() if k != "title" or not _restates(v, name)})
+
+
+def _restates(title: Any, name: str) -> bool:
+    """A property's title that is its name spelt otherwise, or an object's generated one."""
+    if not isinstance(title, str):
+        return False
+    said = re.sub(r"[\s_-]", "", title).lower()
+    if name:
+        return said == re.sub(r"[\s_-]", "", name).lower()
+    return said.endswith("arguments") or said.endswith("args")
 
 
 def resource_info(r: Any) -> ResourceInfo:

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from agent.base.record import Tool
 from agent.base.tokens import estimate_tools
 
-# Past ~40 tools models pick worse and the schemas cost more than one search does (Copilot CLI
-# defers past 30; a GitHub server alone lists ~35).
-MAX_TOOLS = 40
+# Past ~30 tools models pick worse and the schemas cost more than one search does (Copilot CLI
+# defers past 30 too; a GitHub server alone lists ~35). tool_search is offered anyway while the
+# rare built-ins wait, so deferring costs no more than the search itself.
+MAX_TOOLS = 30
 SHARE = 0.10  # of the context window the MCP schemas may take before they are deferred
 
 

@@ -30,7 +30,6 @@ from agent.mcp import resources
 from agent.mcp.catalog import PromptInfo, sanitize
 from agent.mcp.defer import Entry, deferred
 from agent.permissions.rules import Rule
-from agent.tools.discover.search import TOOL_SEARCH
 
 if TYPE_CHECKING:  # annotations only: the manager imports the mcp SDK (~65 ms)
     from agent.config.load import Config
@@ -125,7 +124,7 @@ class McpTools:
             for n, (server, _) in self.names.items()
             if server and n in self.tools
         ]
-        self.shelf.defer(deferred(*self.search, entries))
+        self.shelf.defer(deferred(*self.search, entries), "mcp")
 
     def statuses(self) -> list[dict[str, Any]]:
         return list(self.manager.statuses())
@@ -245,9 +244,11 @@ def start(
     tools: dict[str, Tool],
     sink: Sink | None = None,
     box: Sandbox | None = None,
+    shelf: Shelf | None = None,
 ) -> McpTools | None:
     """Start the configured servers in the background (stdio ones inside `box` when given);
-    None when there are none (or --no-mcp). Its `shelf` holds the tools kept out of requests.
+    None when there are none (or --no-mcp). The tools to keep out of requests go to `shelf`
+    (None: tool search is off).
 
     Bad entries were already reported with the configuration's warnings (agent.config).
     """
@@ -266,6 +267,4 @@ def start(
     deny = denied_by(list(cfg.permissions.get("neverAllow", [])))
     notify = (lambda text: sink.emit(Notice(text))) if sink is not None else None
     search = (cfg.options.tool_search, cfg.provider.context_limit)
-    if search[0] != "off":  # offered only while some tool waits (agent.base.shelf)
-        tools.setdefault(TOOL_SEARCH.name, TOOL_SEARCH)
-    return McpTools(manager, tools, deny, notify, Shelf(tools), search)
+    return McpTools(manager, tools, deny, notify, shelf, search)

@@ -55,8 +55,14 @@ def task_tools(defs: dict[str, Any]) -> tuple[Tool, Tool]:
     result_params = ResultArgs.schema()
     return (
         Tool("task", text, params, _task, read_only=True, aliases=("Task",)),
-        Tool(
-            "task_result", RESULT_DESCRIPTION, result_params, _result, read_only=True, serves="task"
+        Tool(  # rare: loaded once task is called (agent.base.shelf)
+            "task_result",
+            RESULT_DESCRIPTION,
+            result_params,
+            _result,
+            read_only=True,
+            serves="task",
+            rare=True,
         ),
     )
 

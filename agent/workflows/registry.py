@@ -26,7 +26,8 @@ def session_tools(
     """The session's registry (built-ins, skill, subagent tools, run_action; a tool a neverAllow
     rule names whole is not offered), the project's action runner, the agent definitions."""
     patch = cfg.options.apply_patch
-    tools = registry(builtin_tools(prefers_patches(cfg.model) if patch is None else patch))
+    finder = cfg.options.tool_search != "off"  # tool_search: the rare tools wait behind it
+    tools = registry(builtin_tools(prefers_patches(cfg.model) if patch is None else patch, finder))
     if skills.skills:
         tools["skill"] = skill_tool(skills)
     task_tools, agent_defs, def_warnings = subagent_tools(cfg)

@@ -261,6 +261,11 @@ async def test_list_changed_applies_at_the_next_turn_boundary(
             tool_calls([("mcp__demo__grow", {"name": "fresh"})]), text("grown"), text("seen")
         )
         await run.agent.run_turn("grow a tool")
+        demo = run.mcp.manager.conns["demo"]  # the relist after list_changed, under any load
+        for _ in range(200):
+            if any(t.name == "fresh" for t in demo.state.tools):
+                break
+            await asyncio.sleep(0.1)
         await run.agent.run_turn("and now?")
         offered = [{t["function"]["name"] for t in r["tools"]} for r in fake.requests]
         assert "mcp__demo__grow" in offered[0]

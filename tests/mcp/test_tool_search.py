@@ -22,6 +22,7 @@ from agent.base.shelf import Shelf, offered
 from agent.config.load import Flags
 from agent.config.view import Settings
 from agent.core.report import context_report
+from agent.mcp.catalog import untitled
 from agent.mcp.config import load_specs
 from agent.mcp.defer import MAX_TOOLS, Entry, deferred
 from agent.tools.discover.search import TOOL_SEARCH, rank
@@ -62,7 +63,8 @@ def test_three_servers_wait_behind_tool_search(
     assert "tool_search" in names(first)
     assert not [n for n in names(first) if n.startswith("mcp__")]  # none of the 120 schemas
     found = next(m for m in second["messages"] if m["role"] == "tool")["content"]
-    assert '"name": "mcp__b__beta_archive_7"' in found and '"target"' in found
+    assert '"name":"mcp__b__beta_archive_7"' in found and '"target"' in found
+    assert '"title"' not in found  # pydantic's restated names are not sent (catalog.untitled)
     # the loaded schema is appended: the earlier list is an unchanged prefix, byte for byte
     assert second["tools"][: len(first["tools"])] == first["tools"]
     assert names(second) == [*names(first), "mcp__b__beta_archive_7"]
@@ -71,7 +73,7 @@ def test_three_servers_wait_behind_tool_search(
     assert "beta_archive_7 ran" in ran
     result = json.loads(r.stdout.splitlines()[-1])
     assert result["tool_search"]["loaded"] == 1
-    assert result["tool_search"]["deferred"] == 119
+    assert result["tool_search"]["deferred"] == 119 + 4  # and the rare built-ins
     assert 0 < result["tool_search"]["loaded_tokens"] < result["tool_search"]["deferred_tokens"]
 
 
@@ -138,7 +140,7 @@ async def test_tool_search_lists_by_server_and_loads(tmp_path: Path) -> None:
     assert "gh (2): mcp__gh__list_issues, mcp__gh__issue" in listing.output
     assert "db (1): mcp__db__query" in listing.output
     found = await TOOL_SEARCH.run({"query": "sql", "limit": 3}, ctx)
-    assert '"name": "mcp__db__query"' in found.output and shelf.loaded == ["mcp__db__query"]
+    assert '"name":"mcp__db__query"' in found.output and shelf.loaded == ["mcp__db__query"]
     none = await TOOL_SEARCH.run({"query": "x"}, ToolContext(tmp_path))
     assert none.is_error
 
@@ -146,7 +148,8 @@ async def test_tool_search_lists_by_server_and_loads(tmp_path: Path) -> None:
 def test_deferral_decision() -> None:
     small = [Entry(f"mcp__s__t{i}", "s", tool(f"t{i}"), None) for i in range(MAX_TOOLS)]
     assert deferred("auto", 128_000, small) == {}
-    assert len(deferred("auto", 128_000, [*small, Entry("mcp__s__x", "s", tool("x"), None)])) == 41
+    one_more = Entry("mcp__s__x", "s", tool("x"), None)
+    assert len(deferred("auto", 128_000, [*small, one_more])) == MAX_TOOLS + 1
     assert len(deferred("auto", 100, small)) == MAX_TOOLS  # over 10 % of a tiny window
     assert len(deferred("on", 128_000, small)) == MAX_TOOLS
     assert deferred("off", 100, small) == {}
@@ -199,13 +202,63 @@ async def test_a_subagents_loads_stay_in_it(
         assert tool_names(child[1]) == [*tool_names(child[0]), "mcp__c__gamma_sync_6"]
         assert "gamma_sync_6 ran" in child[2]["messages"][-1]["content"]
         assert "alpha_list_0 ran" in parent[1]["messages"][-1]["content"]
-        assert tool_names(parent[2]) == tool_names(parent[0])  # the child's load is its own
-        assert run.agent.shelf is not None and run.agent.shelf.loaded == []
+        # the child's load is its own; task_result waited until task was called
+        assert tool_names(parent[2]) == [*tool_names(parent[0]), "task_result"]
+        assert run.agent.shelf is not None and run.agent.shelf.loaded == ["task_result"]
         shown = context_report(run.agent)  # /context: loaded versus deferred schemas
-        assert "0 loaded by tool_search (0 tokens" in shown and ", 120 deferred (" in shown
+        assert "1 loaded on demand (" in shown and ", 123 deferred (" in shown  # 120 + 3 rare
     finally:
         await stop_background(run.agent)
         await run.agent.llm.aclose()
         run.store.close()
         if run.mcp is not None:
             await run.mcp.aclose()
+
+
+def test_titles_that_only_restate_a_name_are_not_sent() -> None:
+    """pydantic's titles ("Target" on `target`, "toolArguments" on the whole) cost tokens in
+    every request and say nothing; a title that says more stays."""
+    listed = {
+        "title": "toolArguments",
+        "type": "object",
+        "properties": {
+            "target": {"title": "Target", "type": "string"},
+            "repo_owner": {"title": "Repo Owner", "type": "string"},
+            "n": {"title": "Issue number", "type": "integer"},
+            "to": {"title": "To", "type": "object", "properties": {"zip": {"title": "Zip"}}},
+        },
+    }
+    assert untitled(listed) == {
+        "type": "object",
+        "properties": {
+            "target": {"type": "string"},
+            "repo_owner": {"type": "string"},
+            "n": {"title": "Issue number", "type": "integer"},
+            "to": {"type": "object", "properties": {"zip": {}}},
+        },
+    }
+    assert untitled({"title": "Search the code", "type": "object"})["title"] == "Search the code"
+
+
+def test_on_and_each_servers_defer_tools(
+    fake: FakeOpenAI, fake_env: dict[str, str], project: Path
+) -> None:
+    def sent_with(search: str, x: dict[str, Any], y: dict[str, Any]) -> list[str]:
+        servers = {
+            "x": {"command": sys.executable, "args": [MANY, "3", "alpha"], **x},
+            "y": {"command": sys.executable, "args": [MANY, "3", "beta"], **y},
+        }
+        user_settings(fake_env, {"mcpServers": servers, "tools": {"search": search}})
+        fake.script(text("hi"))
+        r = run_agent(fake_env, project, "hello", timeout=90)
+        assert r.returncode == 0, r.stderr
+        return [n for n in names(fake.requests[-1]) if n.startswith("mcp__")]
+
+    # auto, small servers: sent, but for the one that always defers
+    assert sent_with("auto", {"deferTools": True}, {}) == [f"mcp__y__beta_{v}" for v in B]
+    # on: every server defers, but for the one that never does
+    assert sent_with("on", {}, {"deferTools": False}) == [f"mcp__y__beta_{v}" for v in B]
+    assert sent_with("on", {}, {}) == []
+
+
+B = ("list_0", "get_1", "create_2")

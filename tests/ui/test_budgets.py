@@ -59,16 +59,16 @@ def test_the_token_cap_stops_before_an_expensive_request(
     fake: FakeOpenAI, fake_env: dict, project: Path
 ) -> None:
     # the first request is small (~5,000 tokens with the output allowance); the file read makes
-    # the next one ~15,000: past the 10,000 allowed, so it is never sent
+    # the next one ~10,000: past the 9,000 allowed, so it is never sent
     (project / "data.csv").write_text("".join(f"{i},1,2,3,4,5,6,7\n" for i in range(600)))
     fake.script(tool_calls([("read_file", {"path": "data.csv"})]))
-    r = run_agent(fake_env, project, "--output-format", "json", "--max-tokens-total", "10000", "q")
+    r = run_agent(fake_env, project, "--output-format", "json", "--max-tokens-total", "9000", "q")
     assert r.returncode == EXIT_MAX_TOKENS == 55, r.stderr
     assert len(fake.requests) == 1
     result = result_of(r.stdout)
     assert result["subtype"] == "error_max_tokens_total"
     assert "--max-tokens-total" in result["error"]
-    assert result["budget"]["max_tokens_total"] == 10_000
+    assert result["budget"]["max_tokens_total"] == 9_000
     assert result["budget"]["spent_tokens"] == 15  # the fake's default usage: 10 in, 5 out
 
 

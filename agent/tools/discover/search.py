@@ -6,30 +6,29 @@ names (2) and descriptions (1)."""
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING, Any
 
 from agent.base.args import Args, arg
 from agent.base.record import Tool, ToolContext, ToolResult, error
+from agent.base.shelf import loaded_text
 from agent.tools.shared.common import guard
 
 if TYPE_CHECKING:  # annotations only (the Protocols cost ~0.8 ms to import)
     from agent.base.parts import ToolShelf
 
 DESCRIPTION = (
-    "Find and load tools that are not in your tools list yet (MCP servers' tools). With an "
-    "empty query: the available tool names by server. With a query (words, or exact tool "
-    "names separated by commas): the best matches' full schemas; they are loaded and callable "
-    "from your next step on."
+    "Load tools not in your list yet: MCP servers' tools and rarely used built-ins (web "
+    "search, notebook edits). Empty query: their names by server. Words or exact names "
+    "(comma-separated): the best matches' schemas, callable from your next step on."
 )
 MAX_LIMIT = 20
 _WORD = re.compile(r"[a-z0-9]+")
 
 
 class ToolSearchArgs(Args):
-    query: str = arg("", "Words to match, or exact tool names; empty: list every tool")
-    limit: int = arg(5, "At most this many tools to load (default 5, max 20)", minimum=1)
+    query: str = arg("", "Words or exact tool names; empty: list them all")
+    limit: int = arg(5, "Most tools to load (max 20)", minimum=1)
 
 
 @guard
@@ -50,9 +49,7 @@ async def _run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     shelf.load(found)
     by_name = {n: (about, params) for n, about, params in shelf.described()}
     schemas = [_entry(n, *by_name[n]) for n in found]
-    head = f"Loaded {len(found)} tool(s); call them from your next step on:\n"
-    return ToolResult(head + json.dumps(schemas, ensure_ascii=False, indent=1),
-                      display=f"loaded {', '.join(found)}")  # fmt: skip
+    return ToolResult(loaded_text(schemas), display=f"loaded {', '.join(found)}")
 
 
 def rank(shelf: ToolShelf, query: str) -> list[str]:

@@ -58,6 +58,8 @@ EXIT_PLAN_MODE = Tool(
     read_only=True,  # it changes nothing on disk: allowed in plan mode
     kind="meta",
     aliases=("ExitPlanMode",),
+    rare=True,  # loaded when the session enters plan mode (agent.base.shelf)
+    wanted_in="plan",
 )
 
 TOOLS: tuple[Tool, ...] = (EXIT_PLAN_MODE,)

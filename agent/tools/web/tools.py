@@ -242,6 +242,7 @@ WEB_SEARCH = Tool(
     read_only=True,  # for the disk; a network tool sends the query out: it is asked about
     kind="network",
     aliases=("WebSearch",),
+    rare=True,  # a coding session seldom searches the web: it waits behind tool_search
 )
 
 TOOLS: tuple[Tool, ...] = (WEB_FETCH, WEB_SEARCH)

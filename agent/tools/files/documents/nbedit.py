@@ -265,4 +265,5 @@ NOTEBOOK_EDIT = Tool(
     target=Target("file", "path"),
     aliases=("NotebookEdit",),
     preview=preview,
+    rare=True,  # few projects have notebooks: it waits behind tool_search
 )
