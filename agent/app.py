@@ -26,6 +26,7 @@ from agent.core.loop import Agent
 from agent.core.window import kept_policy
 from agent.hooks.checks import for_session as checks_for
 from agent.hooks.hooks import Hooks
+from agent.lsp.layer import for_session as lsp_for
 from agent.mcp.mentions import attach_resources
 from agent.mcp.tools import McpTools
 from agent.mcp.tools import start as start_mcp
@@ -146,8 +147,9 @@ class Run:
             self.repo_map.close()
         await stop_background(self.agent)  # subagents, /loop runs
         await asyncio.to_thread(stop_commands)
-        if self.mcp is not None:
-            await self.mcp.aclose()
+        for part in (self.mcp, self.agent.ctx.lsp):  # MCP and language servers
+            if part is not None:
+                await part.aclose()
         await self.agent.llm.aclose()
         await self.hooks.session_end(reason)
         self.sandbox().close()  # its placeholders go once no command runs
@@ -224,8 +226,8 @@ def build(cfg: Config, sink: Sink, asker: Asker | None = None, resume_id: str | 
     ctx = session_context(cfg, store.id, out, room)
     _share_box(box, ctx, gate, hooks, actions)
     checks = checks_for(cfg.options.checks, cfg.cwd, tools, out, box, cfg.trusted)
-    if checks is not None:
-        layers = (*layers, checks)  # innermost: it sees the calls that really ran
+    ctx.lsp, diagnosing = lsp_for(cfg, tools, box, asker)  # servers start when a file needs them
+    layers = (*layers, *(m for m in (checks, diagnosing) if m is not None))  # innermost: real calls
     prompt = _system_prompt(cfg, cfg.options.language)
     agent = Agent(
         llm=LLM(cfg),

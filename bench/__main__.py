@@ -20,6 +20,7 @@ from bench import (
     extra,
     hostile,
     loopbench,
+    lsp,
     permissions,
     prompt,
     sandbench,
@@ -51,6 +52,7 @@ def main() -> int:
     economy.economy_bench(table)
     toolsearch.toolsearch_bench(table)
     codebench.code_bench(table, n)
+    lsp.lsp_bench(table)
     hostile.hostile_bench(table)
     editbench.edit_bench(table)
     acpbench.acp_bench(table, max(3, n // 2))

@@ -107,6 +107,8 @@ async def close_runs() -> None:
         run = OPEN.pop()
         await stop_background(run.agent)
         await run.agent.llm.aclose()
+        if run.agent.ctx.lsp is not None:  # language servers a test's edits started
+            await run.agent.ctx.lsp.aclose()
         run.store.close()
 
 

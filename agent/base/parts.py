@@ -96,6 +96,14 @@ class CommandBox(Protocol):
     def wrap(self, argv: list[str], cwd: Path | str) -> list[str]: ...
 
 
+class CodeIntel(Protocol):
+    """The session's language servers (agent.lsp.session.CodeServers)."""
+
+    async def ask(self, method: str, path: Path, line: int, col: int) -> tuple[str, Any] | None: ...
+    def status(self) -> list[dict[str, Any]]: ...
+    async def aclose(self) -> None: ...
+
+
 class Background(Protocol):
     """Work a session runs in the background (a /loop, the subagent runner): closed with it."""
 

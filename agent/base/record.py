@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from agent.base.events import Sink
     from agent.base.parts import (
         Background,
+        CodeIntel,
         CommandBox,
         EditorIO,
         FileRecord,
@@ -108,6 +109,7 @@ class ToolContext:
     # as read_file would refuse them.
     denied_reads: tuple[str, ...] = ()
     shelf: ToolShelf | None = None  # the conversation's deferred tools (tool_search loads them)
+    lsp: CodeIntel | None = None  # the session's language servers (agent.lsp)
 
 
 Execute = Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]

@@ -1,4 +1,5 @@
-"""/map: the repository map as the model would get it now (agent.context.repomap)."""
+"""/map: the repository map as the model would get it now (agent.context.repomap); /lsp: the
+language servers (agent.lsp)."""
 
 from __future__ import annotations
 
@@ -34,3 +35,26 @@ async def map_cmd(ctx: Ctx, args: str) -> None:
         return
     ctx.say(text)
     ctx.say(f"~{estimate(text)} of {tokens} tokens", "dim")
+
+
+@command("lsp")
+async def lsp_cmd(ctx: Ctx, args: str) -> None:
+    """Show the language servers: which run, which are installed, what each runs of the
+    project, and why one is not running."""
+    servers = ctx.agent.ctx.lsp
+    if servers is None:
+        ctx.say("no language servers in this session", "dim")
+        return
+    rows = servers.status()
+    if not rows:
+        ctx.say('language servers are off ("lsp": false in settings)', "dim")
+        return
+    for row in rows:
+        style = {"running": "green", "installed": ""}.get(row["state"], "dim")
+        ctx.say(f"{row['name']:14} {row['state']:14} {row['files']}", style)
+        if row["problem"]:
+            ctx.say(f"{'':14} {row['problem']}", "yellow")
+        if row["state"] != "not installed":
+            ctx.say(f"{'':14} {row['runs']}", "dim")
+    level = ctx.run.cfg.options.edit_diagnostics
+    ctx.say(f"after edits: {level} (editDiagnostics); servers start when a file needs one", "dim")

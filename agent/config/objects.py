@@ -9,7 +9,7 @@ from typing import Any
 
 from agent.config.errors import ConfigError
 from agent.config.modes import SANDBOX_MODES
-from agent.config.view import TOOL_SEARCH
+from agent.config.view import EDIT_DIAGNOSTICS, TOOL_SEARCH
 
 TOOL_RESULTS_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
     "spillAt": ((int,), "a whole number of characters (0: never spill)"),
@@ -113,3 +113,31 @@ def check_objects(path: Path, data: dict[str, Any]) -> None:
     if search not in TOOL_SEARCH:
         choices = ", ".join(f'"{c}"' for c in TOOL_SEARCH)
         raise ConfigError(f"{path}: key 'tools.search' must be one of {choices}, got {search!r}")
+    check_lsp(path, data.get("lsp", {}), data.get("editDiagnostics", "all"))
+
+
+LSP_KEYS: dict[str, tuple[tuple[type, ...], str]] = {
+    "command": ((list,), 'a list like ["ty", "server"]'),
+    "extensions": ((list,), 'a list like [".py"]'),
+    "disabled": ((bool,), "true or false"),
+    "env": ((dict,), "an object of strings"),
+    "initialization": ((dict,), "an object (the server's initializationOptions)"),
+}
+
+
+def check_lsp(path: Path, servers: Any, diagnostics: Any) -> None:
+    """`lsp`: false, or each server an object of LSP_KEYS; `editDiagnostics` one of three."""
+    if diagnostics not in EDIT_DIAGNOSTICS:
+        choices = ", ".join(f'"{c}"' for c in EDIT_DIAGNOSTICS)
+        raise ConfigError(f"{path}: key 'editDiagnostics' must be one of {choices}")
+    if servers is True:
+        raise ConfigError(f"{path}: key 'lsp' must be false or an object of servers")
+    for name, entry in (servers or {}).items():
+        if not isinstance(entry, dict):
+            raise ConfigError(
+                f"{path}: key 'lsp.{name}' must be an object like {{\"disabled\": true}}"
+            )
+        check_keys(path, f"lsp.{name}", entry, LSP_KEYS)
+        for key in ("command", "extensions"):
+            if not all(isinstance(v, str) for v in entry.get(key, [])):
+                raise ConfigError(f"{path}: key 'lsp.{name}.{key}' must be a list of strings")

@@ -47,6 +47,8 @@ SCHEMA: dict[str, tuple[tuple[type, ...], str]] = {
     "repoMap": ((dict,), 'an object like {"tokens": 1000}'),
     "tools": ((dict,), 'an object like {"applyPatch": true, "search": "auto"}'),
     "checks": ((dict,), 'an object like {"lint": "ruff check {files}", "test": "pytest -x -q"}'),
+    "lsp": ((dict, bool), 'false, or an object like {"ty": {"disabled": true}}'),
+    "editDiagnostics": ((str,), '"all", "errors" or "off"'),
     "temperature": ((int, float), "a number"),
     "language": ((str,), 'a language code like "ru", or "auto" (the language you write in)'),
     "includeUsage": ((bool,), "true or false"),

@@ -11,6 +11,7 @@ from typing import Any
 
 REPO_MAP_TOKENS = 1_000
 REPO_MAP_WAIT = 0.1  # seconds a message waits for the map; it joins a later one when late
+EDIT_DIAGNOSTICS = ("all", "errors", "off")  # `editDiagnostics`: problems an edit introduced
 TOOL_SEARCH = ("auto", "on", "off")  # `tools.search`: when MCP tools wait behind tool_search
 
 
@@ -177,6 +178,19 @@ class Settings:
         """`tools.search`: MCP tools wait behind tool_search — "auto" (past a size), "on", "off"."""
         value = self._obj("tools").get("search")
         return value if value in TOOL_SEARCH else "auto"
+
+    @property
+    def lsp(self) -> Any:
+        """`lsp`: false (no language servers), or servers to change or add (agent.lsp.specs)."""
+        value = self.raw.get("lsp")
+        return value if value is False or isinstance(value, Mapping) else {}
+
+    @property
+    def edit_diagnostics(self) -> str:
+        """`editDiagnostics`: the problems an edit introduced, in its result ("all": errors
+        and warnings, "errors", "off")."""
+        value = self.raw.get("editDiagnostics")
+        return value if value in EDIT_DIAGNOSTICS else "all"
 
     @property
     def repo_map_tokens(self) -> int:

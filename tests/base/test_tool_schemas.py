@@ -30,7 +30,7 @@ def schemas() -> dict[str, Any]:
     manager: Any = SimpleNamespace(conns={})
     catalog: Any = SimpleNamespace(skills={})
     return {
-        "builtin": [t.schema() for t in builtin_tools(apply_patch=True)],
+        "builtin": [t.schema() for t in builtin_tools(apply_patch=True, finder=True)],
         "skill": skill_tool(catalog).schema(),
         "task_plain": [t.schema() for t in task_tools({})],
         "task_agents": [t.schema() for t in task_tools(defs)],

@@ -18,7 +18,12 @@ from agent.config.settings import SCHEMA, UNTRUSTED_ALLOW
 
 AGENT = Path(__file__).parents[2] / "agent"
 SAMPLES: dict[type, Any] = {str: "x", int: 7, float: 0.5, bool: True, dict: {}, list: []}
-VALUES = {"provider": "openai", "reasoningInput": "none", "language": "ru"}
+VALUES = {
+    "provider": "openai",
+    "reasoningInput": "none",
+    "language": "ru",
+    "editDiagnostics": "errors",
+}
 
 
 def agent_variables() -> list[str]:

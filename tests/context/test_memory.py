@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from agent.base.shelf import Shelf, schemas
 from agent.base.tokens import estimate, estimate_tools
 from agent.context import memory
 from agent.context.memory import (
@@ -18,7 +19,7 @@ from agent.context.memory import (
     memory_report,
     system_prompt,
 )
-from agent.tools.builtin import builtin_tools
+from agent.tools.builtin import builtin_tools, registry
 
 
 @pytest.fixture
@@ -145,8 +146,9 @@ def test_prompt_has_four_sections_and_guidance() -> None:
 
 
 def test_prompt_plus_tools_within_budget() -> None:
-    schemas = [t.schema() for t in builtin_tools()]
-    assert estimate(memory.base_prompt()) + estimate_tools(schemas) <= 3000
+    tools = registry(builtin_tools(finder=True))
+    sent = schemas(tools, Shelf.of(tools, [], "default"))  # the rare ones wait (tool_search)
+    assert estimate(memory.base_prompt()) + estimate_tools(sent) <= 3000
 
 
 def test_prompt_has_no_volatile_facts(repo: tuple[Path, Path, Path]) -> None:

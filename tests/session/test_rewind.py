@@ -48,7 +48,7 @@ async def run(fake: FakeOpenAI, repo: Path) -> AsyncIterator[object]:
     cfg = configure(Flags(permission_mode="acceptEdits"), env, repo)
     r = build(cfg, Recorder())
     yield r
-    await r.agent.llm.aclose()
+    await r.end()
 
 
 def git_status(repo: Path) -> str:
@@ -83,6 +83,9 @@ async def test_rewind_files_and_conversation(fake: FakeOpenAI, run: object, repo
     assert "bash" in out.message
     assert git_status(repo) == ""  # sessions and checkpoints live in the state directory
     assert run.store.path.parent == sessions_dir(repo)  # type: ignore[attr-defined]
+    # a language server runs in the sandbox: its placeholders stay until it has ended
+    await run.agent.ctx.lsp.aclose()  # type: ignore[attr-defined]
+    run.sandbox().close()  # type: ignore[attr-defined]
     assert not (repo / ".agent").exists()
     assert _rewind(run, cps[1]).conversation
     agent = run.agent  # type: ignore[attr-defined]

@@ -19,6 +19,7 @@ from agent.code.index import Index, tags_for
 from agent.code.languages import CONTAINERS_ONLY, grammar, lang_of, no_outline
 from agent.code.outline import file_outline, folder_outline
 from agent.code.tags import Def, FileTags
+from agent.tools.code.served import may_show, served
 from agent.tools.shared.common import ToolError, did_you_mean, guard, resolve, shown
 from agent.tools.shared.listing import indexable_files
 
@@ -153,6 +154,7 @@ def _references(base: Path, where: str, files: dict[str, FileTags], name: str) -
 class SymbolsArgs(Args):
     name: str = arg(doc="A function, class, method or type name")
     path: str = arg(".", "Folder to search (default: workspace)")
+    at: str = arg("", "file:line where name is used: what it resolves to there (types, imports)")
 
 
 @guard
@@ -165,13 +167,16 @@ async def _symbols(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             f"name must be an identifier like parse_config or Config.load, not {query!r}",
             hint="for text or patterns use grep",
         )
+    if a.at and (found := await _served_at(ctx, a.at, name)) is not None:
+        return found
     folder = resolve(ctx, a.path)
     where = _where(ctx, folder)
     if not folder.is_dir():
         raise ToolError(f"{where} is not a folder", hint="give the folder to search, or omit path")
     index = await _index(ctx, folder, needle=name.encode())
     defs = _definitions(index.files, name, owner)
-    refs = _references(folder, where, index.files, name)
+    server = await served(ctx, folder / defs[0][0], defs[0][1].line, name) if defs else None
+    refs = server.rows() if server else _references(folder, where, index.files, name)
     uses = sum(len(t.refs[name]) for t in index.files.values() if name in t.refs)
     users = sum(1 for t in index.files.values() if name in t.refs)
     head = [f"Definitions of {query} ({len(defs)}):"]
@@ -182,9 +187,10 @@ async def _symbols(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     by_name = (
         f"; by name: {plural(others, 'other definition')} of {name} share them" if others else ""
     )
-    head.append(
-        f"References to {name} ({plural(uses, 'line')} in {plural(users, 'file')}{by_name}):"
-    )
+    if server is None:
+        head.append(
+            f"References to {name} ({plural(uses, 'line')} in {plural(users, 'file')}{by_name}):"
+        )
     notes = []
     if index.left:
         notes.append(f"[{plural(index.left, 'file')} not read in time: narrow path]")
@@ -196,6 +202,24 @@ async def _symbols(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         notes.append(f"[not searched, no grammar: {kinds}; grep covers them]")
     text = "\n".join([*head, *refs, *notes])
     display = f"symbols {query} · {plural(len(defs), 'definition')}, {plural(uses, 'use')}"
+    return ToolResult(cap(text, how_to_see_more="narrow path"), display=display)
+
+
+async def _served_at(ctx: ToolContext, at: str, name: str) -> ToolResult | None:
+    """`name` where it is used (`file:line`), through a language server; None: none runs."""
+    file, _, line = at.rpartition(":")
+    if not file or not line.isdigit():
+        raise ToolError(f"at must be file:line, like src/app.py:42, not {at!r}")
+    path = resolve(ctx, file)
+    if not path.is_file() or not may_show(ctx, path):
+        raise ToolError(f"{file} is not a file of the workspace read_file reads unasked")
+    found = await served(ctx, path, int(line), name)
+    if found is None:
+        return None
+    rows = [f"{name} at {at} resolves to (language server {found.server}):"]
+    rows += found.definitions or ["(nothing: not resolved)"]
+    text = "\n".join([*rows, *found.rows()])
+    display = f"symbols {name} at {at} · {plural(found.total, 'reference')} ({found.server})"
     return ToolResult(cap(text, how_to_see_more="narrow path"), display=display)
 
 
@@ -216,7 +240,8 @@ SYMBOLS = Tool(
     name="symbols",
     description=(
         "Where a name is defined (line ranges) and used (lines of code) across the project, "
-        "from syntax trees. `name`: an identifier, or Owner.name for one class's method."
+        "with its type from a language server where one runs. `name`: an identifier, or "
+        "Owner.name for one class's method; `at`: a use's file:line, to resolve that use."
     ),
     parameters=SymbolsArgs.schema(),
     run=_symbols,
