@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from agent.base.messages import Message
@@ -27,15 +26,15 @@ from agent.config.modes import PermissionMode
 BUILT_IN = "built-in"  # the group of the rare built-ins in tool_search's listing
 
 
-@dataclass
 class Shelf:
     """The deferred tools of one conversation, and those its tool_search loaded."""
 
-    tools: dict[str, Tool] = field(default_factory=dict)  # the conversation's registry
-    deferred: dict[str, str] = field(default_factory=dict)  # name -> its group (the server)
-    loaded: list[str] = field(default_factory=list)  # in load order: appended to the list
-    owners: dict[str, dict[str, str]] = field(default_factory=dict)  # owner -> its decision
-    pending: list[str] = field(default_factory=list)  # to load once they wait (a resume's)
+    def __init__(self, tools: dict[str, Tool] | None = None) -> None:
+        self.tools = tools if tools is not None else {}  # the conversation's registry
+        self.deferred: dict[str, str] = {}  # name -> its group (the server)
+        self.loaded: list[str] = []  # in load order: appended to the list
+        self.owners: dict[str, dict[str, str]] = {}  # owner -> its decision
+        self.pending: list[str] = []  # to load once they wait (a resumed session's)
 
     @classmethod
     def of(

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from agent.config.settings import ConfigError, check_hooks
 from agent.config.trust import Trust, admits, not_applied
@@ -32,8 +33,7 @@ ROOT_VAR = "${CLAUDE_PLUGIN_ROOT}"
 NOT_INSTALLED = ("marketplaces",)  # under ~/.claude/plugins: catalogues, not installed plugins
 
 
-@dataclass(frozen=True)
-class Plugin:
+class Plugin(NamedTuple):  # a NamedTuple: ~5× cheaper to define than a dataclass (start-up)
     """One plugin and where each of its parts is."""
 
     name: str
@@ -44,16 +44,15 @@ class Plugin:
     commands: tuple[Path, ...] = ()  # folders of *.md (or single files)
     agents: tuple[Path, ...] = ()
     skills: tuple[Path, ...] = ()  # folders of */SKILL.md
-    hooks: dict[str, Any] = field(default_factory=dict)  # our hooks config, root expanded
-    servers: dict[str, Any] = field(default_factory=dict)  # mcpServers, root expanded
+    hooks: Mapping[str, Any] = MappingProxyType({})  # our hooks config, root expanded
+    servers: Mapping[str, Any] = MappingProxyType({})  # mcpServers, root expanded
 
     @property
     def project(self) -> bool:
         return self.scope == "project"
 
 
-@dataclass(frozen=True)
-class Plugins:
+class Plugins(NamedTuple):
     """The plugins of a run and what was skipped, with why (said at start and by /plugins)."""
 
     found: tuple[Plugin, ...] = ()
@@ -71,8 +70,7 @@ class Plugins:
         )
 
 
-@dataclass(frozen=True)
-class Listed:
+class Listed(NamedTuple):
     """A plugin folder a settings file names, and the scope of that file."""
 
     path: Path

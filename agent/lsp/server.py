@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent.lsp.rpc import Connection, LspError
 from agent.lsp.specs import ServerSpec
@@ -29,26 +28,23 @@ CAPABILITIES = {
 }
 
 
-@dataclass
-class Published:
+class Published(NamedTuple):
     """The diagnostics a server last pushed for one document."""
 
     version: int | None
     items: list[dict[str, Any]]
 
 
-@dataclass
 class LanguageServer:
     """A started server for one workspace (agent.lsp.session starts and restarts them)."""
 
-    spec: ServerSpec
-    root: Path
-    conn: Connection
-    pulls: bool = False  # answers textDocument/diagnostic
-    versions: dict[str, int] = field(default_factory=dict)  # open documents by URI
-    texts: dict[str, str] = field(default_factory=dict)
-    pushed: dict[str, Published] = field(default_factory=dict)
-    news: asyncio.Event = field(default_factory=asyncio.Event)
+    def __init__(self, spec: ServerSpec, root: Path, conn: Connection) -> None:
+        self.spec, self.root, self.conn = spec, root, conn
+        self.pulls = False  # answers textDocument/diagnostic
+        self.versions: dict[str, int] = {}  # open documents by URI
+        self.texts: dict[str, str] = {}
+        self.pushed: dict[str, Published] = {}
+        self.news = asyncio.Event()
 
     @classmethod
     async def start(

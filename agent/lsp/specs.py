@@ -18,9 +18,10 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 PY = (".py", ".pyi")
 TS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
@@ -31,8 +32,7 @@ LANGUAGE_IDS = {
 }  # fmt: skip
 
 
-@dataclass(frozen=True)
-class ServerSpec:
+class ServerSpec(NamedTuple):  # not a dataclass: ~5× cheaper to define (start-up)
     """A language server: how to start it and which files it takes."""
 
     name: str
@@ -40,7 +40,7 @@ class ServerSpec:
     extensions: tuple[str, ...]
     group: str = ""  # servers of one group stand in for each other: the first found runs
     runs: str = ""  # what of the project it runs or reads (README, /lsp)
-    env: dict[str, str] = field(default_factory=dict)
+    env: Mapping[str, str] = MappingProxyType({})
     init_options: dict[str, Any] | None = None
     settings: Any = None  # the answer to workspace/configuration
     navigates: bool = True  # answers definition, references, hover (ruff: diagnostics only)
@@ -116,8 +116,7 @@ def _apply(spec: ServerSpec, entry: dict[str, Any]) -> ServerSpec:
     command = entry.get("command")
     exts = entry.get("extensions")
     env = entry.get("env")
-    return replace(
-        spec,
+    return spec._replace(
         command=tuple(str(c) for c in command) if isinstance(command, list) else spec.command,
         extensions=tuple(str(e) for e in exts) if isinstance(exts, list) else spec.extensions,
         env={str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else spec.env,

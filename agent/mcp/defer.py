@@ -9,7 +9,7 @@ more than MAX_TOOLS. The resource tools (list/read_mcp_resource) are never defer
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from agent.base.record import Tool
 from agent.base.tokens import estimate_tools
@@ -21,8 +21,7 @@ MAX_TOOLS = 30
 SHARE = 0.10  # of the context window the MCP schemas may take before they are deferred
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One MCP tool in the registry, with its server and that server's `deferTools`."""
 
     name: str

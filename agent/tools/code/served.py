@@ -11,7 +11,6 @@ import os
 import re
 from pathlib import Path
 from typing import Any, NamedTuple
-from urllib.parse import unquote, urlparse
 
 from agent.base.record import ToolContext
 from agent.permissions.paths import Workspace
@@ -69,6 +68,8 @@ async def served(ctx: ToolContext, path: Path, line: int, name: str) -> Served |
 
 def _locations(answer: Any) -> list[tuple[Path, int]]:
     """(file, 1-based line) of a Location, a list of them, or LocationLinks."""
+    from urllib.parse import unquote, urlparse  # deferred: ~1 ms of start-up, for an answer
+
     items = answer if isinstance(answer, list) else [answer] if isinstance(answer, dict) else []
     out = []
     for item in items:
