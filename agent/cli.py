@@ -21,7 +21,8 @@ EPILOG = """examples:
 With no prompt and a terminal, opens the REPL. Exit codes: 0 ok, 1 run failed,
 2 usage/config, 53 turn limit, 54 budget (USD), 55 token budget, 56 answer not
 matching --output-schema, 130 interrupted, 141 output closed. Scripts and CI: docs/ci.md.
-Claude Code's flags work too (--system-prompt, --allowedTools, --mcp-config…: README).
+Claude Code's flags work too (--system-prompt, --allowedTools, --mcp-config…):
+docs/reference/cli.md lists every flag.
 
 environment (also from ~/.agent/.env): DEEPSEEK_API_KEY, OPENAI_API_KEY, GROQ_API_KEY,
 OPENROUTER_API_KEY, OLLAMA_API_KEY, VLLM_API_KEY, LLAMACPP_API_KEY (providers' keys);
@@ -59,7 +60,7 @@ def parser() -> Any:
     _permission_flags(p, MODES)
     _script_flags(p)
     _session_flags(p)
-    add_claude_flags(p)  # what the Claude Agent SDKs pass (hidden: README lists them)
+    add_claude_flags(p)  # what the Claude Agent SDKs pass (hidden: docs/reference/cli.md)
     p.add_argument(
         "-v", "--verbose", action="store_true", help="print the model and session id at start"
     )

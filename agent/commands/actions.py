@@ -31,7 +31,7 @@ UNTAGGED = "(untagged)"
 def listing(runner: ActionRunner | None) -> list[str]:
     """The actions grouped by tag (an action with several tags shows under each)."""
     if runner is None or not runner.actions:
-        return [f"no project actions: declare them in {FILE} (see README, Project actions)"]
+        return [f"no project actions: declare them in {FILE} (see docs/project-actions.md)"]
     groups: dict[str, list[Action]] = {}
     for a in sorted(runner.actions.values(), key=lambda a: a.id):
         for tag in a.tags or (UNTAGGED,):

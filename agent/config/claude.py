@@ -35,7 +35,7 @@ NO_EFFECT = {
     "fallback_model": "no fallback model here; every request goes to the run's model",
     "thinking_display": "reasoning is shown as the model sends it",
     "include_hook_events": "hook runs are not reported as messages",
-    "plugin_dir": 'not read: name the folder in settings\' "plugins" (README: plugins)',
+    "plugin_dir": 'not read: name the folder in settings\' "plugins" (docs: plugins)',
     "task_budget": "no task budget here (--max-tokens-total caps the run's tokens)",
     "resume_session_at": "a session resumes whole, with every message",
     "resume_drops_turn": "a session resumes whole, with every message",

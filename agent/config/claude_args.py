@@ -1,12 +1,41 @@
 """Claude Code's flags on agent's command line (agent.cli), as the Claude Agent SDKs pass them
-to the CLI they spawn. Hidden from `--help`, which points to the README's table of them; what
-they do is agent.config.claude. Only argparse's own module is imported, when called."""
+to the CLI they spawn. Hidden from `--help`, which points to docs/reference/cli.md (made from
+CLAUDE_HELP); what they do is agent.config.claude. Only argparse's own module is imported,
+when called."""
 
 from __future__ import annotations
 
 from typing import Any
 
 THINKING = ("adaptive", "enabled", "disabled")
+NO_EFFECT = "accepted with Claude Code's spelling; no effect here, said on stderr"
+# What each does, for the reference (docs/reference/cli.md): --help keeps them hidden
+CLAUDE_HELP = {
+    "--allowedTools": "the same rules as --allowed-tools (commas or spaces between rules)",
+    "--disallowedTools": "the same rules as --disallowed-tools",
+    "--input-format": "stream-json: a program drives a long-lived session over stdin/stdout "
+    "(with --output-format stream-json; the Claude Agent SDKs' control protocol)",
+    "--system-prompt": "TEXT replaces the built-in persona (the tools' rules, memory files and "
+    'the environment block stay); "" leaves no persona',
+    "--json-schema": "as --output-schema, the schema given inline",
+    "--tools": 'the built-in tools offered: "default" (all), "" (none) or names and patterns',
+    "--agents": "subagent definitions as JSON, as .agent/agents/*.md files are read",
+    "--mcp-config": 'MCP servers {"mcpServers": …} as JSON or a file, for this run (repeatable)',
+    "--strict-mcp-config": "only the --mcp-config servers",
+    "--settings": "one more settings layer (JSON or a file), over the settings files",
+    "--setting-sources": "which settings files are read: user, project, local (comma-separated)",
+    "--permission-prompt-tool": "stdio: the driving program answers permission requests",
+    "--include-partial-messages": "stream-json also carries stream_event lines",
+    "--session-id": "the new session's id (a UUID not in use)",
+    "--fork-session": "with --resume/--continue: continue in a new session with a copy",
+    "--thinking": "adaptive or enabled turn reasoning on as --think does; disabled leaves it off",
+    "--max-thinking-tokens": "N > 0 turns reasoning on as --think does (the budget is not sent)",
+}
+for _flag in (
+    "--fallback-model", "--effort", "--thinking-display", "--task-budget", "--resume-session-at",
+    "--resume-drops-turn", "--betas", "--plugin-dir", "--include-hook-events", "--session-mirror",
+):  # fmt: skip
+    CLAUDE_HELP[_flag] = NO_EFFECT
 
 
 def add_claude_flags(p: Any) -> None:

@@ -9,7 +9,7 @@ the one translation `--settings` uses too), `hooks` (the same schema as ours), `
 (`enabled`, `network`), `enabledPlugins` (agent.config.plugins) and `model` unless it names
 an Anthropic model (said once: the endpoint here serves other models; no request is made at
 start-up to ask it). Their other keys are
-Claude Code's own and are left out without a word (README: Coming from Claude Code or Codex).
+Claude Code's own and are left out without a word (docs/coming-from-claude-code-or-codex.md).
 """
 
 from __future__ import annotations

@@ -89,7 +89,7 @@ def our_spelling(
         dropped = sorted(k for k in box if k != "enabled" and k not in mine)
         if dropped:
             notes.append(f"{where}: Claude Code's sandbox.{', sandbox.'.join(dropped)} not "
-                         "applied (the sandbox here: README, The sandbox)")  # fmt: skip
+                         "applied (the sandbox here: docs/sandbox-and-trust.md)")  # fmt: skip
         out["sandbox"] = mine
     return out
 

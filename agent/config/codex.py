@@ -2,7 +2,7 @@
 Claude Code's and ours: agent.config.layers), and its providers as extra `--provider` names.
 
 Read: `model`, `model_provider`, `approval_policy` and `sandbox_mode` (mapped to the permission
-and sandbox modes here: MODES below, README "Coming from Claude Code or Codex"),
+and sandbox modes here: MODES below, docs/coming-from-claude-code-or-codex.md),
 `[sandbox_workspace_write] network_access`, `[mcp_servers.*]` (stdio: command, args, env, cwd;
 HTTP: url, bearer_token_env_var, http_headers, env_http_headers; startup_timeout_sec,
 tool_timeout_sec, enabled) and `[model_providers.*]` (base_url, env_key). TOML is read with

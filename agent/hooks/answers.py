@@ -1,6 +1,6 @@
 """What a hook answered: its exit status, stderr and stdout folded into the event's Outcome.
 
-The documented answers (README "Permissions and hooks", SPEC §6): exit 2 blocks, with stderr
+The documented answers (docs/permissions-and-hooks.md, SPEC §6): exit 2 blocks, with stderr
 as the reason; for PreToolUse and UserPromptSubmit any other non-zero exit, a crash or a
 time-out blocks too (fail closed), for other events it is a warning. On exit 0, stdout that is
 one JSON object is the hook's answer (`decision`, `permissionDecision`, `updatedInput`,

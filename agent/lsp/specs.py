@@ -39,7 +39,7 @@ class ServerSpec(NamedTuple):  # not a dataclass: ~5× cheaper to define (start-
     command: tuple[str, ...]
     extensions: tuple[str, ...]
     group: str = ""  # servers of one group stand in for each other: the first found runs
-    runs: str = ""  # what of the project it runs or reads (README, /lsp)
+    runs: str = ""  # what of the project it runs or reads (/lsp, docs/code-intelligence.md)
     env: Mapping[str, str] = MappingProxyType({})
     init_options: dict[str, Any] | None = None
     settings: Any = None  # the answer to workspace/configuration

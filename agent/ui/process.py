@@ -22,6 +22,25 @@ EXIT_MAX_BUDGET, EXIT_MAX_TOKENS, EXIT_OUTPUT_SCHEMA = 54, 55, 56
 # Typed alone at the REPL's prompt, these end it like /exit (never sent to the model).
 EXIT_WORDS = frozenset({"exit", "quit", ":q", ":q!", ":wq"})
 EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell shows for a writer whose reader went away
+# Every exit code and what it means: the reference (docs/reference/exit-codes.md) is made from it
+EXIT_CODES = (
+    (EXIT_OK, "success"),
+    (EXIT_FAIL, "the run failed: an API error after its retries, a fatal error"),
+    (EXIT_USAGE, "bad usage or configuration: an unknown flag, an invalid settings file, no "
+                 "API key in a one-shot run"),
+    (EXIT_MAX_TURNS, "the turn limit was reached (--max-turns, maxTurns)"),
+    (EXIT_MAX_BUDGET, "stopped by --max-budget-usd before a request"),
+    (EXIT_MAX_TOKENS, "stopped by --max-tokens-total before a request"),
+    (EXIT_OUTPUT_SCHEMA, "the answer does not match --output-schema, also after its repair turn"),
+    (129, "SIGHUP (a closed terminal): MCP servers, background commands and a --worktree are "
+          "shut down or settled first"),
+    (EXIT_INTERRUPTED, "a one-shot turn interrupted (Ctrl-C, SIGINT, SIGTERM during a turn): "
+                       "the session is saved"),
+    (EXIT_PIPE, "stdout's reader went away (`agent … | head -1`): stopped as if interrupted, "
+                "the session saved, no traceback"),
+    (143, "SIGTERM outside a one-shot turn (the REPL, MCP servers starting): shut down as for "
+          "129"),
+)  # fmt: skip
 
 
 TERMINATING: list[int] = []  # the signal that is ending the program, once one has come

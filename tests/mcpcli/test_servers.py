@@ -333,7 +333,7 @@ def test_a_private_settings_file_stays_private_and_a_new_one_is_private(
 
 
 def test_the_documented_header_example_keeps_the_token_out_of_the_file() -> None:
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    readme = (Path(__file__).parents[2] / "docs" / "mcp.md").read_text()
     from agent.mcpcli.main import EPILOG
 
     for doc in (readme, EPILOG):

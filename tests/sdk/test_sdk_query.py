@@ -60,7 +60,7 @@ async def test_a_text_answer_with_its_thinking(fake: FakeOpenAI, sdk: Sdk) -> No
 @pytest.mark.parametrize("form", ["custom", "preset_append"])
 async def test_the_system_prompt_options(fake: FakeOpenAI, sdk: Sdk, form: str) -> None:
     """`system_prompt="..."` is `--system-prompt`: it replaces the built-in prompt's response
-    format and example, as `--system-prompt-file` does (README: its role and rules for the
+    format and example, as `--system-prompt-file` does (docs: its role and rules for the
     tools stay); a preset with `append` is `--append-system-prompt`, added to the whole."""
     fake.script(text("Bonjour."))
     if form == "custom":

@@ -1,7 +1,7 @@
 """Codex's own apply_patch scenarios (codex_scenarios/, see its NOTICE) run through our tool:
 the input files in a temporary folder, the patch applied, the folder compared with the expected
 one, folders and bytes. Where we differ on purpose the patch fails whole with our reason and
-the folder stays as it was (README: apply_patch)."""
+the folder stays as it was (docs/tools.md: apply_patch)."""
 
 from __future__ import annotations
 
