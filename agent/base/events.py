@@ -6,11 +6,11 @@ are sinks that receive these events.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from agent.base.failure import Failure
 from agent.base.messages import Message
+from agent.config.frozen import Frozen, field
 
 # Why the conversation was made smaller: by itself near the window's end (auto), by /compact
 # (manual), or old tool results replaced by stubs (clear: agent.context.clearing)
@@ -22,18 +22,15 @@ EndSubtype = Literal[
 ]  # fmt: skip
 
 
-@dataclass(frozen=True)
-class TextDelta:
+class TextDelta(Frozen):
     text: str
 
 
-@dataclass(frozen=True)
-class ReasoningDelta:
+class ReasoningDelta(Frozen):
     text: str
 
 
-@dataclass(frozen=True)
-class AssistantMessage:
+class AssistantMessage(Frozen):
     """One complete assistant reply, as it was added to the history."""
 
     text: str
@@ -43,8 +40,7 @@ class AssistantMessage:
     finish_reason: str = ""  # "length": the output token limit cut it off
 
 
-@dataclass(frozen=True)
-class TurnStart:
+class TurnStart(Frozen):
     """A user turn begins; `msg_index` is the history length before its message; `words` are
     the user's own (what pickers show: no environment block, map, hook context or `!cmd`
     transcript the message carries; "" = the prompt itself)."""
@@ -54,22 +50,19 @@ class TurnStart:
     words: str = ""
 
 
-@dataclass(frozen=True)
-class MessageAdded:
+class MessageAdded(Frozen):
     """A message was appended to the history (the session store records it)."""
 
     message: Message
 
 
-@dataclass(frozen=True)
-class ToolStart:
+class ToolStart(Frozen):
     id: str
     name: str
     args: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class ToolEnd:
+class ToolEnd(Frozen):
     id: str
     name: str
     args: dict[str, Any]
@@ -81,16 +74,14 @@ class ToolEnd:
     shown: str = ""  # output to show under the summary line (ToolResult.shown)
 
 
-@dataclass(frozen=True)
-class PermissionDenied:
+class PermissionDenied(Frozen):
     id: str
     name: str
     args: dict[str, Any]
     reason: str
 
 
-@dataclass(frozen=True)
-class Usage:
+class Usage(Frozen):
     """Token usage of one request, as the API reported it."""
 
     input_tokens: int
@@ -100,8 +91,7 @@ class Usage:
     cost: float | None = None  # USD at the model's price; None when the price is unknown
 
 
-@dataclass(frozen=True)
-class ErrorEvent:
+class ErrorEvent(Frozen):
     """A failed request; `retrying` when it is sent again. `discard` when text or reasoning
     deltas of the failed attempt were already emitted: the retry streams the reply from its
     start, so renderers drop (or mark as abandoned) what they showed of it."""
@@ -111,14 +101,12 @@ class ErrorEvent:
     discard: bool = False
 
 
-@dataclass(frozen=True)
-class Notice:
+class Notice(Frozen):
     """A warning or progress line for the user (stderr in one-shot mode)."""
 
     message: str
 
 
-@dataclass(frozen=True)
 class SubagentProgress(Notice):
     """A subagent's one-line progress (started, a tool call, done); a Notice to plain sinks."""
 
@@ -129,15 +117,13 @@ class SubagentProgress(Notice):
     args: dict[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class TodoChanged:
+class TodoChanged(Frozen):
     """The session's todo list changed; `items` is the whole new list."""
 
     items: list[dict[str, Any]]
 
 
-@dataclass(frozen=True)
-class Compacted:
+class Compacted(Frozen):
     """The history was compacted or its old tool results cleared; `messages` is the new history
     (the session store records it)."""
 
@@ -155,8 +141,7 @@ class Compacted:
         return f"{what}: {self.pre_tokens:,} → {self.post_tokens:,} tokens"
 
 
-@dataclass(frozen=True)
-class HistoryReplaced:
+class HistoryReplaced(Frozen):
     """The loop replaced the conversation (without its system prompt): a turn too large to
     send was taken back out. The session store records it like a rewind."""
 
@@ -164,8 +149,7 @@ class HistoryReplaced:
     reason: str
 
 
-@dataclass(frozen=True)
-class TurnEnd:
+class TurnEnd(Frozen):
     """The loop finished a user turn (one or more model steps)."""
 
     subtype: EndSubtype

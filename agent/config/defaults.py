@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict
 
+from agent.config.frozen import Frozen
 from agent.config.load import MAX_STEPS, Timeouts
 from agent.config.providers import PRESETS, Provider
 from agent.config.view import (
@@ -26,9 +26,9 @@ from agent.config.view import (
 KEYS = {"rounds": "maxRounds"}  # a field whose settings key is not its name in camelCase
 
 
-def _obj(value: object) -> str:
+def _obj(value: Frozen) -> str:
     """A settings object's defaults as its keys and JSON values."""
-    fields = asdict(value)  # type: ignore[call-overload]
+    fields = {n: getattr(value, n) for n in value._fields}
     return ", ".join(f"{_key(k)}: {json.dumps(v)}" for k, v in fields.items())
 
 

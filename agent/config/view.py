@@ -6,8 +6,9 @@ entries, MCP server declarations) stays JSON here."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from agent.config.frozen import Frozen
 
 REPO_MAP_TOKENS = 1_000
 REPO_MAP_WAIT = 0.1  # seconds a message waits for the map; it joins a later one when late
@@ -15,16 +16,14 @@ EDIT_DIAGNOSTICS = ("all", "errors", "off")  # `editDiagnostics`: problems an ed
 TOOL_SEARCH = ("auto", "on", "off")  # `tools.search`: when MCP tools wait behind tool_search
 
 
-@dataclass(frozen=True)
-class Retention:
+class Retention(Frozen):
     """`sessions`: how many sessions to keep, and for how long."""
 
     keep: int = 200
     max_age_days: float = 60.0
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
+class RetryPolicy(Frozen):
     """`retry`: attempts of one request, and the backoff between them (seconds)."""
 
     attempts: int = 5
@@ -32,16 +31,14 @@ class RetryPolicy:
     max_delay: float = 30.0
 
 
-@dataclass(frozen=True)
-class WebAccess:
+class WebAccess(Frozen):
     """`webFetch`: hosts opened to web_fetch (local docs servers, intranet hosts)."""
 
     allowed_hosts: frozenset[str] = frozenset()
     allow_private_hosts: bool = False
 
 
-@dataclass(frozen=True)
-class WebSearch:
+class WebSearch(Frozen):
     """`webSearch`: the search API web_search uses ("" = ddgs when installed), its URL (a
     SearXNG instance, or another endpoint of the API), and the variable holding its key."""
 
@@ -50,8 +47,7 @@ class WebSearch:
     key_env: str = ""
 
 
-@dataclass(frozen=True)
-class ToolResults:
+class ToolResults(Frozen):
     """`toolResults`: what keeps tool results from filling the context. `spill_at`: characters
     above which a result goes to a file in the session folder and the model gets its head and
     tail (0: cut it at the result cap instead); `clear_at`: the fraction of the context window
@@ -64,8 +60,7 @@ class ToolResults:
     dedup_reads: bool = True
 
 
-@dataclass(frozen=True)
-class ChecksSettings:
+class ChecksSettings(Frozen):
     """`checks`: commands run after a turn that changed files. `lint` ({files}: the changed
     files), `test`, run only with `test_on_edit`; failures go back to the model at most
     `rounds` times a turn; each command may take `timeout` seconds."""
@@ -77,8 +72,7 @@ class ChecksSettings:
     timeout: float = 600.0
 
 
-@dataclass(frozen=True)
-class SandboxSettings:
+class SandboxSettings(Frozen):
     """`sandbox`: the mode ("" = the platform's default), whether commands inside reach the
     network and may open unix sockets, whether hooks and stdio MCP servers run inside too, and
     paths nothing may read (`denyRead`: commands in the sandbox and the file tools alike)."""

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import io
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -46,7 +45,6 @@ class CommandFailed(Exception):
         self.code = code
 
 
-@dataclass(frozen=True)
 class FailedEnd(TurnEnd):
     """The end of a run whose command failed, with the exit code it asks for."""
 
