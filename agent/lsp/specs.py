@@ -15,8 +15,10 @@ rather than waited for, in 35 MB of memory and a 40 MB wheel (basedpyright: 269 
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
+import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -82,12 +84,31 @@ KNOWN = (
 
 
 def which(program: str) -> str | None:
-    """A program on PATH, or beside the agent's own Python (a server installed with it)."""
+    """A program on PATH, or beside the agent's own Python (a server installed with it); not
+    a rustup proxy whose toolchain lacks it (~/.cargo/bin/rust-analyzer without the component
+    answers every start with an error)."""
     found = shutil.which(program)
     if found:
-        return found
+        return None if _empty_proxy(found, program) else found
     beside = Path(sys.executable).parent / program
     return str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None
+
+
+@functools.lru_cache(maxsize=16)
+def _empty_proxy(found: str, program: str) -> bool:
+    """`found` is rustup standing in for `program`, and `rustup which` finds no such binary."""
+    real = Path(os.path.realpath(found))
+    if real.name != "rustup" or program == "rustup":
+        return False
+    env = {**os.environ, "RUSTUP_AUTO_INSTALL": "0"}  # never a toolchain download for this
+    try:  # rustup's own lookup, away from any project's rust-toolchain.toml (cwd: its home)
+        done = subprocess.run(
+            [str(real), "which", program], capture_output=True, timeout=10, env=env,
+            cwd=real.parent,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return True
+    return done.returncode != 0
 
 
 def configured(setting: Any) -> list[ServerSpec]:

@@ -99,3 +99,25 @@ def test_settings_turn_servers_off_change_and_add_them() -> None:
     specs = {s.name: s for s in configured(mine)}
     assert "ty" not in specs and specs["ruff"].command == ("ruff", "server", "--preview")
     assert specs["zig"].takes(Path("a.zig")) and specs["zig"].command == ("zls",)
+
+
+def test_a_rustup_proxy_without_its_component_is_not_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """~/.cargo/bin/rust-analyzer is rustup itself; without the component every start fails."""
+    bin_dir = tmp_path / "cargo-bin"
+    bin_dir.mkdir()
+    rustup = bin_dir / "rustup"
+    has = tmp_path / "has"
+    rustup.write_text(f'#!/bin/sh\n[ "$1" = which ] && grep -qx "$2" {has} && echo "/x/$2"\n')
+    rustup.chmod(0o755)
+    for name in ("rust-analyzer", "cargo"):
+        (bin_dir / name).symlink_to("rustup")
+    has.write_text("cargo\n")
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    from agent.lsp import specs
+
+    specs._empty_proxy.cache_clear()
+    assert specs.which("rust-analyzer") is None and specs.which("cargo") == str(bin_dir / "cargo")
+    status = {r["name"]: r["state"] for r in CodeServers(configured({}), tmp_path).status()}
+    assert status["rust-analyzer"] == "not installed"
