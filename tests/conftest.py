@@ -121,8 +121,9 @@ def state_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 @pytest.fixture
-def fake_env(fake: FakeOpenAI, tmp_path: Path) -> dict[str, str]:
-    """Environment for running the agent as a subprocess against `fake`, isolated from the user."""
+def fake_env(fake: FakeOpenAI, tmp_path: Path, state_dir: Path) -> dict[str, str]:
+    """Environment for running the agent as a subprocess against `fake`, isolated from the user;
+    it keeps its sessions, audit and logs where this process looks (`state_dir`)."""
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
     env = {
@@ -137,6 +138,7 @@ def fake_env(fake: FakeOpenAI, tmp_path: Path) -> dict[str, str]:
         AGENT_API_KEY="test-key",
         AGENT_MODEL="fake-model",
         HOME=str(home),
+        AGENT_STATE_DIR=str(state_dir),
         NO_COLOR="1",
         # The permission tests judge commands by the rules alone, the same on every machine
         # (a CI kernel may refuse namespaces): the sandbox's own tests turn it on.

@@ -98,12 +98,6 @@ def one_shot(env: dict[str, str], cwd: Path, *args: str) -> subprocess.Completed
     return run_agent(env, cwd, *args)
 
 
-@pytest.fixture
-def fake_env(fake_env: dict[str, str], state_dir: Path) -> dict[str, str]:
-    """The agent subprocesses keep their audit log where project_state() looks in this process."""
-    return {**fake_env, "AGENT_STATE_DIR": str(state_dir)}
-
-
 def audit(root: Path) -> list[dict[str, Any]]:
     log = project_state(root) / "audit.jsonl"
     return [json.loads(x) for x in log.read_text().splitlines()]

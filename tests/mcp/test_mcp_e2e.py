@@ -45,12 +45,6 @@ def leftovers(under: Path) -> list[str]:
 
 
 @pytest.fixture
-def fake_env(fake_env: dict[str, str], state_dir: Path) -> dict[str, str]:
-    """The agent subprocesses keep their audit and MCP logs where project_state() looks here."""
-    return {**fake_env, "AGENT_STATE_DIR": str(state_dir)}
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
     p = tmp_path / "proj"
     (p / ".git").mkdir(parents=True)

@@ -137,7 +137,7 @@ def test_login_in_the_repl_of_a_real_terminal(
         assert found, term.text()
         browse(found.group(0))
         term.wait_for("web: connected · 1 tools")
-        state = home / ".local" / "state" / "agent" / "mcp-auth"
+        state = Path(fake_env["AGENT_STATE_DIR"]) / "mcp-auth"  # where this process looks too
         [file] = state.glob("*.json")  # beside its lock file
         tokens = json.loads(file.read_text())["tokens"]
         assert tokens["access_token"] not in term.raw.decode(errors="replace")

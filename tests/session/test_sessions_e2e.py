@@ -52,12 +52,6 @@ def assert_valid(request: dict[str, Any]) -> None:
 
 
 @pytest.fixture
-def fake_env(fake_env: dict[str, str], state_dir: Path) -> dict[str, str]:
-    """The agent subprocesses keep their sessions where sessions_dir() looks in this process."""
-    return {**fake_env, "AGENT_STATE_DIR": str(state_dir)}
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
     p = tmp_path / "proj"
     (p / ".agent").mkdir(parents=True)

@@ -29,12 +29,6 @@ OLD = time.time() - 3600  # older than TINY allows, well within the default 60 d
 
 
 @pytest.fixture
-def fake_env(fake_env: dict[str, str], state_dir: Path) -> dict[str, str]:
-    """The agent subprocesses write where sessions_dir() / project_state() look in this process."""
-    return {**fake_env, "AGENT_STATE_DIR": str(state_dir)}
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
     p = tmp_path / "proj"
     (p / ".agent").mkdir(parents=True)

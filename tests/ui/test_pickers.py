@@ -21,12 +21,6 @@ DOWN, UP, ESC = "\x1b[B", "\x1b[A", "\x1b"
 
 
 @pytest.fixture
-def fake_env(fake_env: dict[str, str], state_dir: Path) -> dict[str, str]:
-    """The agent subprocesses keep their sessions where sessions_dir() looks in this process."""
-    return {**fake_env, "AGENT_STATE_DIR": str(state_dir)}
-
-
-@pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A git project with code in it: its first message carries a repository map."""
     p = tmp_path / "proj"
