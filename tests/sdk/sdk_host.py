@@ -71,6 +71,26 @@ def user_texts(body: dict[str, Any]) -> list[str]:
     return [content_text(m["content"]) for m in body["messages"] if m["role"] == "user"]
 
 
+CUSTOM = "You are a terse assistant who answers in one word."
+PRESET = {"type": "preset", "preset": "claude_code", "append": "Always answer in French."}
+
+
+def system_option(form: str) -> Any:
+    """The SDK's `system_prompt` / `systemPrompt` option: a string, or the preset appended to."""
+    return CUSTOM if form == "custom" else PRESET
+
+
+def assert_system_prompt(form: str, body: dict[str, Any]) -> None:
+    """The request's system prompt is what `system_option(form)` asks for."""
+    system = system_text(body)
+    if form == "custom":
+        assert CUSTOM in system
+        assert "# Response format" not in system  # agent/prompts/system.md's, replaced
+    else:
+        assert "Always answer in French." in system and "# Response format" in system
+    assert "# Rules" in system  # kept either way
+
+
 def system_text(body: dict[str, Any]) -> str:
     return "\n".join(content_text(m["content"]) for m in body["messages"] if m["role"] == "system")
 

@@ -24,11 +24,12 @@ from claude_agent_sdk import (
 from fake_openai import FakeOpenAI, text, tool_calls
 from sdk_host import (
     Sdk,
+    assert_system_prompt,
     blocks,
     dump,
     final,
     said,
-    system_text,
+    system_option,
     tool_names,
     tool_results,
     user_texts,
@@ -63,19 +64,9 @@ async def test_the_system_prompt_options(fake: FakeOpenAI, sdk: Sdk, form: str) 
     format and example, as `--system-prompt-file` does (docs: its role and rules for the
     tools stay); a preset with `append` is `--append-system-prompt`, added to the whole."""
     fake.script(text("Bonjour."))
-    if form == "custom":
-        option: Any = "You are a terse assistant who answers in one word."
-    else:
-        option = {"type": "preset", "preset": "claude_code", "append": "Always answer in French."}
-    result = final(await sdk.ask("greet me", system_prompt=option))
+    result = final(await sdk.ask("greet me", system_prompt=system_option(form)))
     assert result.subtype == "success", sdk.log()
-    system = system_text(fake.requests[0])
-    if form == "custom":
-        assert "You are a terse assistant who answers in one word." in system
-        assert "# Response format" not in system  # agent/prompts/system.md's, replaced
-    else:
-        assert "Always answer in French." in system and "# Response format" in system
-    assert "# Rules" in system  # kept either way
+    assert_system_prompt(form, fake.requests[0])
 
 
 @pytest.mark.parametrize("allow", [True, False])

@@ -19,7 +19,16 @@ from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, text, tool_calls
-from sdk_host import STEP, Sdk, jsonl, system_text, tool_names, tool_results, user_texts
+from sdk_host import (
+    STEP,
+    Sdk,
+    assert_system_prompt,
+    jsonl,
+    system_option,
+    tool_names,
+    tool_results,
+    user_texts,
+)  # fmt: skip
 
 # The release that bundles Claude Code 2.1.332, as the Python SDK 0.2.189 (tests/sdk) does
 TS_SDK = "@anthropic-ai/claude-agent-sdk"
@@ -139,20 +148,10 @@ def test_the_system_prompt_options(
     preset's `append` as its `appendSystemPrompt`, with the meaning of the flags the Python
     SDK passes (tests/sdk/test_sdk_query.py: the same test)."""
     fake.script(text("Bonjour."))
-    if form == "custom":
-        option: Any = "You are a terse assistant who answers in one word."
-    else:
-        option = {"type": "preset", "preset": "claude_code", "append": "Always answer in French."}
-    out = run_ts(ts_sdk, sdk, "greet me", systemPrompt=option)
+    out = run_ts(ts_sdk, sdk, "greet me", systemPrompt=system_option(form))
     result = out["messages"][-1]
     assert result["type"] == "result" and result["subtype"] == "success", out["stderr"]
-    system = system_text(fake.requests[0])
-    if form == "custom":
-        assert "You are a terse assistant who answers in one word." in system
-        assert "# Response format" not in system  # agent/prompts/system.md's, replaced
-    else:
-        assert "Always answer in French." in system and "# Response format" in system
-    assert "# Rules" in system  # kept either way
+    assert_system_prompt(form, fake.requests[0])
 
 
 @pytest.mark.parametrize("allow", [True, False])
