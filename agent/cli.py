@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 from agent import __version__
 from agent.config.claude_args import add_claude_flags
 from agent.config.modes import MODES, SANDBOX_MODES
-from agent.ui.process import EXIT_OK, EXIT_USAGE, exit_on_signals, leave
+from agent.ui.process import EXIT_OK, EXIT_USAGE, exit_on_signals, exits_said, leave
 from agent.ui.stdin import read_prompt
 
 EPILOG = """examples:
@@ -18,11 +18,9 @@ EPILOG = """examples:
   agent --output-format json "review the diff" > out.jsonl   in CI: JSON Lines, exit code
   agent mcp serve | add | add-json | get | list | remove     MCP (agent mcp --help)
 
-With no prompt and a terminal, opens the REPL. Exit codes: 0 ok, 1 run failed,
-2 usage/config, 53 turn limit, 54 budget (USD), 55 token budget, 56 answer not
-matching --output-schema, 130 interrupted, 141 output closed. Scripts and CI: docs/ci.md.
-Claude Code's flags work too (--system-prompt, --allowedTools, --mcp-config…):
-docs/reference/cli.md lists every flag.
+{exits}
+Scripts and CI: docs/ci.md. Every flag, Claude Code's too (--system-prompt, --allowedTools…):
+docs/reference/cli.md.
 
 environment (also from ~/.agent/.env): DEEPSEEK_API_KEY, OPENAI_API_KEY, GROQ_API_KEY,
 OPENROUTER_API_KEY, OLLAMA_API_KEY, VLLM_API_KEY, LLAMACPP_API_KEY (providers' keys);
@@ -38,7 +36,7 @@ def parser() -> Any:
         usage="agent [options] [prompt ...]",
         allow_abbrev=False,  # `--system-prompt` must never turn into another flag
         description="A terminal coding agent for any OpenAI-compatible API.",
-        epilog=EPILOG,
+        epilog=EPILOG.replace("{exits}", exits_said(90)),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("prompt", nargs="*", help='the question; "-" reads it from stdin')

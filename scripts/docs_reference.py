@@ -152,7 +152,7 @@ def exit_codes() -> str:
     from agent.ui.process import EXIT_CODES
 
     lines = [HEAD, "# Exit codes", "", "| code | meaning |", "|---|---|"]
-    lines += [f"| `{code}` | {_cell(what)} |" for code, what in EXIT_CODES]
+    lines += [f"| `{code}` | {_cell(what)} |" for code, _, what in EXIT_CODES]
     return "\n".join([*lines, ""])
 
 

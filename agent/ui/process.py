@@ -12,6 +12,8 @@ import sys
 from collections.abc import Callable, Coroutine, Iterator
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
+from agent.base.words import wrapped
+
 if TYPE_CHECKING:
     from asyncio import Future
 
@@ -22,25 +24,33 @@ EXIT_MAX_BUDGET, EXIT_MAX_TOKENS, EXIT_OUTPUT_SCHEMA = 54, 55, 56
 # Typed alone at the REPL's prompt, these end it like /exit (never sent to the model).
 EXIT_WORDS = frozenset({"exit", "quit", ":q", ":q!", ":wq"})
 EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell shows for a writer whose reader went away
-# Every exit code and what it means: the reference (docs/reference/exit-codes.md) is made from it
+# Every exit code, in a word (--help) and what it means: the reference
+# (docs/reference/exit-codes.md) and the --help line are made from it
 EXIT_CODES = (
-    (EXIT_OK, "success"),
-    (EXIT_FAIL, "the run failed: an API error after its retries, a fatal error"),
-    (EXIT_USAGE, "bad usage or configuration: an unknown flag, an invalid settings file, no "
-                 "API key in a one-shot run"),
-    (EXIT_MAX_TURNS, "the turn limit was reached (--max-turns, maxTurns)"),
-    (EXIT_MAX_BUDGET, "stopped by --max-budget-usd before a request"),
-    (EXIT_MAX_TOKENS, "stopped by --max-tokens-total before a request"),
-    (EXIT_OUTPUT_SCHEMA, "the answer does not match --output-schema, also after its repair turn"),
-    (129, "SIGHUP (a closed terminal): MCP servers, background commands and a --worktree are "
-          "shut down or settled first"),
-    (EXIT_INTERRUPTED, "a one-shot turn interrupted (Ctrl-C, SIGINT, SIGTERM during a turn): "
-                       "the session is saved"),
-    (EXIT_PIPE, "stdout's reader went away (`agent … | head -1`): stopped as if interrupted, "
-                "the session saved, no traceback"),
-    (143, "SIGTERM outside a one-shot turn (the REPL, MCP servers starting): shut down as for "
-          "129"),
+    (EXIT_OK, "ok", "success"),
+    (EXIT_FAIL, "run failed", "the run failed: an API error after its retries, a fatal error"),
+    (EXIT_USAGE, "usage/config", "bad usage or configuration: an unknown flag, an invalid "
+                 "settings file, no API key in a one-shot run"),
+    (EXIT_MAX_TURNS, "turn limit", "the turn limit was reached (--max-turns, maxTurns)"),
+    (EXIT_MAX_BUDGET, "budget (USD)", "stopped by --max-budget-usd before a request"),
+    (EXIT_MAX_TOKENS, "token budget", "stopped by --max-tokens-total before a request"),
+    (EXIT_OUTPUT_SCHEMA, "answer not matching --output-schema", "the answer does not match "
+                         "--output-schema, also after its repair turn"),
+    (129, "hangup", "SIGHUP (a closed terminal): MCP servers, background commands and a "
+          "--worktree are shut down or settled first"),
+    (EXIT_INTERRUPTED, "interrupted", "a one-shot turn interrupted (Ctrl-C, SIGINT, SIGTERM "
+                       "during a turn): the session is saved"),
+    (EXIT_PIPE, "output closed", "stdout's reader went away (`agent … | head -1`): stopped as "
+                "if interrupted, the session saved, no traceback"),
+    (143, "terminated", "SIGTERM outside a one-shot turn (the REPL, MCP servers starting): shut "
+          "down as for 129"),
 )  # fmt: skip
+
+
+def exits_said(width: int) -> str:
+    """--help's paragraph on the REPL and the exit codes, in a word each, `width` wide."""
+    codes = ", ".join(f"{code} {word}" for code, word, _ in EXIT_CODES)
+    return wrapped(f"With no prompt and a terminal, opens the REPL. Exit codes: {codes}.", width)
 
 
 TERMINATING: list[int] = []  # the signal that is ending the program, once one has come
