@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from agent.base.words import plural
 from agent.commands.command import Ctx
 from agent.commands.registry import command
 from agent.config.plugins import Plugin
@@ -23,7 +24,7 @@ def parts(plugin: Plugin) -> str:
         (hooks, "hook"),
         (len(plugin.servers), "MCP server"),
     )
-    return ", ".join(f"{n} {word}{'s' if n != 1 else ''}" for n, word in counts)
+    return ", ".join(plural(n, word) for n, word in counts)
 
 
 @command("plugins")

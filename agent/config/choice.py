@@ -9,6 +9,8 @@ from agent.config.codex import Codex
 from agent.config.errors import ConfigError
 from agent.config.providers import Provider, preset, with_overrides
 
+DEFAULT_PROVIDER = "deepseek"  # with no provider named, no base URL and no OpenAI-only key
+
 
 def pick_provider(
     flag: str | None, base_flag: str | None, env: dict[str, str], s: dict[str, Any], codex: Codex
@@ -24,7 +26,7 @@ def pick_provider(
         elif not env.get("DEEPSEEK_API_KEY") and env.get("OPENAI_API_KEY"):
             name = "openai"
         else:
-            name = "deepseek"
+            name = DEFAULT_PROVIDER
     try:
         return with_overrides(preset(name, codex.providers), s)
     except KeyError as e:

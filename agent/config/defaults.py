@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 import re
 
+from agent.config.choice import DEFAULT_PROVIDER
 from agent.config.frozen import Frozen
 from agent.config.load import MAX_STEPS, Timeouts
-from agent.config.providers import PRESETS, Provider
+from agent.config.providers import PRESETS
 from agent.config.view import (
     EDIT_DIAGNOSTICS,
     REPO_MAP_TOKENS,
@@ -36,12 +37,8 @@ def _key(field: str) -> str:
     return KEYS.get(field) or re.sub(r"_(\w)", lambda m: m.group(1).upper(), field)
 
 
-def _first(name: str) -> Provider:
-    return next(iter(PRESETS.values())) if name == "" else PRESETS[name]
-
-
 def defaults() -> dict[str, str]:
-    d = _first("")
+    d = PRESETS[DEFAULT_PROVIDER]
     t = Timeouts()
     r = RetryPolicy()
     return {
