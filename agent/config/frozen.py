@@ -60,6 +60,9 @@ class Frozen:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         names = self._fields
+        if not kwargs and len(args) == len(names):  # every field by position: the events' way
+            self.__dict__.update(zip(names, args, strict=True))
+            return
         if len(args) > len(names):
             raise TypeError(f"{type(self).__name__} takes {len(names)} arguments")
         values = dict(zip(names, args, strict=False))  # fewer: the rest by keyword or default
@@ -73,7 +76,7 @@ class Frozen:
                     raise TypeError(f"{type(self).__name__}: missing argument {name}")
                 default = self._defaults[name]
                 values[name] = default.make() if isinstance(default, _Factory) else default
-            object.__setattr__(self, name, values[name])
+        self.__dict__.update((n, values[n]) for n in names)
 
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, n) for n in self._fields)

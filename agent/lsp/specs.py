@@ -86,8 +86,13 @@ KNOWN = (
 def which(program: str) -> str | None:
     """A program on PATH, or beside the agent's own Python (a server installed with it); not
     a rustup proxy whose toolchain lacks it (~/.cargo/bin/rust-analyzer without the component
-    answers every start with an error)."""
-    found = shutil.which(program)
+    answers every start with an error). Looked up once per PATH: every edit asks."""
+    return _which(program, os.environ.get("PATH"))
+
+
+@functools.lru_cache(maxsize=64)
+def _which(program: str, path: str | None) -> str | None:
+    found = shutil.which(program, path=path)
     if found:
         return None if _empty_proxy(found, program) else found
     beside = Path(sys.executable).parent / program

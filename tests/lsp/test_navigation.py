@@ -117,7 +117,7 @@ def test_a_rustup_proxy_without_its_component_is_not_installed(
     monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
     from agent.lsp import specs
 
-    specs._empty_proxy.cache_clear()
+    specs._empty_proxy.cache_clear()  # the PATH is new: `which` looks again
     assert specs.which("rust-analyzer") is None and specs.which("cargo") == str(bin_dir / "cargo")
     status = {r["name"]: r["state"] for r in CodeServers(configured({}), tmp_path).status()}
     assert status["rust-analyzer"] == "not installed"
